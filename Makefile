@@ -1,0 +1,158 @@
+# megawatt — top-level, non-recursive Makefile. Per-folder fragments (*/*.mk) add sources;
+# everything is built under build/. `make help` lists the targets.
+#
+# Two variants of the host code are built from the same sources:
+#   build/obj/...       normal (-O2)
+#   build/asan/obj/...  -fsanitize=address,undefined, used to run the unit tests again.
+
+BUILD    := build
+PREFIX   ?= /usr/local
+VERSION  := 0.1.0
+GIT_ID   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+# pkg-config is evaluated lazily (=), after `make deps` has had a chance to install things.
+PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lpthread -lutil -lm
+
+CC       := gcc
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CPPFLAGS := -D_GNU_SOURCE -DMW_VERSION=\"$(VERSION)\" -DMW_GIT_ID=\"$(GIT_ID)\" \
+            -Ihost/include -Ifirmware/portable -Icollector
+CFLAGS   := -std=c11 -O2 -g $(WARN) -MMD -MP
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1
+
+# Fragments append to these lists.
+FW_PORTABLE_SRCS :=   # firmware C that also compiles on the host
+FW_AVR_SRCS      :=   # firmware C for the AVR only (ISRs, registers)
+LIBMW_SRCS       :=   # host/ libmw
+MW_SRCS          :=   # the mw command's main()
+CLI_SRCS         :=   # the mw command's commands (libmwcli.a)
+UNIT_TESTS       :=   # tests/unit/test_*.c, one binary per module
+SIM_TESTS        :=   # tests/sim/test_*.c, run the real firmware ELF in simavr
+BENCHES          :=   # bench programs
+
+include firmware/firmware.mk
+include host/host.mk
+include collector/collector.mk
+include tests/tests.mk
+
+# ---- host objects, two variants -------------------------------------------------------
+obj      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+asanobj  = $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(1))
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/asan/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+LIBMW      := $(BUILD)/lib/libmw.a
+LIBMW_ASAN := $(BUILD)/asan/lib/libmw.a
+
+$(LIBMW): $(call obj,$(LIBMW_SRCS) $(FW_PORTABLE_SRCS))
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIBMW_ASAN): $(call asanobj,$(LIBMW_SRCS) $(FW_PORTABLE_SRCS))
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+LIBCLI      := $(BUILD)/lib/libmwcli.a
+LIBCLI_ASAN := $(BUILD)/asan/lib/libmwcli.a
+$(LIBCLI): $(call obj,$(CLI_SRCS))
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+$(LIBCLI_ASAN): $(call asanobj,$(CLI_SRCS))
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+LIBS      = $(LIBCLI) $(LIBMW)
+LIBS_ASAN = $(LIBCLI_ASAN) $(LIBMW_ASAN)
+
+MW := $(BUILD)/bin/mw
+$(MW): $(call obj,$(MW_SRCS)) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIBS) $(PKG_LIBS)
+
+# ---- tests ----------------------------------------------------------------------------
+UNIT_BINS      := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_TESTS))
+UNIT_BINS_ASAN := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/unit/%,$(UNIT_TESTS))
+SIM_BINS       := $(patsubst tests/sim/%.c,$(BUILD)/tests/sim/%,$(SIM_TESTS))
+BENCH_BINS     := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCHES))
+
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+
+$(BUILD)/asan/tests/unit/%: $(BUILD)/asan/obj/tests/unit/%.o $(LIBS_ASAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIBS_ASAN) $(PKG_LIBS) -lcmocka
+
+$(BUILD)/tests/sim/%: $(BUILD)/obj/tests/sim/%.o $(LIBS) $(FW_ELF)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS) $(FW_ELF)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS)
+
+# ---- top-level targets ----------------------------------------------------------------
+.SECONDARY:
+.PHONY: all deps check check-build demo bench install clean help flash format
+
+all: $(MW) $(FW_ELF) $(FW_HEX)
+
+deps:
+	@scripts/deps.sh
+
+# `check` first installs what is missing, then builds in a fresh make (so pkg-config sees
+# the new packages), then runs every test binary and prints one closing summary line.
+check:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory check-build
+	@tests/run.sh $(BUILD) $(UNIT_BINS) $(UNIT_BINS_ASAN) $(SIM_BINS)
+
+check-build: all $(UNIT_BINS) $(UNIT_BINS_ASAN) $(SIM_BINS)
+
+demo:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(BUILD)
+
+bench:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all $(BENCH_BINS)
+	@scripts/bench.sh $(BUILD) $(BENCH_BINS)
+
+flash: $(FW_HEX)
+	@test -n "$(PORT)" || { echo "make flash: give the port, e.g. make flash PORT=/dev/ttyACM0" >&2; exit 2; }
+	$(MW) flash --port "$(PORT)" $(FW_HEX)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/megawatt/firmware
+	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
+	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
+
+format:
+	clang-format -i $(shell git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo "make            build mw (build/bin/mw) and the firmware (build/firmware/megawatt.{elf,hex})"
+	@echo "make check      install missing packages, build, run all tests (also under ASan/UBSan)"
+	@echo "make demo       the main job on the simulated board"
+	@echo "make bench      benchmarks; figures go to docs/performance.md"
+	@echo "make deps       install missing Debian packages (scripts/packages.txt)"
+	@echo "make flash PORT=/dev/ttyACM0   flash a real meter"
+	@echo "make install PREFIX=/usr/local ; make clean ; make format"
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,65 @@
+/* cli — see cli.h. Global options are --help and --version; everything else is
+ * "mw COMMAND [ARGS]" looked up in mw_cli_commands. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+int cmd_version(int argc, char **argv);
+int cmd_vmeter(int argc, char **argv);
+
+const mw_cli_command mw_cli_commands[] = {
+    {"version", "print the version of mw and of the firmware it carries", cmd_version},
+    {"vmeter", "run the firmware on the simulated board", cmd_vmeter},
+    {NULL, NULL, NULL},
+};
+
+static void print_help(FILE *out)
+{
+    fprintf(out, "usage: mw [--help | --version] COMMAND [ARGS...]\n\n"
+                 "megawatt: power meter toolkit for parallel programs.\n\ncommands:\n");
+    for (const mw_cli_command *c = mw_cli_commands; c->name; c++)
+        fprintf(out, "  %-12s %s\n", c->name, c->summary);
+    fprintf(out, "\n'mw COMMAND --help' describes one command.\n");
+}
+
+int mw_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mw%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (try 'mw%s%s --help')\n", cmd ? " " : "", cmd ? cmd : "");
+    return MW_EXIT_USAGE;
+}
+
+int mw_cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            return 0;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return 1;
+    }
+    return 0;
+}
+
+int mw_cli_main(int argc, char **argv)
+{
+    if (argc < 2)
+        return mw_cli_usage_error(NULL, "missing command");
+    const char *a = argv[1];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "help")) {
+        print_help(stdout);
+        return MW_EXIT_OK;
+    }
+    if (!strcmp(a, "--version") || !strcmp(a, "-V"))
+        return cmd_version(1, argv + 1);
+    if (a[0] == '-')
+        return mw_cli_usage_error(NULL, "unknown option '%s'", a);
+    for (const mw_cli_command *c = mw_cli_commands; c->name; c++)
+        if (!strcmp(c->name, a))
+            return c->run(argc - 1, argv + 1);
+    return mw_cli_usage_error(NULL, "unknown command '%s'", a);
+}

@@ -1,0 +1,29 @@
+# firmware/ — ATmega2560 firmware. Portable C (firmware/portable) also builds on the host
+# into libmw so host tests exercise it directly; firmware/avr holds registers and ISRs.
+FW_ELF := $(BUILD)/firmware/megawatt.elf
+FW_HEX := $(BUILD)/firmware/megawatt.hex
+FW_MAP := $(BUILD)/firmware/megawatt.map
+
+FW_PORTABLE_SRCS += $(wildcard firmware/portable/*.c)
+FW_AVR_SRCS      += $(wildcard firmware/avr/*.c)
+
+AVR_CC      := avr-gcc
+AVR_MCU     := atmega2560
+AVR_CFLAGS  := -mmcu=$(AVR_MCU) -DF_CPU=16000000UL -Os -std=gnu11 -Wall -Wextra -Werror \
+               -Wno-unused-parameter -ffunction-sections -fdata-sections -MMD -MP \
+               -Ifirmware/portable -Ifirmware/avr -DMW_VERSION=\"$(VERSION)\" \
+               -DMW_GIT_ID=\"$(GIT_ID)\"
+AVR_LDFLAGS := -mmcu=$(AVR_MCU) -Wl,--gc-sections -Wl,-Map,$(FW_MAP)
+FW_OBJS = $(patsubst %.c,$(BUILD)/avr/%.o,$(FW_AVR_SRCS) $(FW_PORTABLE_SRCS))
+
+$(BUILD)/avr/%.o: %.c
+	@mkdir -p $(@D)
+	$(AVR_CC) $(AVR_CFLAGS) -c $< -o $@
+
+$(FW_ELF): $(FW_OBJS)
+	@mkdir -p $(@D)
+	$(AVR_CC) $(AVR_LDFLAGS) -o $@ $^
+	avr-size --mcu=$(AVR_MCU) -C $@ | grep -E 'Program|Data'
+
+$(FW_HEX): $(FW_ELF)
+	avr-objcopy -O ihex -R .eeprom $< $@

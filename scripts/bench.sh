@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# make bench — runs each benchmark binary; each prints a Markdown section that replaces its
+# own section (between "<!-- bench:NAME -->" markers) in docs/performance.md.
+set -euo pipefail
+build=$1; shift
+doc=docs/performance.md
+[ -f "$doc" ] || printf '# Performance\n\nFigures written by `make bench`.\n' > "$doc"
+for b in "$@"; do
+  name=$(basename "$b")
+  echo "bench: $name"
+  out=$(mktemp)
+  "$b" > "$out"
+  python3 - "$doc" "$name" "$out" <<'PY'
+import sys, re
+doc, name, out = sys.argv[1:]
+body = open(out).read().rstrip() + "\n"
+text = open(doc).read()
+start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+block = f"{start}\n{body}{end}\n"
+if start in text:
+    text = re.sub(re.escape(start) + ".*?" + re.escape(end) + "\n?", lambda m: block, text, flags=re.S)
+else:
+    text = text.rstrip() + "\n\n" + block
+open(doc, "w").write(text)
+PY
+  rm -f "$out"
+done
+echo "bench: figures in $doc"
