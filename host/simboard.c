@@ -4,6 +4,7 @@
  * printing and its "sleep while polling" behaviour are switched off so runs are as fast as
  * the host allows and deterministic. */
 #include "mw_sim.h"
+#include "simboard_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -169,3 +170,5 @@ int mw_sim_run_ns(mw_sim *sim, uint64_t dt_ns)
     }
     return 0;
 }
+
+avr_t *mw_sim_avr(mw_sim *sim) { return sim->avr; }
