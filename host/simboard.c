@@ -3,6 +3,7 @@
  * and are raised into the UART when its receive FIFO signals XON. simavr's own console
  * printing and its "sleep while polling" behaviour are switched off so runs are as fast as
  * the host allows and deterministic. */
+#include "afe.h"
 #include "mw_sim.h"
 #include "simboard_internal.h"
 
@@ -12,6 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#include <avr_adc.h>
 #include <avr_uart.h>
 #include <sim_avr.h>
 #include <sim_elf.h>
@@ -19,6 +25,16 @@
 
 #define MW_SIM_F_CPU 16000000u
 #define MW_SIM_TXQ 4096u
+
+typedef enum { SRC_NONE = 0, SRC_MAINS, SRC_POWER, SRC_CURRENT, SRC_FN } src_kind;
+
+typedef struct {
+    src_kind kind;
+    mw_sim_wave wave;
+    double pf, p_w, i1_peak;
+    mw_sim_power_fn fn;
+    void *ctx;
+} pin_source;
 
 struct mw_sim {
     avr_t *avr;
@@ -30,13 +46,258 @@ struct mw_sim {
     uint8_t rxq[MW_SIM_TXQ];
     size_t rxq_head, rxq_tail;
     int xon;
+    /* analog */
+    double mains_vrms, mains_hz;
+    pin_source pins[16];
+    gsl_rng *rng;
+    double noise_lsb;
+    avr_adc_t *adc;
+    uint16_t pending, result; /* conversion in progress, last completed */
+    int adc_busy, adc_first;
+    uint64_t adc_enable_cycle; /* start of the first conversion after ADEN */
+    uint16_t latched;          /* ADC data register after an ADCL read */
+    int latched_valid;
+    uint64_t nconv;
 };
+
+double mw_sim_wave_value(mw_sim_wave wave, double x)
+{
+    if (wave == MW_SIM_SMPS)
+        return sin(x) - 0.75 * sin(3 * x) + 0.5 * sin(5 * x) - 0.25 * sin(7 * x);
+    return sin(x);
+}
+
+static double true_seconds(const mw_sim *sim, uint64_t cycle)
+{
+    return (double)(cycle - sim->cycle0) / (MW_SIM_F_CPU * (1.0 + sim->ppm * 1e-6));
+}
+
+/* Instantaneous value at pin `pin` in physical units (V for mains, A for loads). */
+static double pin_value(mw_sim *sim, int pin, double t)
+{
+    const pin_source *p = &sim->pins[pin];
+    double w = 2.0 * M_PI * sim->mains_hz;
+    double vpk = sim->mains_vrms * M_SQRT2;
+    double i1;
+    switch (p->kind) {
+    case SRC_MAINS:
+        return vpk * sin(w * t);
+    case SRC_CURRENT:
+        i1 = p->i1_peak;
+        break;
+    case SRC_POWER:
+    case SRC_FN: {
+        double pw = p->kind == SRC_FN ? p->fn(p->ctx, pin, (uint64_t)(t * 1e9)) : p->p_w;
+        /* P = Vrms * I1rms * pf  ->  I1 peak = sqrt2 * P / (Vrms * pf) */
+        i1 = sim->mains_vrms > 0 ? M_SQRT2 * pw / (sim->mains_vrms * p->pf) : 0;
+        break;
+    }
+    default:
+        return 0;
+    }
+    double lag = acos(p->pf);
+    return i1 * mw_sim_wave_value(p->wave, w * t - lag);
+}
+
+static uint16_t pin_code(mw_sim *sim, int pin, double t)
+{
+    double x = pin_value(sim, pin, t);
+    double ratio = sim->pins[pin].kind == SRC_MAINS ? MW_AFE_V_RATIO : MW_AFE_I_RATIO;
+    double volts = MW_AFE_BIAS_V + x / ratio;
+    double code = floor(volts * 1024.0 / MW_AFE_VREF_V +
+                        (sim->noise_lsb > 0 ? gsl_ran_gaussian(sim->rng, sim->noise_lsb) : 0));
+    if (code < 0) code = 0;
+    if (code > 1023) code = 1023;
+    return (uint16_t)code;
+}
+
+/* The ADC peripheral, modelled here rather than by simavr 1.6, whose free-running mode
+ * re-arms each conversion from the (late-firing) timer callback and so stretches every
+ * conversion by 0-3 cycles, and which cannot hold values for A8..A15. This model follows
+ * the datasheet: the mux (ADMUX MUX4:0 + ADCSRB MUX5) is latched when a conversion starts,
+ * the input is sampled 1.5 ADC clocks later (13.5 for the first conversion after ADEN),
+ * the result and ADIF arrive 13 ADC clocks (25 for the first) after the start, and in
+ * free-running mode the next conversion starts at that same instant, on exact cycles. */
+#define R_ADCSRA_ADEN 0x80
+#define R_ADCSRA_ADSC 0x40
+#define R_ADCSRA_ADATE 0x20
+#define R_ADCSRA_ADIF 0x10
+
+static avr_cycle_count_t adc_done(struct avr_t *avr, avr_cycle_count_t when, void *param);
+
+/* Start a conversion at cycle `start` (may be slightly in the past when called from the
+ * completion of the previous one). Returns the cycle at which it completes. */
+static uint64_t adc_start(mw_sim *sim, uint64_t start)
+{
+    avr_t *avr = sim->avr;
+    uint8_t admux = avr->data[sim->adc->r_admux];
+    uint8_t adcsrb = avr->data[sim->adc->r_adcsrb];
+    int pin = (admux & 7) | ((adcsrb & 0x08) ? 8 : 0); /* MUX2:0 and MUX5 */
+    if (admux & 0x18) pin = -1; /* differential / gain modes: not wired on the meter */
+    int first = sim->adc_first;
+    sim->adc_first = 0;
+    if (first) sim->adc_enable_cycle = start;
+    uint64_t delay = first ? MW_ADC_FIRST_SAMPLE_DELAY_CYCLES : MW_ADC_SAMPLE_DELAY_CYCLES;
+    uint64_t length = (first ? 25u : 13u) * MW_ADC_PRESCALER;
+    sim->pending = pin < 0 ? 0 : pin_code(sim, pin, true_seconds(sim, start + delay));
+    sim->adc_busy = 1;
+    avr->data[sim->adc->r_adcsra] |= R_ADCSRA_ADSC;
+    sim->nconv++;
+    return start + length;
+}
+
+static avr_cycle_count_t adc_done(struct avr_t *avr, avr_cycle_count_t when, void *param)
+{
+    mw_sim *sim = param;
+    sim->result = sim->pending;
+    sim->adc_busy = 0;
+    avr_raise_interrupt(avr, &sim->adc->adc); /* sets ADIF; fires if ADIE */
+    uint8_t sra = avr->data[sim->adc->r_adcsra];
+    uint8_t adts = avr->data[sim->adc->r_adcsrb] & 0x07;
+    if ((sra & R_ADCSRA_ADEN) && (sra & R_ADCSRA_ADATE) && adts == 0)
+        return adc_start(sim, when); /* free running: next conversion starts now, exactly */
+    avr->data[sim->adc->r_adcsra] &= (uint8_t)~R_ADCSRA_ADSC;
+    return 0;
+}
+
+static void adcsra_write(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    mw_sim *sim = param;
+    uint8_t old = avr->data[addr];
+    if (v & R_ADCSRA_ADIF) /* writing one clears the flag */
+        avr_clear_interrupt(avr, &sim->adc->adc);
+    uint8_t keep = (uint8_t)(avr->data[addr] & R_ADCSRA_ADIF); /* as the clear left it */
+    uint8_t nv = (uint8_t)((v & ~R_ADCSRA_ADIF) | keep);
+    if (sim->adc_busy)
+        nv |= R_ADCSRA_ADSC; /* ADSC reads one while converting; writing zero has no effect */
+    avr->data[addr] = nv;
+    /* simavr keeps ADIE in its vector's regbit, which reads this register: nothing to do */
+    if ((old & R_ADCSRA_ADEN) && !(nv & R_ADCSRA_ADEN)) { /* ADC off: abort */
+        avr_cycle_timer_cancel(avr, adc_done, sim);
+        sim->adc_busy = 0;
+        avr->data[addr] &= (uint8_t)~R_ADCSRA_ADSC;
+        return;
+    }
+    if (!(old & R_ADCSRA_ADEN) && (nv & R_ADCSRA_ADEN)) sim->adc_first = 1;
+    if ((nv & R_ADCSRA_ADEN) && (v & R_ADCSRA_ADSC) && !sim->adc_busy) {
+        uint64_t done = adc_start(sim, avr->cycle);
+        avr_cycle_timer_register(avr, done - avr->cycle, adc_done, sim);
+    }
+}
+
+static uint16_t adc_result(mw_sim *sim)
+{
+    uint16_t v = sim->result;
+    if (sim->avr->data[sim->adc->r_admux] & 0x20) /* ADLAR */
+        v = (uint16_t)(v << 6);
+    return v;
+}
+
+static uint8_t adcl_read(struct avr_t *avr, avr_io_addr_t addr, void *param)
+{
+    mw_sim *sim = param;
+    sim->latched = adc_result(sim);
+    sim->latched_valid = 1;
+    avr->data[sim->adc->r_adcl] = (uint8_t)sim->latched;
+    avr->data[sim->adc->r_adch] = (uint8_t)(sim->latched >> 8);
+    return (uint8_t)sim->latched;
+}
+
+static uint8_t adch_read(struct avr_t *avr, avr_io_addr_t addr, void *param)
+{
+    mw_sim *sim = param;
+    uint16_t v = sim->latched_valid ? sim->latched : adc_result(sim);
+    sim->latched_valid = 0;
+    avr->data[sim->adc->r_adch] = (uint8_t)(v >> 8);
+    return (uint8_t)(v >> 8);
+}
+
+/* ADCSRB holds MUX5 and the trigger source: a plain register here. */
+static void adcsrb_write(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    avr->data[addr] = v;
+}
+
+static int attach_adc(mw_sim *sim)
+{
+    for (avr_io_t *io = sim->avr->io_port; io; io = io->next)
+        if (io->kind && !strcmp(io->kind, "adc")) sim->adc = (avr_adc_t *)io;
+    if (!sim->adc) return -1;
+    avr_t *avr = sim->avr;
+    int l = AVR_DATA_TO_IO(sim->adc->r_adcl), h = AVR_DATA_TO_IO(sim->adc->r_adch);
+    int a = AVR_DATA_TO_IO(sim->adc->r_adcsra), b = AVR_DATA_TO_IO(sim->adc->r_adcsrb);
+    avr->io[l].r.c = adcl_read;
+    avr->io[l].r.param = sim;
+    avr->io[h].r.c = adch_read;
+    avr->io[h].r.param = sim;
+    avr->io[a].w.c = adcsra_write;
+    avr->io[a].w.param = sim;
+    avr->io[b].w.c = adcsrb_write;
+    avr->io[b].w.param = sim;
+    return 0;
+}
+
+void mw_sim_set_mains(mw_sim *sim, int pin, double vrms, double hz)
+{
+    for (int p = 0; p < 16; p++)
+        if (sim->pins[p].kind == SRC_MAINS) sim->pins[p].kind = SRC_NONE;
+    sim->pins[pin & 15].kind = SRC_MAINS;
+    sim->mains_vrms = vrms;
+    sim->mains_hz = hz;
+}
+
+static void set_src(mw_sim *sim, int pin, src_kind k, double pf, mw_sim_wave wave)
+{
+    pin_source *p = &sim->pins[pin & 15];
+    p->kind = k;
+    p->pf = pf > 0 && pf <= 1 ? pf : 1;
+    p->wave = wave;
+}
+
+void mw_sim_set_load(mw_sim *sim, int pin, double p_w, double pf, mw_sim_wave wave)
+{
+    set_src(sim, pin, SRC_POWER, pf, wave);
+    sim->pins[pin & 15].p_w = p_w;
+}
+
+void mw_sim_set_current(mw_sim *sim, int pin, double i1_peak_a, double pf, mw_sim_wave wave)
+{
+    set_src(sim, pin, SRC_CURRENT, pf, wave);
+    sim->pins[pin & 15].i1_peak = i1_peak_a;
+}
+
+void mw_sim_set_load_fn(mw_sim *sim, int pin, mw_sim_power_fn fn, void *ctx, double pf,
+                        mw_sim_wave wave)
+{
+    set_src(sim, pin, SRC_FN, pf, wave);
+    sim->pins[pin & 15].fn = fn;
+    sim->pins[pin & 15].ctx = ctx;
+}
+
+void mw_sim_set_noise(mw_sim *sim, double lsb_rms, unsigned long seed)
+{
+    sim->noise_lsb = lsb_rms;
+    gsl_rng_set(sim->rng, seed);
+}
+
+uint64_t mw_sim_adc_conversions(const mw_sim *sim)
+{
+    return sim->nconv;
+}
+
+double mw_sim_adc_sample_time(const mw_sim *sim, uint64_t index)
+{
+    /* conversion 0 samples 13.5 ADC clocks after its start; conversion c >= 1 starts
+     * 25 + 13 (c - 1) clocks after it and samples 1.5 clocks later: 13.5 + 13 c in all */
+    uint64_t cycle =
+        sim->adc_enable_cycle + MW_ADC_FIRST_SAMPLE_DELAY_CYCLES + index * (uint64_t)MW_CONV_CYCLES;
+    return true_seconds(sim, cycle);
+}
 
 static void uart_out_hook(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     mw_sim *sim = param;
-    if (sim->sink)
-        sim->sink(sim->sink_ctx, (uint8_t)value);
+    if (sim->sink) sim->sink(sim->sink_ctx, (uint8_t)value);
 }
 
 static void feed_uart(mw_sim *sim)
@@ -114,15 +375,23 @@ mw_sim *mw_sim_open(const char *elf_path, char *err, size_t errlen)
     avr_irq_register_notify(sim->uart_irq + UART_IRQ_OUT_XOFF, xoff_hook, sim);
     sim->xon = 1;
     sim->cycle0 = avr->cycle;
+    sim->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!sim->rng || attach_adc(sim) != 0) {
+        snprintf(err, errlen, "simavr's atmega2560 has no ADC to attach to");
+        mw_sim_close(sim);
+        return NULL;
+    }
+    mw_sim_set_noise(sim, 0.5, 1);
+    mw_sim_set_mains(sim, 0, 230.0, 50.0);
     return sim;
 }
 
 void mw_sim_close(mw_sim *sim)
 {
-    if (!sim)
-        return;
+    if (!sim) return;
     avr_terminate(sim->avr);
     free(sim->avr);
+    if (sim->rng) gsl_rng_free(sim->rng);
     free(sim);
 }
 
@@ -136,8 +405,7 @@ int mw_sim_uart_send(mw_sim *sim, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
     size_t used = (sim->rxq_head + MW_SIM_TXQ - sim->rxq_tail) % MW_SIM_TXQ;
-    if (used + len >= MW_SIM_TXQ)
-        return -1;
+    if (used + len >= MW_SIM_TXQ) return -1;
     for (size_t i = 0; i < len; i++) {
         sim->rxq[sim->rxq_head] = p[i];
         sim->rxq_head = (sim->rxq_head + 1) % MW_SIM_TXQ;
@@ -146,9 +414,15 @@ int mw_sim_uart_send(mw_sim *sim, const void *buf, size_t len)
     return 0;
 }
 
-void mw_sim_set_crystal_ppm(mw_sim *sim, double ppm) { sim->ppm = ppm; }
+void mw_sim_set_crystal_ppm(mw_sim *sim, double ppm)
+{
+    sim->ppm = ppm;
+}
 
-uint64_t mw_sim_cycles(const mw_sim *sim) { return sim->avr->cycle - sim->cycle0; }
+uint64_t mw_sim_cycles(const mw_sim *sim)
+{
+    return sim->avr->cycle - sim->cycle0;
+}
 
 uint64_t mw_sim_time_ns(const mw_sim *sim)
 {
@@ -165,10 +439,12 @@ int mw_sim_run_ns(mw_sim *sim, uint64_t dt_ns)
     avr_t *avr = sim->avr;
     while (avr->cycle < end_cycle) {
         int st = avr_run(avr);
-        if (st == cpu_Done || st == cpu_Crashed)
-            return -1;
+        if (st == cpu_Done || st == cpu_Crashed) return -1;
     }
     return 0;
 }
 
-avr_t *mw_sim_avr(mw_sim *sim) { return sim->avr; }
+avr_t *mw_sim_avr(mw_sim *sim)
+{
+    return sim->avr;
+}

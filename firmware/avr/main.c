@@ -1,32 +1,334 @@
-/* main — boot, identify, blink. The foundation firmware: it proves the toolchain, the
- * UART path and the simulated board. Sampling and the wire protocol grow from here. */
+/* main — the meter: boot (reset cause, configuration from EEPROM), then a loop that turns
+ * each finished window into one frame, executes commands, and feeds the watchdog.
+ *
+ * Everything slow (floating point, formatting, EEPROM, UART) runs here, never in an
+ * interrupt. If the loop hangs the watchdog (1 s) resets the board, and the next boot line
+ * says so; brown-out resets (BOD fuse, 2.7 V on the Mega) are reported the same way, and
+ * the EEPROM image's CRC guards against a write torn by a power failure. */
+#include <avr/eeprom.h>
 #include <avr/interrupt.h>
 #include <avr/io.h>
-#include <stdio.h>
+#include <avr/wdt.h>
+#include <math.h>
 #include <string.h>
 #include <util/delay.h>
 
-#include "crc16.h"
+#include "command.h"
+#include "config.h"
+#include "line.h"
+#include "metrology.h"
+#include "sampler.h"
 #include "uart.h"
 
-/* Send one protocol line: body, then '*', CRC-16 of the body in 4 hex digits, CR LF. */
-static void send_line(const char *body)
+/* window flags (docs/protocol.md) */
+#define F_OVERRUN 0x01u /* conversions missed or windows lost */
+#define F_CLIP 0x02u    /* some channel hit the ADC's limits */
+#define F_NO_VOLT 0x04u /* voltage below 10 % of nominal: P and PF meaningless */
+#define F_CAL_DEF 0x08u /* calibration defaults in use (EEPROM blank or corrupt) */
+#define F_FIRST 0x10u   /* first window after boot, CH or RATE: meter time restarted */
+#define F_NO_FREQ 0x20u /* mains frequency not measured in this window */
+#define F_WDT_RESET 0x40u
+#define F_BOR_RESET 0x80u
+
+#define NOMINAL_V_MIN 23.0f
+
+static uint8_t mcusr_at_boot __attribute__((section(".noinit")));
+
+/* Save and clear the reset cause before anything else, and stop a watchdog that may still
+ * be running after a watchdog reset. */
+void early_init(void) __attribute__((naked, used, section(".init3")));
+void early_init(void)
 {
-    char tail[8];
-    uint16_t crc = mw_crc16(body, strlen(body));
-    snprintf(tail, sizeof tail, "*%04X\r\n", crc);
-    uart_puts(body);
-    uart_puts(tail);
+    mcusr_at_boot = MCUSR;
+    MCUSR = 0;
+    wdt_disable();
+}
+
+static mw_config cfg;
+static mw_config_status cfg_status;
+static uint8_t streaming = 1;
+static uint8_t first_pending;
+static uint16_t lost_seen;
+static uint64_t conv_base; /* 64-bit extension of the sampler's conversion counter */
+static uint32_t conv_last;
+static int64_t energy_uj[MW_MAX_I];
+static int32_t energy_rem_nj[MW_MAX_I];
+static float freq_last = 50.0f;
+static char out[800];
+static mw_cmd_reader reader;
+
+static EEMEM uint8_t ee_image[MW_CONFIG_IMAGE_SIZE];
+
+static void send(mw_line *l)
+{
+    uint16_t n = mw_line_finish(l);
+    if (n) uart_write(l->buf, n);
+}
+
+static void send_id(void)
+{
+    mw_line l;
+    mw_line_init(&l, out, sizeof out);
+    mw_line_str(&l, "I,megawatt," MW_VERSION "," MW_GIT_ID ",atmega2560,");
+    mw_line_u64(&l, cfg.rate_hz);
+    mw_line_char(&l, ',');
+    mw_line_u64(&l, 1000u / cfg.rate_hz);
+    mw_line_char(&l, ',');
+    mw_line_u64(&l, cfg.nchan_i);
+    mw_line_char(&l, ',');
+    for (uint8_t c = 0; c <= cfg.nchan_i; c++) {
+        if (c) mw_line_char(&l, ':');
+        mw_line_char(&l, 'A');
+        mw_line_u64(&l, cfg.pins[c]);
+    }
+    mw_line_str(&l, cfg_status == MW_CONFIG_OK ? ",EEPROM" : ",DEFAULT");
+    send(&l);
+}
+
+static void send_ok(const char *what)
+{
+    mw_line l;
+    mw_line_init(&l, out, sizeof out);
+    mw_line_str(&l, "OK,");
+    mw_line_str(&l, what);
+    send(&l);
+}
+
+static void send_err(uint8_t code, const char *text)
+{
+    mw_line l;
+    mw_line_init(&l, out, sizeof out);
+    mw_line_str(&l, "E,");
+    mw_line_u64(&l, code);
+    mw_line_char(&l, ',');
+    mw_line_str(&l, text);
+    send(&l);
+}
+
+static void send_cal(uint8_t ch)
+{
+    mw_line l;
+    mw_line_init(&l, out, sizeof out);
+    mw_line_str(&l, "C,");
+    mw_line_u64(&l, ch);
+    mw_line_char(&l, ',');
+    /* gain in micro-units per count, phase in millidegrees: exact integers on the wire */
+    mw_line_fixed(&l, (int64_t)lroundf(cfg.cal[ch].gain * 1e6f), 6);
+    mw_line_char(&l, ',');
+    mw_line_fixed(&l, (int64_t)lroundf(cfg.cal[ch].phase_deg * 1e3f), 3);
+    send(&l);
+}
+
+static void restart_sampling(void)
+{
+    sampler_start(cfg.pins, cfg.nchan_i, 1000000ul / cfg.rate_hz);
+    conv_base = 0;
+    conv_last = 0;
+    first_pending = 1;
+}
+
+static void load_config(void)
+{
+    uint8_t img[MW_CONFIG_IMAGE_SIZE];
+    eeprom_read_block(img, ee_image, sizeof img);
+    cfg_status = mw_config_from_image(&cfg, img);
+}
+
+static void execute(const char *line)
+{
+    mw_cmd c;
+    mw_cmd_err e = mw_cmd_parse(line, &c);
+    if (e == MW_ERR_UNKNOWN) {
+        send_err(e, "unknown command");
+        return;
+    }
+    if (e == MW_ERR_ARG) {
+        send_err(e, "bad argument");
+        return;
+    }
+    if (e != MW_ERR_NONE) {
+        send_err(e, "bad command");
+        return;
+    }
+    switch (c.kind) {
+    case MW_CMD_ID:
+        send_id();
+        break;
+    case MW_CMD_RATE:
+        cfg.rate_hz = c.n;
+        restart_sampling();
+        send_ok("RATE");
+        break;
+    case MW_CMD_CH:
+        cfg.nchan_i = (uint8_t)(c.n - 1u);
+        memcpy(cfg.pins, c.pins, c.n);
+        restart_sampling();
+        send_ok("CH");
+        break;
+    case MW_CMD_CAL_GET:
+        send_cal(c.n);
+        break;
+    case MW_CMD_CAL_SET:
+        cfg.cal[c.n].gain = c.gain;
+        cfg.cal[c.n].phase_deg = c.phase_deg;
+        send_cal(c.n);
+        break;
+    case MW_CMD_SAVE: {
+        uint8_t img[MW_CONFIG_IMAGE_SIZE];
+        mw_config_to_image(&cfg, img);
+        eeprom_update_block(img, ee_image, sizeof img);
+        cfg_status = MW_CONFIG_OK;
+        send_ok("SAVE");
+        break;
+    }
+    case MW_CMD_LOAD:
+        load_config();
+        restart_sampling();
+        if (cfg_status == MW_CONFIG_OK)
+            send_ok("LOAD");
+        else
+            send_err(MW_ERR_EEPROM, "EEPROM blank or corrupt, defaults loaded");
+        break;
+    case MW_CMD_DEFAULTS:
+        mw_config_defaults(&cfg);
+        cfg_status = MW_CONFIG_BLANK;
+        restart_sampling();
+        send_ok("DEFAULTS");
+        break;
+    case MW_CMD_RESET:
+        memset(energy_uj, 0, sizeof energy_uj);
+        memset(energy_rem_nj, 0, sizeof energy_rem_nj);
+        send_ok("RESET");
+        break;
+    case MW_CMD_START:
+        streaming = 1;
+        send_ok("START");
+        break;
+    case MW_CMD_STOP:
+        streaming = 0;
+        send_ok("STOP");
+        break;
+    case MW_CMD_STARVE:
+#ifdef MW_TEST_HOOKS
+        send_ok("STARVE");
+        uart_flush();
+        cli();
+        for (uint16_t i = 0; i < c.us / 10u; i++)
+            _delay_us(10);
+        sei();
+#else
+        send_err(MW_ERR_UNKNOWN, "unknown command");
+#endif
+        break;
+    }
+}
+
+static uint64_t extend(uint32_t conv)
+{
+    uint64_t v = conv_base + (uint32_t)(conv - conv_last);
+    conv_base = v;
+    conv_last = conv;
+    return v;
+}
+
+static void report(const mw_sums *s)
+{
+    mw_metrology r;
+    mw_metrology_compute(s, cfg.nchan_i, cfg.cal, freq_last, &r);
+    sampler_set_vthreshold(mw_metrology_vmean(s));
+    if (r.freq_ok && r.freq_hz > 40.0f && r.freq_hz < 70.0f) freq_last = r.freq_hz;
+
+    uint8_t flags = 0;
+    uint16_t lost = sampler_lost_windows();
+    if (s->missed || lost != lost_seen) flags |= F_OVERRUN;
+    lost_seen = lost;
+    if (s->clip) flags |= F_CLIP;
+    if (r.vrms_v < NOMINAL_V_MIN) flags |= F_NO_VOLT;
+    if (cfg_status != MW_CONFIG_OK) flags |= F_CAL_DEF;
+    if (!r.freq_ok) flags |= F_NO_FREQ;
+    if (first_pending) {
+        flags |= F_FIRST;
+        if (mcusr_at_boot & _BV(WDRF)) flags |= F_WDT_RESET;
+        if (mcusr_at_boot & _BV(BORF)) flags |= F_BOR_RESET;
+        first_pending = 0;
+        mcusr_at_boot = 0;
+    }
+    uint64_t c0 = extend(s->conv0);
+    uint64_t c1 = extend(s->conv1);
+    uint32_t dt_us = (uint32_t)(c1 - c0) * MW_CONV_US;
+
+    mw_line l;
+    mw_line_init(&l, out, sizeof out);
+    mw_line_str(&l, "W,");
+    mw_line_u64(&l, s->seq);
+    mw_line_char(&l, ',');
+    mw_line_u64(&l, c0 * MW_CONV_US);
+    mw_line_char(&l, ',');
+    mw_line_u64(&l, c1 * MW_CONV_US);
+    mw_line_char(&l, ',');
+    mw_line_hex(&l, flags);
+    mw_line_char(&l, ',');
+    mw_line_u64(&l, s->nsets);
+    mw_line_char(&l, ',');
+    mw_line_u64(&l, s->missed);
+    mw_line_char(&l, ',');
+    mw_line_hex(&l, s->clip);
+    mw_line_char(&l, ',');
+    mw_line_i64(&l, lroundf(r.freq_hz * 1000.0f));
+    mw_line_char(&l, ',');
+    mw_line_i64(&l, lroundf(r.vrms_v * 1000.0f));
+    for (uint8_t k = 0; k < cfg.nchan_i; k++) {
+        int32_t p_mw = (int32_t)lroundf(r.p_w[k] * 1000.0f);
+        /* energy: mW * us = nJ, accumulated exactly with the remainder carried */
+        int64_t nj = (int64_t)p_mw * dt_us + energy_rem_nj[k];
+        energy_uj[k] += nj / 1000;
+        energy_rem_nj[k] = (int32_t)(nj % 1000);
+        mw_line_char(&l, ';');
+        mw_line_i64(&l, p_mw);
+        mw_line_char(&l, ',');
+        mw_line_i64(&l, lroundf(r.irms_a[k] * 1e6f));
+        mw_line_char(&l, ',');
+        mw_line_i64(&l, lroundf(r.pf[k] * 1000.0f));
+        mw_line_char(&l, ',');
+        mw_line_i64(&l, energy_uj[k] / 1000);
+    }
+    if (streaming) send(&l);
 }
 
 int main(void)
 {
-    DDRB |= _BV(PB7); /* board LED "L" */
+    DDRB |= _BV(PB7);
     uart_init();
+    load_config();
+    mw_cmd_reader_init(&reader);
+    wdt_enable(WDTO_1S);
     sei();
-    send_line("I,megawatt," MW_VERSION "," MW_GIT_ID ",atmega2560");
+    {
+        mw_line l;
+        mw_line_init(&l, out, sizeof out);
+        mw_line_str(&l, "B,");
+        mw_line_hex(&l, mcusr_at_boot);
+        mw_line_char(&l, ',');
+        mw_line_u64(&l, cfg_status);
+        send(&l);
+    }
+    send_id();
+    restart_sampling();
     for (;;) {
-        PORTB ^= _BV(PB7);
-        _delay_ms(250);
+        wdt_reset();
+        int16_t ch;
+        while ((ch = uart_getc()) >= 0) {
+            int8_t r = mw_cmd_reader_push(&reader, (char)ch);
+            if (r == 1)
+                execute(reader.buf);
+            else if (r < 0)
+                send_err(MW_ERR_LONG, "line too long");
+        }
+        const mw_sums *s = sampler_take();
+        if (s) {
+            PORTB ^= _BV(PB7); /* LED toggles once per window */
+            report(s);
+            sampler_release();
+        }
     }
 }

@@ -49,9 +49,11 @@ void uart_putc(char c)
     uint16_t next = (tx_head + 1u) & (TX_SIZE - 1u);
     for (;;) {
         uint16_t tail;
-        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { tail = tx_tail; }
-        if (next != tail)
-            break;
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+        {
+            tail = tx_tail;
+        }
+        if (next != tail) break;
     }
     tx_buf[tx_head] = (uint8_t)c;
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
@@ -76,18 +78,26 @@ void uart_puts(const char *s)
 int16_t uart_getc(void)
 {
     uint16_t head;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { head = rx_head; }
-    if (head == rx_tail)
-        return -1;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        head = rx_head;
+    }
+    if (head == rx_tail) return -1;
     uint8_t c = rx_buf[rx_tail];
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { rx_tail = (rx_tail + 1u) & (RX_SIZE - 1u); }
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        rx_tail = (rx_tail + 1u) & (RX_SIZE - 1u);
+    }
     return c;
 }
 
 uint16_t uart_rx_dropped(void)
 {
     uint16_t d;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { d = rx_dropped; }
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        d = rx_dropped;
+    }
     return d;
 }
 
@@ -95,8 +105,10 @@ void uart_flush(void)
 {
     for (;;) {
         uint16_t tail;
-        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { tail = tx_tail; }
-        if (tail == tx_head && (UCSR0A & _BV(UDRE0)))
-            break;
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+        {
+            tail = tx_tail;
+        }
+        if (tail == tx_head && (UCSR0A & _BV(UDRE0))) break;
     }
 }

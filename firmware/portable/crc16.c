@@ -13,4 +13,7 @@ uint16_t mw_crc16_update(uint16_t crc, const void *data, size_t len)
     return crc;
 }
 
-uint16_t mw_crc16(const void *data, size_t len) { return mw_crc16_update(MW_CRC16_INIT, data, len); }
+uint16_t mw_crc16(const void *data, size_t len)
+{
+    return mw_crc16_update(MW_CRC16_INIT, data, len);
+}

@@ -32,6 +32,52 @@ void mw_sim_set_crystal_ppm(mw_sim *sim, double ppm);
  * Returns 0, or -1 if the firmware crashed or stopped. */
 int mw_sim_run_ns(mw_sim *sim, uint64_t dt_ns);
 
+/* ---- analog inputs ------------------------------------------------------------------
+ * Every ADC pin A0..A15 is driven through the front-end of firmware/portable/afe.h: the
+ * voltage pin carries the mains voltage, each current pin the current of its load, both
+ * around the 2.5 V bias; the board adds Gaussian noise and quantises like the ATmega2560's
+ * ADC (code = floor(V * 1024 / 5 V)). Each sample is taken at the instant the real ADC
+ * samples (1.5 ADC clocks after the conversion starts), in true time. */
+
+typedef enum {
+    MW_SIM_SINE = 0, /* sinusoidal current */
+    MW_SIM_SMPS = 1, /* switched-mode supply: odd harmonics 3/5/7 at 75/50/25 % of the
+                        fundamental, peaky; power factor below means displacement PF */
+} mw_sim_wave;
+
+/* Mains voltage (V rms, Hz) on the given pin. Default 230 V, 50 Hz on A0. */
+void mw_sim_set_mains(mw_sim *sim, int pin, double vrms, double hz);
+
+/* A load on a current pin: real power p_w (W; negative = export) at power factor pf
+ * (0 < pf <= 1, lagging; displacement PF for MW_SIM_SMPS). The current follows the mains
+ * voltage set with mw_sim_set_mains. */
+void mw_sim_set_load(mw_sim *sim, int pin, double p_w, double pf, mw_sim_wave wave);
+
+/* A load given by its fundamental's peak current (A), lag angle from acos(pf). */
+void mw_sim_set_current(mw_sim *sim, int pin, double i1_peak_a, double pf, mw_sim_wave wave);
+
+/* A live load: fn returns the real power in W at true time t_ns; it is called for every
+ * sample of that pin, so it must be cheap. */
+typedef double (*mw_sim_power_fn)(void *ctx, int pin, uint64_t t_ns);
+void mw_sim_set_load_fn(mw_sim *sim, int pin, mw_sim_power_fn fn, void *ctx, double pf,
+                        mw_sim_wave wave);
+
+/* ADC noise, rms in LSB (default 0.5), and the seed of its generator (default 1). */
+void mw_sim_set_noise(mw_sim *sim, double lsb_rms, unsigned long seed);
+
+/* Waveform of the unit-fundamental current (peak 1) at phase x (radians of the
+ * fundamental, no lag): used by callers to find a waveform's peak. */
+double mw_sim_wave_value(mw_sim_wave wave, double x);
+
+/* True time (seconds since open) at which conversion number `index` samples its input,
+ * counting conversions from the last time the ADC was enabled (index 0 = the first,
+ * long conversion). The meter's own time of that conversion is index * 104 us. */
+double mw_sim_adc_sample_time(const mw_sim *sim, uint64_t index);
+
+/* Conversions the board has served since open, and how many were the first conversion
+ * after the ADC was enabled. */
+uint64_t mw_sim_adc_conversions(const mw_sim *sim);
+
 /* True time since open, ns. */
 uint64_t mw_sim_time_ns(const mw_sim *sim);
 /* CPU cycles executed since open (crystal time = cycles / 16 MHz). */

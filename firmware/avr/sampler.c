@@ -1,0 +1,249 @@
+/* sampler — see sampler.h. Everything shared with the main loop is volatile; the
+ * 8-bit buffer indices are read and written atomically by the hardware. */
+#include "sampler.h"
+
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <string.h>
+#include <util/atomic.h>
+#include <util/delay.h>
+
+#include "schedule.h"
+
+#define CONV_TICKS (MW_CONV_CYCLES / 64u) /* Timer1 at clk/64: 26 ticks per conversion */
+#define MISS_TICKS (CONV_TICKS + CONV_TICKS / 2u)
+#define HYST 8 /* counts below the threshold before a rising crossing is armed */
+#define NBUF 3
+#define NONE 0xFF
+
+static uint8_t admux_of[MW_MAX_CHANNELS], mux5_of[MW_MAX_CHANNELS];
+static uint8_t m;                       /* conversions per set */
+static uint8_t lat_pos, wr_pos, expect; /* in-flight, written-to-mux, next wanted */
+static uint8_t resync, have_prev, first_isr, tail_pending;
+static uint16_t last_tick;
+static uint32_t conv; /* conversions completed since start (meter time / 104 us) */
+static int16_t v_cur, i_last[MW_MAX_I];
+static int16_t prev_rel;
+static uint8_t armed;
+static volatile int16_t vthr;
+static mw_schedule sched;
+static uint32_t wseq;
+
+static mw_sums bufs[NBUF];
+static uint8_t cur, tail;             /* ISR's buffers */
+static volatile uint8_t ready = NONE; /* published, not yet taken */
+static volatile uint8_t held = NONE;  /* being read by the main loop */
+static volatile uint16_t lost;
+
+static uint8_t free_buffer(void)
+{
+    for (uint8_t b = 0; b < NBUF; b++)
+        if (b != cur && b != tail && b != ready && b != held) return b;
+    return NONE;
+}
+
+static void publish(uint8_t b)
+{
+    if (ready != NONE) lost++; /* the main loop missed a whole window: the older one is dropped */
+    ready = b;
+}
+
+void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
+{
+    ADCSRA = 0; /* stop: no conversion, no interrupt */
+    ADCSRA |= _BV(ADIF);
+    for (uint8_t c = 0; c <= nchan_i; c++) {
+        admux_of[c] = (uint8_t)(_BV(REFS0) | (pins[c] & 7u)); /* AVCC reference */
+        mux5_of[c] = (uint8_t)(pins[c] >= 8 ? _BV(MUX5) : 0);
+    }
+    m = (uint8_t)(nchan_i + 1);
+    conv = 0;
+    wseq = 0;
+    resync = 0;
+    have_prev = 0;
+    tail_pending = 0;
+    armed = 0;
+    prev_rel = 0;
+    first_isr = 1;
+    cur = 0;
+    tail = NONE;
+    ready = NONE;
+    held = NONE;
+    memset(&bufs[0], 0, sizeof bufs[0]);
+    mw_schedule_init(&sched, period_us, 0);
+
+    /* Timer1 free-running at clk/64 to time-stamp interrupts */
+    TCCR1A = 0;
+    TCCR1B = _BV(CS11) | _BV(CS10);
+
+    /* conversion 0 uses position 0; position 1 is latched when conversion 1 starts */
+    ADCSRB = mux5_of[0]; /* ADTS = 0: free running */
+    ADMUX = admux_of[0];
+    DIDR0 = 0xFF; /* digital input buffers off on the analog pins */
+    DIDR2 = 0xFF;
+    ADCSRA = _BV(ADEN) | _BV(ADATE) | _BV(ADIE) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0) | _BV(ADSC);
+    /* the datasheet forbids changing the mux in the first ADC clock after ADSC */
+    _delay_us(20);
+    lat_pos = 0;
+    wr_pos = m > 1 ? 1 : 0;
+    ADCSRB = mux5_of[wr_pos];
+    ADMUX = admux_of[wr_pos];
+    expect = 0;
+    last_tick = TCNT1;
+}
+
+ISR(ADC_vect)
+{
+    uint16_t now = TCNT1;
+    uint16_t raw = ADC;
+    uint16_t dt = now - last_tick;
+    last_tick = now;
+    uint8_t missed = 0, done;
+    if (!first_isr && dt > MISS_TICKS) {
+        missed = (uint8_t)((dt + CONV_TICKS / 2u) / CONV_TICKS - 1u);
+        if (!missed) missed = 1;
+        done = wr_pos; /* no ISR ran since the mux was written: both latched it */
+    } else {
+        done = lat_pos;
+    }
+    first_isr = 0;
+    lat_pos = wr_pos;
+    uint8_t nx = (uint8_t)(lat_pos + 1u);
+    if (nx == m) nx = 0;
+    wr_pos = nx;
+    ADCSRB = mux5_of[nx];
+    ADMUX = admux_of[nx];
+
+    uint32_t idx = conv + missed; /* index of the conversion that just completed */
+    conv = idx + 1u;
+    mw_sums *w = &bufs[cur];
+    if (missed) {
+        w->missed += missed;
+        resync = 1;
+        return;
+    }
+    if (resync) {
+        if (done != 0) {
+            w->missed++; /* counted as lost: the sample cannot be placed in a set */
+            return;
+        }
+        resync = 0;
+        have_prev = 0;
+        expect = 0;
+    }
+    if (done != expect) { /* cannot happen without a miss; be safe */
+        w->missed++;
+        resync = 1;
+        return;
+    }
+    expect = (uint8_t)(done + 1u == m ? 0 : done + 1u);
+
+    int16_t x = (int16_t)raw - 512;
+    if (raw == 0 || raw >= 1023) w->clip |= (uint16_t)(1u << done);
+
+    if (done == 0) {
+        if (have_prev) bufs[tail == NONE ? cur : tail].svn += x;
+        if ((int32_t)(idx - sched.target) >= 0) {
+            /* this set opens a new window */
+            uint8_t nb = free_buffer();
+            if (nb == NONE) { /* the main loop holds everything: drop this window */
+                lost++;
+                uint32_t s = w->seq;
+                memset(w, 0, sizeof *w);
+                w->seq = s + 1u;
+                wseq++;
+                w->conv0 = idx;
+                have_prev = 0; /* the dropped set's tails must not land in the new window */
+            } else {
+                w->conv1 = idx;
+                if (tail != NONE) /* previous tail never completed (m == 1 impossible) */
+                    publish(tail);
+                tail = cur;
+                tail_pending = have_prev;
+                if (!tail_pending) {
+                    publish(tail);
+                    tail = NONE;
+                }
+                cur = nb;
+                w = &bufs[cur];
+                memset(w, 0, sizeof *w);
+                w->seq = ++wseq;
+                w->conv0 = idx;
+            }
+            mw_schedule_next(&sched);
+        }
+        w->nsets++;
+        w->sv += x;
+        w->svv += (int32_t)x * x;
+        int16_t rel = x - vthr;
+        if (rel < -HYST) {
+            armed = 1;
+        } else if (armed && rel >= 0 && prev_rel < 0) {
+            armed = 0;
+            uint16_t s = w->nsets - 1u;
+            if (!w->ncross) {
+                w->x0_set = s;
+                w->x0_a = prev_rel;
+                w->x0_b = rel;
+            }
+            w->x1_set = s;
+            w->x1_a = prev_rel;
+            w->x1_b = rel;
+            w->ncross++;
+        }
+        prev_rel = rel;
+        v_cur = x;
+    } else {
+        uint8_t k = (uint8_t)(done - 1u);
+        w->si[k] += x;
+        w->sii[k] += (int32_t)x * x;
+        w->svi[k] += (int32_t)x * v_cur;
+        if (have_prev) bufs[tail == NONE ? cur : tail].svni[k] += (int32_t)i_last[k] * v_cur;
+        i_last[k] = x;
+        if (done == m - 1u) {
+            if (tail != NONE) {
+                publish(tail);
+                tail = NONE;
+            }
+            tail_pending = 0;
+            have_prev = 1;
+        }
+    }
+}
+
+const mw_sums *sampler_take(void)
+{
+    uint8_t b;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        b = ready;
+        if (b != NONE) {
+            ready = NONE;
+            held = b;
+        }
+    }
+    return b == NONE ? 0 : &bufs[b];
+}
+
+void sampler_release(void)
+{
+    held = NONE;
+}
+
+void sampler_set_vthreshold(int16_t thr)
+{
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        vthr = thr;
+    }
+}
+
+uint16_t sampler_lost_windows(void)
+{
+    uint16_t l;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        l = lost;
+    }
+    return l;
+}

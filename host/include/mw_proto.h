@@ -1,0 +1,58 @@
+/* mw_proto — decoding the meter's wire protocol (docs/protocol.md) on the host.
+ *
+ * Every meter line is  BODY '*' XXXX CR LF  with XXXX the CRC-16/CCITT-FALSE of BODY in
+ * upper-case hex. BODY starts with a type: W (window), I (identify), B (boot), C
+ * (calibration), OK, E (error). mw_proto_reader splits a byte stream into CRC-checked
+ * lines, throwing away garbage and over-long lines (counted), so it resynchronises at the
+ * next line end whatever arrives. Units are in the field names. */
+#ifndef MW_PROTO_H
+#define MW_PROTO_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define MW_PROTO_MAX_LINE 1024
+#define MW_PROTO_MAX_I 15
+
+/* window flags */
+#define MW_FLAG_OVERRUN 0x01u
+#define MW_FLAG_CLIP 0x02u
+#define MW_FLAG_NO_VOLTAGE 0x04u
+#define MW_FLAG_CAL_DEFAULT 0x08u
+#define MW_FLAG_FIRST 0x10u
+#define MW_FLAG_NO_FREQ 0x20u
+#define MW_FLAG_WDT_RESET 0x40u
+#define MW_FLAG_BOR_RESET 0x80u
+
+typedef struct {
+    uint32_t seq;
+    uint64_t t0_us, t1_us; /* meter time (crystal), us since sampling started */
+    uint32_t flags, nsets, missed, clip;
+    int32_t freq_mhz, vrms_mv;
+    int nchan; /* current channels */
+    struct {
+        int32_t p_mw;     /* real power, mW (negative = export) */
+        int32_t irms_ua;  /* rms current, uA */
+        int32_t pf_milli; /* power factor x 1000 */
+        int64_t e_mj;     /* energy since boot or RESET, mJ */
+    } ch[MW_PROTO_MAX_I];
+} mw_proto_window;
+
+typedef struct {
+    char line[MW_PROTO_MAX_LINE + 1];
+    size_t len;
+    int overflow;
+    uint64_t bad_crc, dropped_bytes, overlong;
+} mw_proto_reader;
+
+void mw_proto_reader_init(mw_proto_reader *r);
+/* Push one byte. Returns 1 when r->line holds a complete line whose CRC matched (the body
+ * only: no '*', CRC or CR LF); 0 otherwise. */
+int mw_proto_reader_push(mw_proto_reader *r, uint8_t byte);
+
+/* Check "BODY*XXXX" (without CR LF): returns the body length, or -1. */
+int mw_proto_check_crc(const char *line, size_t len);
+
+/* Parse a window body ("W,..."). Returns 0, or -1 if any field is malformed. */
+int mw_proto_parse_window(const char *body, mw_proto_window *w);
+
+#endif

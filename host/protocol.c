@@ -1,0 +1,135 @@
+/* protocol — see mw_proto.h. Fields are parsed with strtoll/strtoull and checked for
+ * complete consumption, so a malformed field is an error, never a silent zero. */
+#include "mw_proto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc16.h"
+
+void mw_proto_reader_init(mw_proto_reader *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+int mw_proto_check_crc(const char *line, size_t len)
+{
+    if (len < 5 || line[len - 5] != '*') return -1;
+    unsigned v = 0;
+    for (size_t i = len - 4; i < len; i++) {
+        char c = line[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    size_t body = len - 5;
+    return mw_crc16(line, body) == v ? (int)body : -1;
+}
+
+int mw_proto_reader_push(mw_proto_reader *r, uint8_t b)
+{
+    if (b == '\n' || b == '\r') {
+        int ok = 0;
+        if (r->overflow) {
+            r->overlong++;
+        } else if (r->len) {
+            int body = mw_proto_check_crc(r->line, r->len);
+            if (body >= 0) {
+                r->line[body] = 0;
+                ok = 1;
+            } else {
+                r->bad_crc++;
+                r->dropped_bytes += r->len;
+            }
+        }
+        if (!ok) r->line[0] = 0;
+        r->len = 0;
+        r->overflow = 0;
+        return ok;
+    }
+    if (r->overflow) {
+        r->dropped_bytes++;
+        return 0;
+    }
+    if (r->len >= MW_PROTO_MAX_LINE) {
+        r->overflow = 1;
+        r->dropped_bytes += r->len + 1;
+        r->len = 0;
+        return 0;
+    }
+    r->line[r->len++] = (char)b;
+    return 0;
+}
+
+/* Next field ending at `sep` (or end of string when sep is 0). */
+static int field_i64(const char **p, char sep, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!**p || **p == sep) return -1;
+    long long v = strtoll(*p, &end, 10);
+    if (errno || end == *p || (*end != sep && !(sep == 0 && *end == 0))) return -1;
+    *out = v;
+    *p = *end ? end + 1 : end;
+    return 0;
+}
+
+static int field_hex(const char **p, char sep, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!**p || **p == sep || **p == '-' || **p == '+') return -1;
+    unsigned long v = strtoul(*p, &end, 16);
+    if (errno || end == *p || *end != sep || v > 0xFFFFFFFFul) return -1;
+    *out = (uint32_t)v;
+    *p = end + 1;
+    return 0;
+}
+
+int mw_proto_parse_window(const char *body, mw_proto_window *w)
+{
+    memset(w, 0, sizeof *w);
+    if (strncmp(body, "W,", 2) != 0) return -1;
+    const char *p = body + 2;
+    int64_t v;
+    if (field_i64(&p, ',', &v) || v < 0 || v > UINT32_MAX) return -1;
+    w->seq = (uint32_t)v;
+    if (field_i64(&p, ',', &v) || v < 0) return -1;
+    w->t0_us = (uint64_t)v;
+    if (field_i64(&p, ',', &v) || v < 0 || (uint64_t)v < w->t0_us) return -1;
+    w->t1_us = (uint64_t)v;
+    if (field_hex(&p, ',', &w->flags)) return -1;
+    if (field_i64(&p, ',', &v) || v < 0 || v > UINT32_MAX) return -1;
+    w->nsets = (uint32_t)v;
+    if (field_i64(&p, ',', &v) || v < 0 || v > UINT32_MAX) return -1;
+    w->missed = (uint32_t)v;
+    if (field_hex(&p, ',', &w->clip)) return -1;
+    if (field_i64(&p, ',', &v) || v < INT32_MIN || v > INT32_MAX) return -1;
+    w->freq_mhz = (int32_t)v;
+    /* the voltage is followed by ';' and the channels, or ends the body */
+    const char *semi = strchr(p, ';');
+    if (field_i64(&p, semi ? ';' : 0, &v) || v < INT32_MIN || v > INT32_MAX) return -1;
+    w->vrms_mv = (int32_t)v;
+    while (semi) {
+        if (w->nchan >= MW_PROTO_MAX_I) return -1;
+        semi = strchr(p, ';');
+        char last = semi ? ';' : 0;
+        int64_t a, b, c, d;
+        if (field_i64(&p, ',', &a) || field_i64(&p, ',', &b) || field_i64(&p, ',', &c) ||
+            field_i64(&p, last, &d))
+            return -1;
+        if (a < INT32_MIN || a > INT32_MAX || b < 0 || b > INT32_MAX || c < -2000 || c > 2000)
+            return -1;
+        w->ch[w->nchan].p_mw = (int32_t)a;
+        w->ch[w->nchan].irms_ua = (int32_t)b;
+        w->ch[w->nchan].pf_milli = (int32_t)c;
+        w->ch[w->nchan].e_mj = d;
+        w->nchan++;
+    }
+    return *p ? -1 : 0;
+}
