@@ -95,7 +95,7 @@ $(BUILD)/asan/tests/unit/%: $(BUILD)/asan/obj/tests/unit/%.o $(LIBS_ASAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIBS_ASAN) $(PKG_LIBS) -lcmocka
 
-$(BUILD)/tests/sim/%: $(BUILD)/obj/tests/sim/%.o $(LIBS) $(FW_ELF)
+$(BUILD)/tests/sim/%: $(BUILD)/obj/tests/sim/%.o $(LIBS) $(FW_ELF) $(FW_TEST_ELF)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
@@ -131,9 +131,9 @@ bench:
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@scripts/bench.sh $(BUILD) $(BENCH_BINS)
 
-flash: $(FW_HEX)
-	@test -n "$(PORT)" || { echo "make flash: give the port, e.g. make flash PORT=/dev/ttyACM0" >&2; exit 2; }
-	$(MW) flash --port "$(PORT)" $(FW_HEX)
+# Without PORT, mw flash looks for the one Arduino Mega on USB.
+flash: $(MW) $(FW_HEX)
+	$(MW) flash $(if $(PORT),--port "$(PORT)") $(FW_HEX)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/megawatt/firmware
@@ -152,7 +152,7 @@ help:
 	@echo "make demo       the main job on the simulated board"
 	@echo "make bench      benchmarks; figures go to docs/performance.md"
 	@echo "make deps       install missing Debian packages (scripts/packages.txt)"
-	@echo "make flash PORT=/dev/ttyACM0   flash a real meter"
+	@echo "make flash [PORT=/dev/ttyACM0] flash a real meter (without PORT: the one Mega on USB)"
 	@echo "make install PREFIX=/usr/local ; make clean ; make format"
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

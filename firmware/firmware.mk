@@ -25,5 +25,18 @@ $(FW_ELF): $(FW_OBJS)
 	$(AVR_CC) $(AVR_LDFLAGS) -o $@ $^
 	avr-size --mcu=$(AVR_MCU) -C $@ | grep -E 'Program|Data'
 
+# A test build with hooks that deliberately misbehave (STARVE: block interrupts; HANG:
+# stop feeding the watchdog). Only tests load it; it is never installed or flashed.
+FW_TEST_ELF := $(BUILD)/firmware/megawatt-test.elf
+FW_TEST_OBJS = $(patsubst %.c,$(BUILD)/avr-test/%.o,$(FW_AVR_SRCS) $(FW_PORTABLE_SRCS))
+
+$(BUILD)/avr-test/%.o: %.c
+	@mkdir -p $(@D)
+	$(AVR_CC) $(AVR_CFLAGS) -DMW_TEST_HOOKS -c $< -o $@
+
+$(FW_TEST_ELF): $(FW_TEST_OBJS)
+	@mkdir -p $(@D)
+	$(AVR_CC) -mmcu=$(AVR_MCU) -Wl,--gc-sections -o $@ $^
+
 $(FW_HEX): $(FW_ELF)
 	avr-objcopy -O ihex -R .eeprom $< $@

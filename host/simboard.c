@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <math.h>
 
 #include <avr_adc.h>
+#include <avr_eeprom.h>
 #include <avr_uart.h>
 #include <sim_avr.h>
 #include <sim_elf.h>
@@ -55,6 +57,7 @@ struct mw_sim {
     uint16_t pending, result; /* conversion in progress, last completed */
     int adc_busy, adc_first;
     uint64_t adc_enable_cycle; /* start of the first conversion after ADEN */
+    avr_io_t reset_io;         /* registered with simavr only for its reset callback */
     uint16_t latched;          /* ADC data register after an ADCL read */
     int latched_valid;
     uint64_t nconv;
@@ -218,6 +221,17 @@ static void adcsrb_write(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void 
     avr->data[addr] = v;
 }
 
+int mw_sim_eeprom_write(mw_sim *sim, uint16_t addr, const void *buf, uint16_t len);
+
+/* Called by simavr on every reset (button, watchdog): the ADC model restarts idle. */
+static void adc_model_reset(avr_io_t *io)
+{
+    mw_sim *sim = (mw_sim *)((char *)io - offsetof(mw_sim, reset_io));
+    avr_cycle_timer_cancel(sim->avr, adc_done, sim);
+    sim->adc_busy = 0;
+    sim->adc_first = 0;
+}
+
 static int attach_adc(mw_sim *sim)
 {
     for (avr_io_t *io = sim->avr->io_port; io; io = io->next)
@@ -234,6 +248,13 @@ static int attach_adc(mw_sim *sim)
     avr->io[a].w.param = sim;
     avr->io[b].w.c = adcsrb_write;
     avr->io[b].w.param = sim;
+    sim->reset_io.kind = "megawatt-adc";
+    sim->reset_io.reset = adc_model_reset;
+    avr_register_io(avr, &sim->reset_io);
+    /* a new chip's EEPROM is erased (0xFF); simavr starts it at 0x00 */
+    static const uint8_t ff[256] = {[0 ... 255] = 0xFF};
+    for (uint16_t at = 0; at < 4096; at += sizeof ff)
+        mw_sim_eeprom_write(sim, at, ff, sizeof ff);
     return 0;
 }
 
@@ -447,4 +468,29 @@ int mw_sim_run_ns(mw_sim *sim, uint64_t dt_ns)
 avr_t *mw_sim_avr(mw_sim *sim)
 {
     return sim->avr;
+}
+
+void mw_sim_reset(mw_sim *sim)
+{
+    avr_reset(sim->avr);
+}
+
+static int eeprom_io(mw_sim *sim, uint16_t addr, void *buf, uint16_t len, int write)
+{
+    if ((uint32_t)addr + len > 4096u) return -1;
+    if (!len) return 0;
+    avr_eeprom_desc_t d = {.ee = buf, .offset = addr, .size = len};
+    /* simavr 1.6's EEPROM ioctl answers -1 on success too; -2 is its only error */
+    int rc = avr_ioctl(sim->avr, write ? AVR_IOCTL_EEPROM_SET : AVR_IOCTL_EEPROM_GET, &d);
+    return rc == -2 ? -1 : 0;
+}
+
+int mw_sim_eeprom_read(mw_sim *sim, uint16_t addr, void *buf, uint16_t len)
+{
+    return eeprom_io(sim, addr, buf, len, 0);
+}
+
+int mw_sim_eeprom_write(mw_sim *sim, uint16_t addr, const void *buf, uint16_t len)
+{
+    return eeprom_io(sim, addr, (void *)buf, len, 1);
 }

@@ -208,6 +208,15 @@ static void execute(const char *line)
         streaming = 0;
         send_ok("STOP");
         break;
+    case MW_CMD_HANG:
+#ifdef MW_TEST_HOOKS
+        send_ok("HANG");
+        for (;;) /* the watchdog must reset the board */
+            ;
+#else
+        send_err(MW_ERR_UNKNOWN, "unknown command");
+#endif
+        break;
     case MW_CMD_STARVE:
 #ifdef MW_TEST_HOOKS
         send_ok("STARVE");

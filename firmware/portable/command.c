@@ -96,7 +96,7 @@ mw_cmd_err mw_cmd_parse(const char *line, mw_cmd *cmd)
     } simple[] = {{"ID", MW_CMD_ID},       {"SAVE", MW_CMD_SAVE},
                   {"LOAD", MW_CMD_LOAD},   {"DEFAULTS", MW_CMD_DEFAULTS},
                   {"RESET", MW_CMD_RESET}, {"START", MW_CMD_START},
-                  {"STOP", MW_CMD_STOP}};
+                  {"STOP", MW_CMD_STOP},   {"HANG", MW_CMD_HANG}};
     for (uint8_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
         if (word_is(t, n, simple[i].w)) {
             cmd->kind = simple[i].k;

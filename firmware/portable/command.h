@@ -10,7 +10,8 @@
  *   SAVE | LOAD | DEFAULTS EEPROM save, reload, restore defaults (in RAM)
  *   RESET                  zero the energy counters
  *   START | STOP           streaming of window frames on/off
- *   STARVE us              test builds only: block interrupts for us microseconds */
+ *   STARVE us              test builds only: block interrupts for at least us microseconds
+ *   HANG                   test builds only: stop feeding the watchdog */
 #ifndef MW_COMMAND_H
 #define MW_COMMAND_H
 #include <stdint.h>
@@ -32,6 +33,7 @@ typedef enum {
     MW_CMD_START,
     MW_CMD_STOP,
     MW_CMD_STARVE,
+    MW_CMD_HANG,
 } mw_cmd_kind;
 
 typedef enum {

@@ -78,6 +78,14 @@ double mw_sim_adc_sample_time(const mw_sim *sim, uint64_t index);
  * after the ADC was enabled. */
 uint64_t mw_sim_adc_conversions(const mw_sim *sim);
 
+/* Press the reset button: the CPU and peripherals restart, EEPROM keeps its contents,
+ * true time goes on. */
+void mw_sim_reset(mw_sim *sim);
+
+/* Read or write the board's EEPROM (4096 bytes). Return 0, or -1 out of range. */
+int mw_sim_eeprom_read(mw_sim *sim, uint16_t addr, void *buf, uint16_t len);
+int mw_sim_eeprom_write(mw_sim *sim, uint16_t addr, const void *buf, uint16_t len);
+
 /* True time since open, ns. */
 uint64_t mw_sim_time_ns(const mw_sim *sim);
 /* CPU cycles executed since open (crystal time = cycles / 16 MHz). */

@@ -105,7 +105,7 @@ static __attribute__((unused)) void h_run_windows(h_board *h, int n, double limi
 static __attribute__((unused)) const char *h_cmd(h_board *h, const char *cmd)
 {
     int before = h->nlines;
-    char buf[256];
+    char buf[2048];
     snprintf(buf, sizeof buf, "%s\r\n", cmd);
     assert_int_equal(mw_sim_uart_send(h->sim, buf, strlen(buf)), 0);
     for (int i = 0; i < 100 && h->nlines == before; i++)

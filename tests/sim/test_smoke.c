@@ -22,8 +22,7 @@ typedef struct {
 static void sink(void *ctx, uint8_t b)
 {
     capture *c = ctx;
-    if (c->n < sizeof c->buf - 1)
-        c->buf[c->n++] = (char)b;
+    if (c->n < sizeof c->buf - 1) c->buf[c->n++] = (char)b;
     c->buf[c->n] = 0;
 }
 
@@ -37,8 +36,7 @@ static void boots_and_identifies(void **state)
 {
     char err[256];
     mw_sim *sim = mw_sim_open(elf_path(), err, sizeof err);
-    if (!sim)
-        fail_msg("%s", err);
+    if (!sim) fail_msg("%s", err);
     capture cap = {.n = 0};
     mw_sim_set_uart_sink(sim, sink, &cap);
     assert_int_equal(mw_sim_run_ns(sim, 1000000000ull), 0);

@@ -1,0 +1,137 @@
+/* Commands and EEPROM on the real firmware: calibration set/save survives a reset;
+ * a blank or corrupted EEPROM gives defaults and the calibration-defaults flag, never
+ * garbage; malformed, oversize and unknown commands get error replies while sampling goes
+ * on undisturbed; the watchdog recovers a hung main loop (test build). */
+#include <math.h>
+
+#include "harness.h"
+
+static int has_line(h_board *h, const char *prefix)
+{
+    for (int i = 0; i < h->nlines; i++)
+        if (!strncmp(h->lines[i], prefix, strlen(prefix))) return 1;
+    return 0;
+}
+
+static void reboot(h_board *h)
+{
+    mw_sim_reset(h->sim);
+    h->nlines = 0;
+    h_forget(h);
+    h_wait_boot(h);
+}
+
+static void calibration_survives_reset(void **s)
+{
+    h_board *h = h_open();
+    assert_true(has_line(h, "B,1,1")); /* power-on reset, EEPROM blank */
+    assert_non_null(strstr(h->lines[1], ",DEFAULT"));
+    h_run_windows(h, 2, 2.0);
+    assert_true(h->win[1].flags & MW_FLAG_CAL_DEFAULT);
+
+    /* channel 1 gain doubled (reads double power), phase 2.5 degrees */
+    assert_string_equal(h_cmd(h, "CAL 1 0.09765625 2.5"), "C,1,0.097656,2.500");
+    assert_string_equal(h_cmd(h, "SAVE"), "OK,SAVE");
+    reboot(h);
+    assert_true(has_line(h, "B,0,0") || has_line(h, "B,10,0")); /* config OK */
+    assert_string_equal(h_cmd(h, "CAL? 1"), "C,1,0.097656,2.500");
+    assert_string_equal(h_cmd(h, "CAL? 2"), "C,2,0.048828,0.000");
+    h_run_windows(h, 2, 2.0);
+    assert_false(h->win[h->nwin - 1].flags & MW_FLAG_CAL_DEFAULT);
+    h_close(h);
+}
+
+static void corrupt_eeprom_gives_defaults(void **s)
+{
+    h_board *h = h_open();
+    assert_string_equal(h_cmd(h, "CAL 2 0.06 1.0"), "C,2,0.060000,1.000");
+    assert_string_equal(h_cmd(h, "SAVE"), "OK,SAVE");
+    uint8_t b;
+    assert_int_equal(mw_sim_eeprom_read(h->sim, 30, &b, 1), 0);
+    b ^= 0x40; /* one flipped bit inside the calibration block */
+    assert_int_equal(mw_sim_eeprom_write(h->sim, 30, &b, 1), 0);
+    reboot(h);
+    assert_true(has_line(h, "B,0,2") || has_line(h, "B,10,2"));    /* 2 = corrupt */
+    assert_string_equal(h_cmd(h, "CAL? 2"), "C,2,0.048828,0.000"); /* defaults */
+    assert_string_equal(h_cmd(h, "LOAD"), "E,4,EEPROM blank or corrupt, defaults loaded");
+    h_run_windows(h, 2, 2.0);
+    assert_true(h->win[h->nwin - 1].flags & MW_FLAG_CAL_DEFAULT);
+    h_close(h);
+}
+
+static void bad_commands_get_errors_sampling_unaffected(void **s)
+{
+    h_board *h = h_open();
+    mw_sim_set_load(h->sim, 1, 200.0, 1.0, MW_SIM_SINE);
+    h_run_windows(h, 2, 2.0);
+    assert_string_equal(h_cmd(h, "FROB"), "E,1,unknown command");
+    assert_string_equal(h_cmd(h, "STARVE 10"), "E,1,unknown command"); /* release build */
+    assert_string_equal(h_cmd(h, "CAL 1 abc 0"), "E,2,bad argument");
+    assert_string_equal(h_cmd(h, "CAL 16 1 0"), "E,2,bad argument");
+    assert_string_equal(h_cmd(h, "CAL 1 1 95"), "E,2,bad argument");
+    assert_string_equal(h_cmd(h, "CH 0 1 1"), "E,2,bad argument");
+    assert_string_equal(h_cmd(h, "CH 0"), "E,2,bad argument");
+    assert_string_equal(h_cmd(h, "ID extra"), "E,2,bad argument");
+    char big[400];
+    memset(big, 'A', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    assert_string_equal(h_cmd(h, big), "E,3,line too long");
+    /* binary garbage with a line end: rejected, and the next command still works */
+    const char junk[] = "\x01\xff\xfe\x80garbage\r\n";
+    assert_int_equal(mw_sim_uart_send(h->sim, junk, sizeof junk - 1), 0);
+    assert_string_equal(h_cmd(h, "ID") + 0, "E,1,unknown command");
+    assert_true(!strncmp(h_cmd(h, "ID"), "I,megawatt,", 11));
+    /* sampling carried on: consecutive windows, nothing missed, power right */
+    h_run_windows(h, 2, 2.0);
+    for (int i = 1; i < h->nwin; i++) {
+        assert_int_equal(h->win[i].seq, h->win[i - 1].seq + 1);
+        assert_int_equal(h->win[i].missed, 0);
+        assert_true(fabs(h->win[i].ch[0].p_mw / 1e3 - 200.0) < 2.0);
+    }
+    assert_int_equal(h->rd.bad_crc, 0);
+    h_close(h);
+}
+
+static void stop_start_and_energy_reset(void **s)
+{
+    h_board *h = h_open();
+    mw_sim_set_load(h->sim, 1, 1000.0, 1.0, MW_SIM_SINE);
+    h_run_windows(h, 4, 2.0);
+    assert_true(h->win[h->nwin - 1].ch[0].e_mj > 500000); /* > 0.5 kJ after ~1 s */
+    assert_string_equal(h_cmd(h, "STOP"), "OK,STOP");
+    int n = h->nwin;
+    h_run(h, 1.0);
+    assert_int_equal(h->nwin, n);
+    assert_string_equal(h_cmd(h, "RESET"), "OK,RESET");
+    assert_string_equal(h_cmd(h, "START"), "OK,START");
+    h_run_windows(h, 1, 1.0);
+    /* energy restarted from zero: at most one window (0.25 s * 1 kW = 250 J) */
+    assert_true(h->win[h->nwin - 1].ch[0].e_mj <= 260000);
+    h_close(h);
+}
+
+static void watchdog_recovers_a_hang(void **s)
+{
+    h_board *h = h_open_elf(h_elf("MW_FIRMWARE_TEST_ELF", "build/firmware/megawatt-test.elf"));
+    h_wait_boot(h);
+    assert_string_equal(h_cmd(h, "HANG"), "OK,HANG");
+    h->nlines = 0;
+    h_forget(h);
+    h_run(h, 1.5);                    /* watchdog timeout is 1 s */
+    assert_true(has_line(h, "B,8,")); /* WDRF */
+    h_run_windows(h, 1, 1.0);
+    assert_true(h->win[0].flags & MW_FLAG_WDT_RESET);
+    h_close(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(calibration_survives_reset),
+        cmocka_unit_test(corrupt_eeprom_gives_defaults),
+        cmocka_unit_test(bad_commands_get_errors_sampling_unaffected),
+        cmocka_unit_test(stop_start_and_energy_reset),
+        cmocka_unit_test(watchdog_recovers_a_hang),
+    };
+    return cmocka_run_group_tests_name("commands", tests, NULL, NULL);
+}
