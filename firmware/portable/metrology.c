@@ -55,7 +55,8 @@ void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, 
         float cp = (float)s->svi[k] / n - mi * mv;   /* covariance of i with v(s) */
         float cn = (float)s->svni[k] / n - mi * mvn; /* ... with v(s+1) */
         /* fraction of the set interval from v(s) to the voltage instant we want */
-        float a = (float)(k + 1) / (float)m + c->phase_deg / 360.0f * out->freq_hz * t_set;
+        /* phase_deg at the mains frequency is phase_deg / (360 f) seconds */
+        float a = (float)(k + 1) / (float)m + c->phase_deg / (360.0f * out->freq_hz * t_set);
         float wp, wn;
         if (fabsf(sin_theta) > 1e-4f) {
             wp = sinf((1.0f - a) * theta) / sin_theta;

@@ -1,0 +1,132 @@
+/* Host decoder (host/protocol.c): windows encoded by the firmware's line builder decode to
+ * the same numbers; the reader resynchronises after garbage, drops bad CRCs and overlong
+ * lines; malformed fields are rejected. */
+#include "unit.h"
+
+#include "line.h"
+#include "mw_proto.h"
+
+static size_t encode(char *buf, size_t cap, int nchan)
+{
+    mw_line l;
+    mw_line_init(&l, buf, (uint16_t)cap);
+    mw_line_str(&l, "W,7,250224,500448,19,401,0,0,50001,230079");
+    for (int k = 0; k < nchan; k++) {
+        mw_line_char(&l, ';');
+        mw_line_i64(&l, -150123 * (k + 1));
+        mw_line_char(&l, ',');
+        mw_line_i64(&l, 653496);
+        mw_line_char(&l, ',');
+        mw_line_i64(&l, -999);
+        mw_line_char(&l, ',');
+        mw_line_i64(&l, 5000000000LL + k);
+    }
+    return mw_line_finish(&l);
+}
+
+static int feed(mw_proto_reader *r, const char *s, size_t n, mw_proto_window *w)
+{
+    int got = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mw_proto_reader_push(r, (uint8_t)s[i])) {
+            assert_int_equal(mw_proto_parse_window(r->line, w), 0);
+            got++;
+        }
+    return got;
+}
+
+static void decodes_what_the_firmware_encodes(void **s)
+{
+    char buf[1024];
+    size_t n = encode(buf, sizeof buf, 15);
+    assert_true(n > 0);
+    mw_proto_reader r;
+    mw_proto_reader_init(&r);
+    mw_proto_window w;
+    assert_int_equal(feed(&r, buf, n, &w), 1);
+    assert_int_equal(w.seq, 7);
+    assert_int_equal(w.t0_us, 250224);
+    assert_int_equal(w.t1_us, 500448);
+    assert_int_equal(w.flags, 0x19);
+    assert_int_equal(w.nsets, 401);
+    assert_int_equal(w.freq_mhz, 50001);
+    assert_int_equal(w.vrms_mv, 230079);
+    assert_int_equal(w.nchan, 15);
+    assert_int_equal(w.ch[14].p_mw, -150123 * 15);
+    assert_int_equal(w.ch[3].pf_milli, -999);
+    assert_true(w.ch[2].e_mj == 5000000002LL);
+}
+
+static void resynchronises_after_garbage(void **s)
+{
+    char buf[1024], stream[4096];
+    size_t n = encode(buf, sizeof buf, 5);
+    size_t m = 0;
+    memcpy(stream + m, "\xff\x00garbage", 9);
+    m += 9;
+    memcpy(stream + m, buf + 10, n - 10); /* a torn line: bad CRC */
+    m += n - 10;
+    memcpy(stream + m, buf, n); /* then a whole one */
+    m += n;
+    mw_proto_reader r;
+    mw_proto_reader_init(&r);
+    mw_proto_window w;
+    assert_int_equal(feed(&r, stream, m, &w), 1);
+    assert_int_equal(r.bad_crc, 1);
+    /* every single-bit error in a line is caught */
+    for (size_t i = 0; i < (n - 2) * 8; i++) {
+        char t[1024];
+        memcpy(t, buf, n);
+        t[i / 8] ^= (char)(1 << (i % 8));
+        if (t[i / 8] == '\r' || t[i / 8] == '\n') continue;
+        mw_proto_reader_init(&r);
+        int got = 0;
+        for (size_t j = 0; j < n; j++)
+            got += mw_proto_reader_push(&r, (uint8_t)t[j]);
+        assert_int_equal(got, 0);
+    }
+}
+
+static void overlong_lines_dropped(void **s)
+{
+    mw_proto_reader r;
+    mw_proto_reader_init(&r);
+    for (int i = 0; i < 100000; i++)
+        assert_int_equal(mw_proto_reader_push(&r, 'A'), 0);
+    assert_int_equal(mw_proto_reader_push(&r, '\n'), 0);
+    assert_int_equal(r.overlong, 1);
+    char buf[1024];
+    size_t n = encode(buf, sizeof buf, 1);
+    mw_proto_window w;
+    assert_int_equal(feed(&r, buf, n, &w), 1);
+}
+
+static void malformed_windows_rejected(void **s)
+{
+    mw_proto_window w;
+    const char *bad[] = {"W",
+                         "W,",
+                         "W,1,2,1,0,1,0,0,50000,230000",           /* t1 < t0 */
+                         "W,1,0,1,G,1,0,0,50000,230000",           /* bad hex */
+                         "W,1,0,1,0,1,0,0,50000",                  /* missing field */
+                         "W,1,0,1,0,1,0,0,50000,230000;1,2,3",     /* short channel */
+                         "W,1,0,1,0,1,0,0,50000,230000;1,2,3,4,5", /* long channel */
+                         "W,1,0,1,0,1,0,0,50000,230000;1,-2,3,4",  /* negative Irms */
+                         "W,-1,0,1,0,1,0,0,50000,230000",          /* negative seq */
+                         "W,1,0,1,0,1,0,0,50000,230000;",          /* empty channel */
+                         "W,1,0,1,0,1,0,0,5e4,230000",             /* not an integer */
+                         "I,megawatt"};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (mw_proto_parse_window(bad[i], &w) == 0) fail_msg("accepted '%s'", bad[i]);
+    assert_int_equal(mw_proto_parse_window("W,1,0,1,0,1,0,0,50000,230000", &w), 0);
+    assert_int_equal(w.nchan, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(decodes_what_the_firmware_encodes),
+                                       cmocka_unit_test(resynchronises_after_garbage),
+                                       cmocka_unit_test(overlong_lines_dropped),
+                                       cmocka_unit_test(malformed_windows_rejected)};
+    return cmocka_run_group_tests_name("protocol", tests, NULL, NULL);
+}
