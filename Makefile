@@ -101,7 +101,7 @@ $(BUILD)/tests/sim/%: $(BUILD)/obj/tests/sim/%.o $(LIBS) $(FW_ELF) $(FW_TEST_ELF
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS) $(FW_ELF)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
 # ---- top-level targets ----------------------------------------------------------------
 .SECONDARY:
@@ -129,7 +129,7 @@ demo:
 bench:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
-	@scripts/bench.sh $(BUILD) $(BENCH_BINS)
+	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS)
 
 # Without PORT, mw flash looks for the one Arduino Mega on USB.
 flash: $(MW) $(FW_HEX)

@@ -23,6 +23,7 @@
 #include <avr_uart.h>
 #include <sim_avr.h>
 #include <sim_elf.h>
+#include <sim_interrupts.h>
 #include <sim_irq.h>
 
 #define MW_SIM_F_CPU 16000000u
@@ -58,7 +59,9 @@ struct mw_sim {
     int adc_busy, adc_first;
     uint64_t adc_enable_cycle; /* start of the first conversion after ADEN */
     avr_io_t reset_io;         /* registered with simavr only for its reset callback */
-    uint16_t latched;          /* ADC data register after an ADCL read */
+    uint64_t isr_enter, isr_count, isr_total, isr_max;
+    int isr_in;
+    uint16_t latched; /* ADC data register after an ADCL read */
     int latched_valid;
     uint64_t nconv;
 };
@@ -493,4 +496,34 @@ int mw_sim_eeprom_read(mw_sim *sim, uint16_t addr, void *buf, uint16_t len)
 int mw_sim_eeprom_write(mw_sim *sim, uint16_t addr, const void *buf, uint16_t len)
 {
     return eeprom_io(sim, addr, (void *)buf, len, 1);
+}
+
+static void isr_running_hook(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    mw_sim *sim = param;
+    if (value) {
+        sim->isr_enter = sim->avr->cycle;
+        sim->isr_in = 1;
+        return;
+    }
+    if (!sim->isr_in) /* watching started inside the ISR: no entry time */
+        return;
+    sim->isr_in = 0;
+    uint64_t d = sim->avr->cycle - sim->isr_enter;
+    sim->isr_count++;
+    sim->isr_total += d;
+    if (d > sim->isr_max) sim->isr_max = d;
+}
+
+void mw_sim_isr_watch(mw_sim *sim, int vector)
+{
+    avr_irq_t *irq = avr_get_interrupt_irq(sim->avr, (uint8_t)vector);
+    if (irq) avr_irq_register_notify(irq + AVR_INT_IRQ_RUNNING, isr_running_hook, sim);
+}
+
+void mw_sim_isr_stats(const mw_sim *sim, uint64_t *count, double *mean_cycles, uint64_t *max_cycles)
+{
+    *count = sim->isr_count;
+    *mean_cycles = sim->isr_count ? (double)sim->isr_total / (double)sim->isr_count : 0;
+    *max_cycles = sim->isr_max;
 }

@@ -2,14 +2,24 @@
 # make bench — runs each benchmark binary; each prints a Markdown section that replaces its
 # own section (between "<!-- bench:NAME -->" markers) in docs/performance.md.
 set -euo pipefail
-build=$1; shift
+build=$1; elf=$2; shift 2
 doc=docs/performance.md
 [ -f "$doc" ] || printf '# Performance\n\nFigures written by `make bench`.\n' > "$doc"
 for b in "$@"; do
   name=$(basename "$b")
   echo "bench: $name"
   out=$(mktemp)
-  "$b" > "$out"
+  "$b" 2>/dev/null | grep -v '^\[' > "$out"
+  if [ "$name" = bench_firmware ]; then
+    {
+      echo
+      echo "### Flash and RAM (avr-size, atmega2560)"
+      echo
+      echo '```'
+      avr-size --mcu=atmega2560 -C "$elf" | grep -E 'Program|Data'
+      echo '```'
+    } >> "$out"
+  fi
   python3 - "$doc" "$name" "$out" <<'PY'
 import sys, re
 doc, name, out = sys.argv[1:]

@@ -44,7 +44,10 @@ static uint8_t free_buffer(void)
 
 static void publish(uint8_t b)
 {
-    if (ready != NONE) lost++; /* the main loop missed a whole window: the older one is dropped */
+    if (ready != NONE) {
+        lost++; /* the main loop missed a whole window: the older one is dropped */
+        memset(&bufs[ready], 0, sizeof bufs[0]); /* rare: freed here, so cleared here */
+    }
     ready = b;
 }
 
@@ -69,7 +72,7 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     tail = NONE;
     ready = NONE;
     held = NONE;
-    memset(&bufs[0], 0, sizeof bufs[0]);
+    memset(bufs, 0, sizeof bufs);
     mw_schedule_init(&sched, period_us, 0);
 
     /* Timer1 free-running at clk/64 to time-stamp interrupts */
@@ -165,8 +168,7 @@ ISR(ADC_vect)
                     tail = NONE;
                 }
                 cur = nb;
-                w = &bufs[cur];
-                memset(w, 0, sizeof *w);
+                w = &bufs[cur]; /* free buffers are already zero (sampler_release) */
                 w->seq = ++wseq;
                 w->conv0 = idx;
             }
@@ -227,6 +229,8 @@ const mw_sums *sampler_take(void)
 
 void sampler_release(void)
 {
+    /* cleared here, in the main loop, so the ISR never spends ~1,400 cycles on it */
+    if (held != NONE) memset(&bufs[held], 0, sizeof bufs[0]);
     held = NONE;
 }
 

@@ -11,7 +11,7 @@
  * Windows: three buffers rotate between the ISR (current window; the closing window,
  * which still receives the products of its last set with the next voltage sample) and
  * the main loop (ready / being read), so the main loop never has to block interrupts to
- * copy a window. */
+ * copy a window; buffers are cleared by the main loop on release, never in the ISR. */
 #ifndef MW_SAMPLER_H
 #define MW_SAMPLER_H
 #include <stdint.h>

@@ -78,6 +78,12 @@ double mw_sim_adc_sample_time(const mw_sim *sim, uint64_t index);
  * after the ADC was enabled. */
 uint64_t mw_sim_adc_conversions(const mw_sim *sim);
 
+/* Measure one interrupt vector's service time (cycles from the jump to the vector to
+ * RETI, i.e. excluding the 5-cycle interrupt response): call watch once, then read. */
+void mw_sim_isr_watch(mw_sim *sim, int vector);
+void mw_sim_isr_stats(const mw_sim *sim, uint64_t *count, double *mean_cycles,
+                      uint64_t *max_cycles);
+
 /* Press the reset button: the CPU and peripherals restart, EEPROM keeps its contents,
  * true time goes on. */
 void mw_sim_reset(mw_sim *sim);
