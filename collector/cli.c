@@ -7,10 +7,12 @@
 
 int cmd_version(int argc, char **argv);
 int cmd_vmeter(int argc, char **argv);
+int cmd_flash(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
     {"vmeter", "run the firmware on the simulated board", cmd_vmeter},
+    {"flash", "write the firmware into a meter with avrdude and check it", cmd_flash},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,454 @@
+/* cmd_flash — "mw flash": write the firmware into a meter through its stock bootloader and
+ * check that the meter then identifies itself with this mw's version.
+ *
+ * avrdude does the writing (wiring programmer = stk500v2 with the Mega's auto-reset), run
+ * from an argument vector with posix_spawnp, never through a shell. The port is the one
+ * given, or the single USB serial port whose VID:PID is an Arduino Mega or a usual clone.
+ * Afterwards the port is opened at 115200 8N1 (which resets the board once more), and the
+ * identification line is awaited: the firmware sends it at boot, and in reply to "ID\r\n",
+ * which is sent only once the bootloader must have handed over (a byte arriving while the
+ * bootloader waits would keep it waiting longer).
+ *
+ * Ports are opened with libserialport. libserialport 0.1.1 only knows devices listed in
+ * /sys/class/tty and refuses pseudo-terminals such as the simulated board's, so a port it
+ * does not know but that is a terminal is opened with termios instead. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libserialport.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "firmware_path.h"
+#include "flash_id.h"
+#include "mw_simboot.h"
+
+extern char **environ;
+
+#define PROBE_AFTER_S 2.0 /* first "ID" probe: the bootloader has surely handed over */
+#define PROBE_EVERY_S 1.5
+#define AVRDUDE_LIMIT_S 180.0
+
+static const struct {
+    int vid, pid;
+    const char *what;
+} mega_ids[] = {
+    {0x2341, 0x0010, "Arduino Mega 2560"},
+    {0x2341, 0x0042, "Arduino Mega 2560 R3"},
+    {0x1a86, 0x7523, "CH340 serial (Mega clone)"},
+    {0x0403, 0x6001, "FTDI FT232R serial (Mega clone)"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mw flash [--port PORT] [--timeout S] [--no-verify] [--verbose] [HEX]\n\n"
+            "Writes the firmware into a meter (Arduino Mega 2560) through its bootloader with\n"
+            "avrdude -c wiring -p atmega2560 -b 115200 -D, then waits for the meter's\n"
+            "identification line and checks that it runs megawatt " MW_VERSION ".\n\n"
+            "  HEX            Intel HEX firmware (default: the one mw carries)\n"
+            "  --port PORT    serial port of the meter; without it, the one USB serial port\n"
+            "                 that is an Arduino Mega (2341:0010, 2341:0042) or a clone\n"
+            "                 (1a86:7523, 0403:6001)\n"
+            "  --timeout S    seconds to wait for the identification line (default 5)\n"
+            "  --no-verify    do not read the flash back (avrdude -V)\n"
+            "  --verbose      show avrdude's progress and details\n"
+            "  -h, --help     this text\n\n"
+            "Exit status: 0 flashed and identified, 1 failed, 2 bad usage or no single meter.\n");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- finding the meter ---------------------------------------------------------------- */
+
+static void append_item(char *list, size_t cap, const char *item)
+{
+    size_t n = strlen(list);
+    snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
+}
+
+static int detect_port(char *out, size_t outlen)
+{
+    struct sp_port **ports = NULL;
+    if (sp_list_ports(&ports) != SP_OK) {
+        fprintf(stderr, "mw flash: cannot list serial ports; give --port\n");
+        return MW_EXIT_USAGE;
+    }
+    char found[1024] = "", others[1024] = "";
+    int nfound = 0;
+    for (int i = 0; ports[i]; i++) {
+        const char *name = sp_get_port_name(ports[i]);
+        int vid = -1, pid = -1;
+        if (sp_get_port_transport(ports[i]) == SP_TRANSPORT_USB)
+            sp_get_port_usb_vid_pid(ports[i], &vid, &pid);
+        const char *what = NULL;
+        for (size_t k = 0; k < sizeof mega_ids / sizeof mega_ids[0]; k++)
+            if (vid == mega_ids[k].vid && pid == mega_ids[k].pid) what = mega_ids[k].what;
+        char item[256];
+        if (vid >= 0)
+            snprintf(item, sizeof item, "%s (%04x:%04x%s%s)", name, (unsigned)vid, (unsigned)pid,
+                     what ? ", " : "", what ? what : "");
+        else
+            snprintf(item, sizeof item, "%s", name);
+        if (what && nfound++ == 0) snprintf(out, outlen, "%s", name);
+        append_item(what ? found : others, sizeof found, item);
+    }
+    sp_free_port_list(ports);
+    if (nfound == 1) return 0;
+    if (nfound == 0)
+        fprintf(stderr,
+                "mw flash: no Arduino Mega found (USB 2341:0010, 2341:0042, 1a86:7523, "
+                "0403:6001); serial ports seen: %s; give --port\n",
+                others[0] ? others : "none");
+    else
+        fprintf(stderr, "mw flash: %d possible meters: %s; choose one with --port\n", nfound,
+                found);
+    return MW_EXIT_USAGE;
+}
+
+/* ---- running avrdude ------------------------------------------------------------------ */
+
+static int run_avrdude(const char *port, const char *hex, int verify, int verbose)
+{
+    char uarg[4200];
+    snprintf(uarg, sizeof uarg, "flash:w:%s:i", hex);
+    char *argv[20];
+    int n = 0;
+    argv[n++] = "avrdude";
+    argv[n++] = "-c";
+    argv[n++] = "wiring";
+    argv[n++] = "-p";
+    argv[n++] = "atmega2560";
+    argv[n++] = "-b";
+    argv[n++] = "115200";
+    argv[n++] = "-P";
+    argv[n++] = (char *)port;
+    argv[n++] = "-D"; /* no chip erase: the bootloader erases page by page */
+    argv[n++] = verbose ? "-v" : "-q";
+    if (!verify) argv[n++] = "-V";
+    argv[n++] = "-U";
+    argv[n++] = uarg;
+    argv[n] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    /* stdin from /dev/null: avrdude never waits on the terminal */
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int err = posix_spawnp(&pid, "avrdude", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err) {
+        fprintf(stderr, "mw flash: cannot run avrdude: %s (install the avrdude package)\n",
+                strerror(err));
+        return -1;
+    }
+    /* avrdude gives up by itself when the bootloader does not answer; the deadline only
+     * catches it hanging (a full 248 KiB image takes about 50 s to write and verify) */
+    double deadline = now_s() + AVRDUDE_LIMIT_S;
+    int status;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) {
+            fprintf(stderr, "mw flash: waiting for avrdude: %s\n", strerror(errno));
+            return -1;
+        }
+        if (now_s() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            fprintf(stderr, "mw flash: avrdude still running after %.0f s; stopped it\n",
+                    AVRDUDE_LIMIT_S);
+            return -1;
+        }
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
+    if (WIFEXITED(status))
+        fprintf(stderr, "mw flash: avrdude failed (exit status %d); see its messages above\n",
+                WEXITSTATUS(status));
+    else
+        fprintf(stderr, "mw flash: avrdude was killed by signal %d\n", WTERMSIG(status));
+    return -1;
+}
+
+/* ---- talking to the meter ------------------------------------------------------------- */
+
+typedef struct {
+    struct sp_port *sp; /* libserialport, or */
+    int fd;             /* termios (a terminal libserialport does not know, e.g. a pty) */
+} port_t;
+
+static int sp_fail(const char *what, char *err, size_t errlen)
+{
+    char *m = sp_last_error_message();
+    snprintf(err, errlen, "%s: %s", what, m ? m : "failed");
+    sp_free_error_message(m);
+    return -1;
+}
+
+static int port_open(port_t *pt, const char *name, char *err, size_t errlen)
+{
+    pt->sp = NULL;
+    pt->fd = -1;
+    if (sp_get_port_by_name(name, &pt->sp) == SP_OK) {
+        if (sp_open(pt->sp, SP_MODE_READ_WRITE) != SP_OK) {
+            sp_fail("cannot open it", err, errlen);
+            sp_free_port(pt->sp);
+            pt->sp = NULL;
+            return -1;
+        }
+        if (sp_set_baudrate(pt->sp, 115200) != SP_OK || sp_set_bits(pt->sp, 8) != SP_OK ||
+            sp_set_parity(pt->sp, SP_PARITY_NONE) != SP_OK || sp_set_stopbits(pt->sp, 1) != SP_OK ||
+            sp_set_flowcontrol(pt->sp, SP_FLOWCONTROL_NONE) != SP_OK) {
+            sp_fail("cannot set 115200 8N1", err, errlen);
+            sp_close(pt->sp);
+            sp_free_port(pt->sp);
+            pt->sp = NULL;
+            return -1;
+        }
+        return 0;
+    }
+    pt->sp = NULL;
+    pt->fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (pt->fd < 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    struct termios t;
+    if (tcgetattr(pt->fd, &t) != 0) {
+        snprintf(err, errlen, "not a serial port (%s)", strerror(errno));
+        close(pt->fd);
+        pt->fd = -1;
+        return -1;
+    }
+    cfmakeraw(&t);
+    t.c_cflag &= ~(tcflag_t)(CSTOPB | PARENB | CRTSCTS);
+    t.c_cflag |= CS8 | CLOCAL | CREAD;
+    cfsetispeed(&t, B115200);
+    cfsetospeed(&t, B115200);
+    tcsetattr(pt->fd, TCSANOW, &t);
+    return 0;
+}
+
+static void port_close(port_t *pt)
+{
+    if (pt->sp) {
+        sp_close(pt->sp);
+        sp_free_port(pt->sp);
+    }
+    if (pt->fd >= 0) close(pt->fd);
+}
+
+/* Read what arrives within timeout_ms (at least 1). Returns bytes read, 0, or -1. */
+static int port_read(port_t *pt, char *buf, size_t n, int timeout_ms)
+{
+    if (timeout_ms < 1) timeout_ms = 1;
+    if (pt->sp) {
+        int r = sp_blocking_read_next(pt->sp, buf, n, (unsigned)timeout_ms);
+        return r < 0 ? -1 : r;
+    }
+    struct pollfd pfd = {.fd = pt->fd, .events = POLLIN};
+    int r = poll(&pfd, 1, timeout_ms);
+    if (r < 0) return errno == EINTR ? 0 : -1;
+    if (r == 0) return 0;
+    ssize_t got = read(pt->fd, buf, n);
+    if (got < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+    return (int)got;
+}
+
+static void port_write(port_t *pt, const char *s)
+{
+    size_t n = strlen(s);
+    if (pt->sp) {
+        sp_blocking_write(pt->sp, s, n, 500);
+        return;
+    }
+    ssize_t w = write(pt->fd, s, n);
+    (void)w;
+}
+
+/* Wait for a valid identification line. Returns 1 found, 0 none within the time, -1 on a
+ * port error (message in err). *bad counts identification lines with a wrong CRC. */
+static int wait_for_id(port_t *pt, double timeout_s, mw_flash_id *id, int *bad, char *err,
+                       size_t errlen)
+{
+    char line[512];
+    size_t len = 0;
+    double start = now_s(), deadline = start + timeout_s, probe = start + PROBE_AFTER_S;
+    *bad = 0;
+    for (;;) {
+        double t = now_s();
+        if (t >= deadline) return 0;
+        if (t >= probe) {
+            port_write(pt, "ID\r\n");
+            probe = t + PROBE_EVERY_S;
+        }
+        double until = probe < deadline ? probe : deadline;
+        char buf[256];
+        int n = port_read(pt, buf, sizeof buf, (int)((until - t) * 1000.0) + 1);
+        if (n < 0) {
+            snprintf(err, errlen, "reading the port failed");
+            return -1;
+        }
+        for (int i = 0; i < n; i++) {
+            if (buf[i] == '\n') {
+                int r = mw_flash_parse_id(line, len, id);
+                if (r == 1) return 1;
+                if (r < 0) (*bad)++;
+                len = 0;
+            } else if (len < sizeof line) {
+                line[len++] = buf[i];
+            } else {
+                len = 0; /* no line is that long: noise */
+            }
+        }
+    }
+}
+
+int cmd_flash(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'}, {"timeout", required_argument, NULL, 't'},
+        {"no-verify", no_argument, NULL, 'V'},  {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    const char *port_arg = NULL;
+    double timeout = 5.0;
+    int verify = 1, verbose = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!*optarg) return mw_cli_usage_error("flash", "--port: needs a port name");
+            port_arg = optarg;
+            break;
+        case 't': {
+            char *end;
+            errno = 0;
+            timeout = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(timeout > 0) || timeout > 3600)
+                return mw_cli_usage_error("flash", "--timeout: '%s' is not between 0 and 3600 s",
+                                          optarg);
+            break;
+        }
+        case 'V':
+            verify = 0;
+            break;
+        case 'v':
+            verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return MW_EXIT_OK;
+        case ':':
+            return mw_cli_usage_error("flash", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return mw_cli_usage_error("flash", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        return mw_cli_usage_error("flash", "unexpected argument '%s'", argv[optind + 1]);
+
+    char hex[4096];
+    if (optind < argc) {
+        if (strlen(argv[optind]) >= sizeof hex)
+            return mw_cli_usage_error("flash", "HEX: path too long");
+        snprintf(hex, sizeof hex, "%s", argv[optind]);
+    } else if (mw_firmware_path("hex", hex, sizeof hex) != 0) {
+        fprintf(stderr, "mw flash: no firmware found (%s); build it with 'make' or give HEX\n",
+                hex);
+        return MW_EXIT_FAIL;
+    }
+    if (strchr(hex, ':'))
+        return mw_cli_usage_error("flash", "HEX: '%s' contains ':', which avrdude -U cannot take",
+                                  hex);
+    char err[1024];
+    long bytes = mw_simboot_parse_hex(hex, MW_SIMBOOT_ADDR, NULL, NULL, err, sizeof err);
+    if (bytes < 0) {
+        fprintf(stderr, "mw flash: %s\n", err);
+        return MW_EXIT_FAIL;
+    }
+
+    char port[4096];
+    if (port_arg) {
+        snprintf(port, sizeof port, "%s", port_arg);
+    } else {
+        int rc = detect_port(port, sizeof port);
+        if (rc) return rc;
+    }
+
+    /* avrdude 7.1 does not stop when it cannot open the port (it spins), so look first */
+    struct stat sb;
+    if (stat(port, &sb) != 0) {
+        fprintf(stderr, "mw flash: %s: %s\n", port, strerror(errno));
+        return MW_EXIT_FAIL;
+    }
+    if (!S_ISCHR(sb.st_mode)) {
+        fprintf(stderr, "mw flash: %s is not a serial device\n", port);
+        return MW_EXIT_FAIL;
+    }
+    if (access(port, R_OK | W_OK) != 0) {
+        fprintf(stderr, "mw flash: %s: %s (is your user in the dialout group?)\n", port,
+                strerror(errno));
+        return MW_EXIT_FAIL;
+    }
+
+    double t0 = now_s();
+    if (run_avrdude(port, hex, verify, verbose) != 0) return MW_EXIT_FAIL;
+    double t1 = now_s();
+    printf("mw flash: wrote %s (%ld bytes%s) to %s in %.1f s\n", hex, bytes,
+           verify ? ", verified" : "", port, t1 - t0);
+    fflush(stdout);
+
+    port_t pt;
+    if (port_open(&pt, port, err, sizeof err) != 0) {
+        fprintf(stderr, "mw flash: flashed, but cannot open %s to check the meter: %s\n", port,
+                err);
+        return MW_EXIT_FAIL;
+    }
+    mw_flash_id id;
+    int bad = 0;
+    int found = wait_for_id(&pt, timeout, &id, &bad, err, sizeof err);
+    port_close(&pt);
+    if (found < 0) {
+        fprintf(stderr, "mw flash: flashed, but %s on %s\n", err, port);
+        return MW_EXIT_FAIL;
+    }
+    if (!found) {
+        if (bad)
+            fprintf(stderr,
+                    "mw flash: flashed, but the meter's identification line had a bad "
+                    "CRC (%d times in %.1f s)\n",
+                    bad, timeout);
+        else
+            fprintf(stderr, "mw flash: flashed, but the meter did not identify itself in %.1f s\n",
+                    timeout);
+        return MW_EXIT_FAIL;
+    }
+    printf("mw flash: meter says %s (identified %.1f s after flashing)\n", id.line, now_s() - t1);
+    if (strcmp(id.version, MW_VERSION) != 0) {
+        fprintf(stderr, "mw flash: the meter runs megawatt %s, expected %s\n", id.version,
+                MW_VERSION);
+        return MW_EXIT_FAIL;
+    }
+    return MW_EXIT_OK;
+}
