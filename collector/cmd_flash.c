@@ -332,7 +332,7 @@ int cmd_flash(int argc, char **argv)
     const char *port_arg = NULL;
     double timeout = 5.0;
     int verify = 1, verbose = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then fully reinitialises getopt (tests call us repeatedly) */
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {

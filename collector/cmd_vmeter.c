@@ -17,6 +17,7 @@
 #include "firmware_path.h"
 #include "mw_sim.h"
 #include "mw_simboot.h"
+#include "mw_simprofile.h"
 #include "mw_simpty.h"
 
 typedef struct {
@@ -27,6 +28,20 @@ typedef struct {
     double seconds;         /* 0 = until interrupted */
     int use_stdout;
     int no_reset;
+    /* analog inputs */
+    double mains_v, mains_hz; /* --mains V,HZ */
+    double ppm, noise_lsb;    /* --ppm, --noise (noise < 0: board default) */
+    double pf;                /* --pf: default for --load and --profile */
+    mw_sim_wave wave;         /* --wave: default for --load and --profile */
+    int nloads;
+    struct {
+        int pin;
+        double w, pf;
+        mw_sim_wave wave;
+    } loads[15];         /* --load */
+    const char *profile; /* --profile FILE */
+    double profile_pf;
+    mw_sim_wave profile_wave;
 } vmeter_opts;
 
 static void usage(FILE *out)
@@ -53,8 +68,90 @@ static void usage(FILE *out)
             "                    " MW_SIMBOOT_STK500V2_HEX "\n"
             "  --hex APP.hex     application flash from this Intel HEX file instead of the ELF\n"
             "  --stdout          no port: run S simulated seconds as fast as possible and copy\n"
-            "                    the meter's output to standard output\n"
+            "                    the meter's output to standard output\n\n"
+            "Analog inputs (front-end of docs/analog-front-end.md; nothing connected = 0 A):\n"
+            "  --mains V,HZ      mains voltage (V rms) and frequency (Hz) on A0\n"
+            "                    (default 230,50; e.g. 120,60 or 230,49.95)\n"
+            "  --load PIN=W[,PF[,WAVE]]  a load of W watts (negative: export) on current pin\n"
+            "                    A1..A15, power factor 0 < PF <= 1 lagging, WAVE sine or smps\n"
+            "                    (repeatable; e.g. --load A1=156.3 --load A5=3.5,1,sine)\n"
+            "  --profile FILE    loads from a CSV profile: header t_s,A1,A2,..., rows of time (s)\n"
+            "                    and watts, held until the next row (mw_simprofile.h)\n"
+            "  --pf PF           power factor for --profile and --load without one (default 1)\n"
+            "  --wave WAVE       waveform for --profile and --load without one: sine (default)\n"
+            "                    or smps (odd harmonics 3/5/7, PF = displacement PF)\n"
+            "  --ppm N           board crystal error in ppm, positive = fast (|N| <= 1000)\n"
+            "  --noise LSB       ADC noise, rms in ADC counts (default 0.5)\n"
             "  -h, --help        this text\n");
+}
+
+/* A finite number in [lo, hi], the whole string. */
+static int parse_num(const char *arg, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_wave(const char *arg, mw_sim_wave *w)
+{
+    if (!strcmp(arg, "sine"))
+        *w = MW_SIM_SINE;
+    else if (!strcmp(arg, "smps"))
+        *w = MW_SIM_SMPS;
+    else
+        return -1;
+    return 0;
+}
+
+/* "V,HZ" (parsed from a copy: argv strings are not ours to modify) */
+static int parse_mains(const char *arg, vmeter_opts *o)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *comma = strchr(buf, ',');
+    if (!comma) return -1;
+    *comma = 0;
+    return parse_num(buf, 1, 400, &o->mains_v) || parse_num(comma + 1, 40, 70, &o->mains_hz) ? -1
+                                                                                             : 0;
+}
+
+/* "A1=150[,0.9[,smps]]" or "1=150..." */
+static int parse_load(const char *arg, vmeter_opts *o)
+{
+    if (o->nloads >= 15) return -1;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *eq = strchr(buf, '=');
+    if (!eq) return -1;
+    *eq = 0;
+    const char *pin = buf[0] == 'A' ? buf + 1 : buf;
+    double p;
+    if (parse_num(pin, 1, 15, &p) || p != (int)p) return -1;
+    char *fields[3] = {eq + 1, NULL, NULL};
+    for (int i = 1; i < 3; i++) {
+        char *c = fields[i - 1] ? strchr(fields[i - 1], ',') : NULL;
+        if (c) {
+            *c = 0;
+            fields[i] = c + 1;
+        }
+    }
+    double w, pf = o->pf;
+    mw_sim_wave wave = o->wave;
+    if (parse_num(fields[0], -1e5, 1e5, &w)) return -1;
+    if (fields[1] && (parse_num(fields[1], 1e-3, 1, &pf))) return -1;
+    if (fields[2] && parse_wave(fields[2], &wave)) return -1;
+    for (int i = 0; i < o->nloads; i++)
+        if (o->loads[i].pin == (int)p) return -1;
+    o->loads[o->nloads].pin = (int)p;
+    o->loads[o->nloads].w = w;
+    o->loads[o->nloads].pf = pf;
+    o->loads[o->nloads].wave = wave;
+    o->nloads++;
+    return 0;
 }
 
 static int parse_seconds(const char *arg, double *out)
@@ -71,17 +168,16 @@ static int parse_seconds(const char *arg, double *out)
 static int parse_args(int argc, char **argv, vmeter_opts *o)
 {
     static const struct option opts[] = {
-        {"elf", required_argument, NULL, 'e'},
-        {"link", required_argument, NULL, 'l'},
-        {"seconds", required_argument, NULL, 's'},
-        {"stdout", no_argument, NULL, 'o'},
-        {"no-reset", no_argument, NULL, 'R'},
-        {"bootloader", required_argument, NULL, 'b'},
-        {"hex", required_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"elf", required_argument, NULL, 'e'},     {"link", required_argument, NULL, 'l'},
+        {"seconds", required_argument, NULL, 's'}, {"stdout", no_argument, NULL, 'o'},
+        {"no-reset", no_argument, NULL, 'R'},      {"bootloader", required_argument, NULL, 'b'},
+        {"hex", required_argument, NULL, 'x'},     {"mains", required_argument, NULL, 'm'},
+        {"load", required_argument, NULL, 'L'},    {"profile", required_argument, NULL, 'P'},
+        {"pf", required_argument, NULL, 'f'},      {"wave", required_argument, NULL, 'w'},
+        {"ppm", required_argument, NULL, 'p'},     {"noise", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then fully reinitialises getopt (tests call us repeatedly) */
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -111,6 +207,47 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
             break;
         case 'x':
             o->hex = optarg;
+            break;
+        case 'm':
+            if (parse_mains(optarg, o))
+                return mw_cli_usage_error("vmeter",
+                                          "--mains: '%s' is not V,HZ with 1..400 V "
+                                          "and 40..70 Hz",
+                                          optarg);
+            break;
+        case 'L':
+            if (parse_load(optarg, o))
+                return mw_cli_usage_error("vmeter",
+                                          "--load: '%s' is not PIN=W[,PF[,sine|smps]] "
+                                          "with PIN A1..A15 (once each), 0 < PF <= 1",
+                                          optarg);
+            break;
+        case 'P':
+            o->profile = optarg;
+            o->profile_pf = o->pf;
+            o->profile_wave = o->wave;
+            break;
+        case 'f':
+            if (parse_num(optarg, 1e-3, 1, &o->pf))
+                return mw_cli_usage_error("vmeter",
+                                          "--pf: '%s' is not a power factor in "
+                                          "(0, 1]",
+                                          optarg);
+            break;
+        case 'w':
+            if (parse_wave(optarg, &o->wave))
+                return mw_cli_usage_error("vmeter", "--wave: '%s' is not sine or smps", optarg);
+            break;
+        case 'p':
+            if (parse_num(optarg, -1000, 1000, &o->ppm))
+                return mw_cli_usage_error("vmeter",
+                                          "--ppm: '%s' is not a number of ppm in "
+                                          "-1000..1000",
+                                          optarg);
+            break;
+        case 'n':
+            if (parse_num(optarg, 0, 10, &o->noise_lsb))
+                return mw_cli_usage_error("vmeter", "--noise: '%s' is not 0..10 LSB", optarg);
             break;
         case 'h':
             usage(stdout);
@@ -185,8 +322,22 @@ int cmd_vmeter(int argc, char **argv)
 {
     vmeter_opts o;
     memset(&o, 0, sizeof o);
+    o.mains_v = 230;
+    o.mains_hz = 50;
+    o.pf = 1;
+    o.wave = MW_SIM_SINE;
+    o.noise_lsb = -1;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
+    mw_simprofile *profile = NULL;
+    if (o.profile) {
+        char perr[512];
+        profile = mw_simprofile_load(o.profile, perr, sizeof perr);
+        if (!profile) {
+            fprintf(stderr, "mw vmeter: --profile: %s\n", perr);
+            return MW_EXIT_USAGE;
+        }
+    }
     if (!o.elf[0] && mw_firmware_path("elf", o.elf, sizeof o.elf) != 0) {
         fprintf(stderr, "mw vmeter: no firmware found (%s); build it with 'make' or give --elf\n",
                 o.elf);
@@ -196,11 +347,19 @@ int cmd_vmeter(int argc, char **argv)
     mw_sim *sim = mw_simboot_open(o.elf, o.bootloader, o.hex, err, sizeof err);
     if (!sim) {
         fprintf(stderr, "mw vmeter: %s\n", err);
+        mw_simprofile_free(profile);
         return MW_EXIT_FAIL;
     }
+    mw_sim_set_mains(sim, 0, o.mains_v, o.mains_hz);
+    mw_sim_set_crystal_ppm(sim, o.ppm);
+    if (o.noise_lsb >= 0) mw_sim_set_noise(sim, o.noise_lsb, 1);
+    if (profile) mw_simprofile_attach(profile, sim, o.profile_pf, o.profile_wave);
+    for (int i = 0; i < o.nloads; i++)
+        mw_sim_set_load(sim, o.loads[i].pin, o.loads[i].w, o.loads[i].pf, o.loads[i].wave);
     if (!o.use_stdout) {
         rc = serve_pty(sim, &o);
         mw_sim_close(sim);
+        mw_simprofile_free(profile);
         return rc;
     }
     mw_sim_set_uart_sink(sim, to_stdout, NULL);
@@ -208,6 +367,7 @@ int cmd_vmeter(int argc, char **argv)
             o.seconds);
     int st = mw_sim_run_ns(sim, (uint64_t)(o.seconds * 1e9));
     mw_sim_close(sim);
+    mw_simprofile_free(profile);
     fflush(stdout);
     if (st != 0) {
         fprintf(stderr, "mw vmeter: the firmware stopped or crashed\n");

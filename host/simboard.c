@@ -22,6 +22,9 @@
 #include <avr_eeprom.h>
 #include <avr_uart.h>
 #include <sim_avr.h>
+/* Debian's libsimavr is built with ELF_SYMBOLS: without this, our elf_firmware_t would be
+ * shorter than the one elf_read_firmware fills in (it writes the symbol table past it). */
+#define ELF_SYMBOLS 1
 #include <sim_elf.h>
 #include <sim_interrupts.h>
 #include <sim_irq.h>
@@ -388,6 +391,14 @@ mw_sim *mw_sim_open(const char *elf_path, char *err, size_t errlen)
     avr->log = LOG_ERROR;
     fw.frequency = MW_SIM_F_CPU;
     avr_load_firmware(avr, &fw);
+    /* avr_load_firmware copies everything it uses into the core */
+    free(fw.flash);
+    free(fw.eeprom);
+    free(fw.fuse);
+    free(fw.lockbits);
+    for (uint32_t i = 0; i < fw.symbolcount; i++)
+        free(fw.symbol[i]);
+    free(fw.symbol);
     avr->frequency = MW_SIM_F_CPU;
     avr->sleep = no_sleep;
 

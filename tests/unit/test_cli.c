@@ -8,30 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cli.h"
 
-/* Run mw_cli_main with stdout and stderr captured into one buffer. */
 static int run_captured(char *out, size_t outlen, int argc, char **argv)
 {
-    fflush(stdout);
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    assert_non_null(tmp);
-    int so = dup(1), se = dup(2);
-    dup2(fileno(tmp), 1);
-    dup2(fileno(tmp), 2);
-    int rc = mw_cli_main(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
-    rewind(tmp);
-    size_t n = fread(out, 1, outlen - 1, tmp);
-    out[n] = 0;
-    fclose(tmp);
-    return rc;
+    return mw_run_captured(out, outlen, argc, argv);
 }
 
 static void unknown_command_exits_2(void **state)
@@ -89,9 +71,9 @@ static void version_prints_version(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(unknown_command_exits_2),  cmocka_unit_test(no_command_exits_2),
-        cmocka_unit_test(unknown_option_exits_2),   cmocka_unit_test(help_lists_every_command),
-        cmocka_unit_test(every_command_has_help),   cmocka_unit_test(version_prints_version),
+        cmocka_unit_test(unknown_command_exits_2), cmocka_unit_test(no_command_exits_2),
+        cmocka_unit_test(unknown_option_exits_2),  cmocka_unit_test(help_lists_every_command),
+        cmocka_unit_test(every_command_has_help),  cmocka_unit_test(version_prints_version),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -11,33 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cli.h"
 
-/* Run mw_cli_main with stdout and stderr captured into one buffer. */
 static int run(char *out, size_t outlen, char **argv)
 {
     int argc = 0;
     while (argv[argc])
         argc++;
-    fflush(stdout);
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    assert_non_null(tmp);
-    int so = dup(1), se = dup(2);
-    dup2(fileno(tmp), 1);
-    dup2(fileno(tmp), 2);
-    int rc = mw_cli_main(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
-    rewind(tmp);
-    size_t n = fread(out, 1, outlen - 1, tmp);
-    out[n] = 0;
-    fclose(tmp);
-    return rc;
+    return mw_run_captured(out, outlen, argc, argv);
 }
 
 static void expect(int code, const char *needle, char **argv)
@@ -61,6 +43,42 @@ static void vmeter_bad_arguments(void **state)
     expect(2, "extra", (char *[]){"mw", "vmeter", "extra", NULL});
     expect(2, "--link",
            (char *[]){"mw", "vmeter", "--link", "/tmp/x", "--seconds", "1", "--stdout", NULL});
+    expect(2, "--mains", (char *[]){"mw", "vmeter", "--mains", "230", NULL});
+    expect(2, "--mains", (char *[]){"mw", "vmeter", "--mains", "230,500", NULL});
+    expect(2, "--load", (char *[]){"mw", "vmeter", "--load", "A0=100", NULL});
+    expect(2, "--load", (char *[]){"mw", "vmeter", "--load", "A1=abc", NULL});
+    expect(2, "--load", (char *[]){"mw", "vmeter", "--load", "A1=100,1.5", NULL});
+    expect(2, "--load", (char *[]){"mw", "vmeter", "--load", "A1=100,1,square", NULL});
+    expect(2, "--load", (char *[]){"mw", "vmeter", "--load", "A1=1", "--load", "A1=2", NULL});
+    expect(2, "--ppm", (char *[]){"mw", "vmeter", "--ppm", "5000", NULL});
+    expect(2, "--noise", (char *[]){"mw", "vmeter", "--noise", "-1", NULL});
+    expect(2, "--pf", (char *[]){"mw", "vmeter", "--pf", "0", NULL});
+    expect(2, "--wave", (char *[]){"mw", "vmeter", "--wave", "tri", NULL});
+    expect(2, "/nonexistent/p.csv",
+           (char *[]){"mw", "vmeter", "--profile", "/nonexistent/p.csv", NULL});
+}
+
+/* The analog options reach the board: 120 V 60 Hz mains and a 500 W SMPS load on A1
+ * (18 A peak, inside the 24 A full scale: no clipping). */
+static void vmeter_analog_options(void **state)
+{
+    static char out[65536];
+    const char *elf = getenv("MW_FIRMWARE_ELF");
+    if (!elf || !*elf) elf = "build/firmware/megawatt.elf";
+    int rc = run(out, sizeof out,
+                 (char *[]){"mw", "vmeter", "--elf", (char *)elf, "--mains", "120,60", "--load",
+                            "A1=500,0.8,smps", "--seconds", "0.8", "--stdout", NULL});
+    assert_int_equal(rc, 0);
+    const char *w = strstr(out, "W,1,"); /* the second window */
+    assert_non_null(w);
+    long seq, t0, t1, flags, sets, missed, clip, f_mhz, v_mv, p_mw;
+    assert_int_equal(sscanf(w, "W,%ld,%ld,%ld,%lx,%ld,%ld,%lx,%ld,%ld;%ld", &seq, &t0, &t1, &flags,
+                            &sets, &missed, &clip, &f_mhz, &v_mv, &p_mw),
+                     10);
+    assert_true(labs(f_mhz - 60000) < 20);
+    assert_true(labs(v_mv - 120000) < 600);
+    assert_int_equal(clip, 0);
+    assert_true(labs(p_mw - 500000) < 5000);
 }
 
 static void vmeter_missing_files(void **state)
@@ -94,8 +112,9 @@ static void help_documents_every_option(void **state)
 {
     char out[8192];
     assert_int_equal(run(out, sizeof out, (char *[]){"mw", "vmeter", "--help", NULL}), 0);
-    const char *v[] = {"--elf",        "--link", "--seconds", "--no-reset",
-                       "--bootloader", "--hex",  "--stdout",  "--help"};
+    const char *v[] = {"--elf", "--link",   "--seconds", "--no-reset", "--bootloader",
+                       "--hex", "--stdout", "--mains",   "--load",     "--profile",
+                       "--pf",  "--wave",   "--ppm",     "--noise",    "--help"};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         assert_non_null(strstr(out, v[i]));
     assert_int_equal(run(out, sizeof out, (char *[]){"mw", "flash", "--help", NULL}), 0);
@@ -107,9 +126,9 @@ static void help_documents_every_option(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(vmeter_bad_arguments),        cmocka_unit_test(vmeter_missing_files),
-        cmocka_unit_test(flash_bad_arguments),         cmocka_unit_test(flash_missing_hex),
-        cmocka_unit_test(help_documents_every_option),
+        cmocka_unit_test(vmeter_bad_arguments),  cmocka_unit_test(vmeter_missing_files),
+        cmocka_unit_test(vmeter_analog_options), cmocka_unit_test(flash_bad_arguments),
+        cmocka_unit_test(flash_missing_hex),     cmocka_unit_test(help_documents_every_option),
     };
     return cmocka_run_group_tests_name("cmd_args", tests, NULL, NULL);
 }
