@@ -23,7 +23,12 @@ int mw_firmware_path(const char *ext, char *out, size_t outlen)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = 0;
-        snprintf(out, outlen, "%s/../firmware/megawatt.%s", dirname(exe), ext);
+        const char *dir = dirname(exe);
+        /* a build tree (build/bin/mw), then an install under any PREFIX (PREFIX/bin/mw) */
+        snprintf(out, outlen, "%s/../firmware/megawatt.%s", dir, ext);
+        if (access(out, R_OK) == 0)
+            return 0;
+        snprintf(out, outlen, "%s/../share/megawatt/firmware/megawatt.%s", dir, ext);
         if (access(out, R_OK) == 0)
             return 0;
     }

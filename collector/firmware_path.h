@@ -1,5 +1,6 @@
 /* firmware_path — where mw finds the firmware it carries: $MW_FIRMWARE_ELF, else next to
- * the running binary (BUILD/bin/../firmware/), else the installed share directory. */
+ * the running binary (BUILD/bin/../firmware/), then PREFIX/bin/../share/megawatt/firmware/
+ * (an install under any PREFIX), else the compiled-in prefix's share directory. */
 #ifndef MW_FIRMWARE_PATH_H
 #define MW_FIRMWARE_PATH_H
 #include <stddef.h>

@@ -62,15 +62,19 @@ static void accumulate(const scene *sc, mw_sums *s, int16_t vthr)
     s->svn += v_next;
 }
 
+/* Gain 1 (results in ADC counts) and the same phase on every channel. */
+static void unit_cal(mw_cal *cal, double phase_deg)
+{
+    for (int c = 0; c < MW_MAX_CHANNELS; c++)
+        cal[c] = (mw_cal){1.0f, (float)phase_deg};
+}
+
 static void check(const scene *sc, double phase_cal, double tol_p)
 {
     mw_sums s;
     accumulate(sc, &s, 0);
     mw_cal cal[MW_MAX_CHANNELS];
-    for (int c = 0; c < MW_MAX_CHANNELS; c++) {
-        cal[c].gain = 1.0f; /* results in counts */
-        cal[c].phase_deg = (float)phase_cal;
-    }
+    unit_cal(cal, phase_cal);
     mw_metrology r;
     mw_metrology_compute(&s, (uint8_t)sc->nchan, cal, 50.0f, &r);
     double vrms = sc->vamp / M_SQRT2, irms = sc->iamp / M_SQRT2;
@@ -120,8 +124,7 @@ static void phase_calibration_cancels_sensor_lead(void **s)
     mw_sums sums;
     accumulate(&sc, &sums, 0);
     mw_cal cal[MW_MAX_CHANNELS];
-    for (int c = 0; c < MW_MAX_CHANNELS; c++)
-        cal[c] = (mw_cal){1.0f, 0.0f};
+    unit_cal(cal, 0);
     mw_metrology r;
     mw_metrology_compute(&sums, 5, cal, 50.0f, &r);
     assert_true(fabs(r.pf[0] - 0.8) > 0.03); /* uncorrected: visibly wrong */
@@ -134,8 +137,7 @@ static void no_voltage_no_frequency(void **s)
     mw_sums sums;
     accumulate(&sc, &sums, 0);
     mw_cal cal[MW_MAX_CHANNELS];
-    for (int c = 0; c < MW_MAX_CHANNELS; c++)
-        cal[c] = (mw_cal){1.0f, 0.0f};
+    unit_cal(cal, 0);
     mw_metrology r;
     mw_metrology_compute(&sums, 5, cal, 50.0f, &r);
     assert_false(r.freq_ok);
@@ -160,8 +162,7 @@ static void dc_offset_removed(void **s)
         b.svni[k] += 7 * a.si[k];
     }
     mw_cal cal[MW_MAX_CHANNELS];
-    for (int c = 0; c < MW_MAX_CHANNELS; c++)
-        cal[c] = (mw_cal){1.0f, 0.0f};
+    unit_cal(cal, 0);
     mw_metrology ra, rb;
     mw_metrology_compute(&a, 5, cal, 50.0f, &ra);
     mw_metrology_compute(&b, 5, cal, 50.0f, &rb);
