@@ -11,9 +11,10 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(cd "$(dirname "$0")" && pwd)/
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 for t in "$@"; do
   echo "=== $t"
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   if "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$t"); fi
-  printf '=== %s: %.1f s\n' "$t" "$(echo "$(date +%s.%N) - $start" | bc)"
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  printf '=== %s: %d.%03d s\n' "$t" $((ms / 1000)) $((ms % 1000))
 done
 echo
 for f in "${failed[@]+"${failed[@]}"}"; do echo "FAILED: $f"; done
