@@ -15,22 +15,11 @@
 
 #include "command.h"
 #include "config.h"
+#include "frame.h"
 #include "line.h"
 #include "metrology.h"
 #include "sampler.h"
 #include "uart.h"
-
-/* window flags (docs/protocol.md) */
-#define F_OVERRUN 0x01u /* conversions missed or windows lost */
-#define F_CLIP 0x02u    /* some channel hit the ADC's limits */
-#define F_NO_VOLT 0x04u /* voltage below 10 % of nominal: P and PF meaningless */
-#define F_CAL_DEF 0x08u /* calibration defaults in use (EEPROM blank or corrupt) */
-#define F_FIRST 0x10u   /* first window after boot, CH or RATE: meter time restarted */
-#define F_NO_FREQ 0x20u /* mains frequency not measured in this window */
-#define F_WDT_RESET 0x40u
-#define F_BOR_RESET 0x80u
-
-#define NOMINAL_V_MIN 23.0f
 
 static uint8_t mcusr_at_boot __attribute__((section(".noinit")));
 
@@ -51,8 +40,8 @@ static uint8_t first_pending;
 static uint16_t lost_seen;
 static uint64_t conv_base; /* 64-bit extension of the sampler's conversion counter */
 static uint32_t conv_last;
-static int64_t energy_uj[MW_MAX_I];
-static int32_t energy_rem_nj[MW_MAX_I];
+static mw_energy energy[MW_MAX_I];
+static mw_frame frame;
 static float freq_last = 50.0f;
 static char out[800];
 static mw_cmd_reader reader;
@@ -196,8 +185,7 @@ static void execute(const char *line)
         send_ok("DEFAULTS");
         break;
     case MW_CMD_RESET:
-        memset(energy_uj, 0, sizeof energy_uj);
-        memset(energy_rem_nj, 0, sizeof energy_rem_nj);
+        memset(energy, 0, sizeof energy);
         send_ok("RESET");
         break;
     case MW_CMD_START:
@@ -249,59 +237,36 @@ static void report(const mw_sums *s)
 
     uint8_t flags = 0;
     uint16_t lost = sampler_lost_windows();
-    if (s->missed || lost != lost_seen) flags |= F_OVERRUN;
+    if (s->missed || lost != lost_seen) flags |= MW_FLAG_OVERRUN;
     lost_seen = lost;
-    if (s->clip) flags |= F_CLIP;
-    if (r.vrms_v < NOMINAL_V_MIN) flags |= F_NO_VOLT;
-    if (cfg_status != MW_CONFIG_OK) flags |= F_CAL_DEF;
-    if (!r.freq_ok) flags |= F_NO_FREQ;
+    if (s->clip) flags |= MW_FLAG_CLIP;
+    if (r.vrms_v < MW_FRAME_MIN_VRMS_V) flags |= MW_FLAG_NO_VOLTAGE;
+    if (cfg_status != MW_CONFIG_OK) flags |= MW_FLAG_CAL_DEFAULT;
+    if (!r.freq_ok) flags |= MW_FLAG_NO_FREQ;
     if (first_pending) {
-        flags |= F_FIRST;
-        if (mcusr_at_boot & _BV(WDRF)) flags |= F_WDT_RESET;
-        if (mcusr_at_boot & _BV(BORF)) flags |= F_BOR_RESET;
+        flags |= MW_FLAG_FIRST;
+        if (mcusr_at_boot & _BV(WDRF)) flags |= MW_FLAG_WDT_RESET;
+        if (mcusr_at_boot & _BV(BORF)) flags |= MW_FLAG_BOR_RESET;
         first_pending = 0;
         mcusr_at_boot = 0;
     }
     uint64_t c0 = extend(s->conv0);
     uint64_t c1 = extend(s->conv1);
-    uint32_t dt_us = (uint32_t)(c1 - c0) * MW_CONV_US;
 
-    mw_line l;
-    mw_line_init(&l, out, sizeof out);
-    mw_line_str(&l, "W,");
-    mw_line_u64(&l, s->seq);
-    mw_line_char(&l, ',');
-    mw_line_u64(&l, c0 * MW_CONV_US);
-    mw_line_char(&l, ',');
-    mw_line_u64(&l, c1 * MW_CONV_US);
-    mw_line_char(&l, ',');
-    mw_line_hex(&l, flags);
-    mw_line_char(&l, ',');
-    mw_line_u64(&l, s->nsets);
-    mw_line_char(&l, ',');
-    mw_line_u64(&l, s->missed);
-    mw_line_char(&l, ',');
-    mw_line_hex(&l, s->clip);
-    mw_line_char(&l, ',');
-    mw_line_i64(&l, lroundf(r.freq_hz * 1000.0f));
-    mw_line_char(&l, ',');
-    mw_line_i64(&l, lroundf(r.vrms_v * 1000.0f));
+    frame.seq = s->seq;
+    frame.t0_us = c0 * MW_CONV_US;
+    frame.t1_us = c1 * MW_CONV_US;
+    frame.flags = flags;
+    frame.nsets = s->nsets;
+    frame.missed = s->missed;
+    frame.clip = s->clip;
+    mw_frame_set_values(&frame, &r, cfg.nchan_i);
     for (uint8_t k = 0; k < cfg.nchan_i; k++) {
-        int32_t p_mw = (int32_t)lroundf(r.p_w[k] * 1000.0f);
-        /* energy: mW * us = nJ, accumulated exactly with the remainder carried */
-        int64_t nj = (int64_t)p_mw * dt_us + energy_rem_nj[k];
-        energy_uj[k] += nj / 1000;
-        energy_rem_nj[k] = (int32_t)(nj % 1000);
-        mw_line_char(&l, ';');
-        mw_line_i64(&l, p_mw);
-        mw_line_char(&l, ',');
-        mw_line_i64(&l, lroundf(r.irms_a[k] * 1e6f));
-        mw_line_char(&l, ',');
-        mw_line_i64(&l, lroundf(r.pf[k] * 1000.0f));
-        mw_line_char(&l, ',');
-        mw_line_i64(&l, energy_uj[k] / 1000);
+        mw_energy_add(&energy[k], frame.p_mw[k], (uint32_t)(frame.t1_us - frame.t0_us));
+        frame.e_mj[k] = mw_energy_mj(&energy[k]);
     }
-    if (streaming) send(&l);
+    uint16_t n = mw_frame_encode(&frame, out, sizeof out);
+    if (streaming && n) uart_write(out, n);
 }
 
 int main(void)

@@ -13,15 +13,8 @@
 #define MW_PROTO_MAX_LINE 1024
 #define MW_PROTO_MAX_I 15
 
-/* window flags */
-#define MW_FLAG_OVERRUN 0x01u
-#define MW_FLAG_CLIP 0x02u
-#define MW_FLAG_NO_VOLTAGE 0x04u
-#define MW_FLAG_CAL_DEFAULT 0x08u
-#define MW_FLAG_FIRST 0x10u
-#define MW_FLAG_NO_FREQ 0x20u
-#define MW_FLAG_WDT_RESET 0x40u
-#define MW_FLAG_BOR_RESET 0x80u
+/* window flags MW_FLAG_*: one definition, shared with the firmware */
+#include "frame.h"
 
 typedef struct {
     uint32_t seq;

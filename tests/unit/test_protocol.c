@@ -1,27 +1,32 @@
-/* Host decoder (host/protocol.c): windows encoded by the firmware's line builder decode to
- * the same numbers; the reader resynchronises after garbage, drops bad CRCs and overlong
- * lines; malformed fields are rejected. */
+/* Host decoder (host/protocol.c): windows encoded by the firmware's encoder decode to the
+ * same numbers, and so does the example line of docs/protocol.md, written out here; the reader
+ * resynchronises after garbage, drops bad CRCs and overlong lines; malformed fields are rejected.
+ */
 #include "unit.h"
 
-#include "line.h"
+#include "frame.h"
 #include "mw_proto.h"
 
+/* A window encoded by the firmware's own encoder (firmware/portable/frame.c). */
 static size_t encode(char *buf, size_t cap, int nchan)
 {
-    mw_line l;
-    mw_line_init(&l, buf, (uint16_t)cap);
-    mw_line_str(&l, "W,7,250224,500448,19,401,0,0,50001,230079");
+    mw_frame f;
+    memset(&f, 0, sizeof f);
+    f.seq = 7;
+    f.t0_us = 250224;
+    f.t1_us = 500448;
+    f.flags = MW_FLAG_OVERRUN | MW_FLAG_CAL_DEFAULT | MW_FLAG_FIRST;
+    f.nsets = 401;
+    f.freq_mhz = 50001;
+    f.vrms_mv = 230079;
+    f.nchan = (uint8_t)nchan;
     for (int k = 0; k < nchan; k++) {
-        mw_line_char(&l, ';');
-        mw_line_i64(&l, -150123 * (k + 1));
-        mw_line_char(&l, ',');
-        mw_line_i64(&l, 653496);
-        mw_line_char(&l, ',');
-        mw_line_i64(&l, -999);
-        mw_line_char(&l, ',');
-        mw_line_i64(&l, 5000000000LL + k);
+        f.p_mw[k] = -150123 * (k + 1);
+        f.irms_ua[k] = 653496;
+        f.pf_milli[k] = -999;
+        f.e_mj[k] = 5000000000LL + k;
     }
-    return mw_line_finish(&l);
+    return mw_frame_encode(&f, buf, (uint16_t)cap);
 }
 
 static int feed(mw_proto_reader *r, const char *s, size_t n, mw_proto_window *w)
@@ -47,7 +52,7 @@ static void decodes_what_the_firmware_encodes(void **s)
     assert_int_equal(w.seq, 7);
     assert_int_equal(w.t0_us, 250224);
     assert_int_equal(w.t1_us, 500448);
-    assert_int_equal(w.flags, 0x19);
+    assert_int_equal(w.flags, MW_FLAG_OVERRUN | MW_FLAG_CAL_DEFAULT | MW_FLAG_FIRST);
     assert_int_equal(w.nsets, 401);
     assert_int_equal(w.freq_mhz, 50001);
     assert_int_equal(w.vrms_mv, 230079);
@@ -55,6 +60,24 @@ static void decodes_what_the_firmware_encodes(void **s)
     assert_int_equal(w.ch[14].p_mw, -150123 * 15);
     assert_int_equal(w.ch[3].pf_milli, -999);
     assert_true(w.ch[2].e_mj == 5000000002LL);
+}
+
+/* The example window of docs/protocol.md, captured from the simulated board. */
+static void decodes_the_documented_example(void **s)
+{
+    const char *line = "W,0,0,250224,18,401,0,0,50002,230030;-182,27324,-29,-45;71,29678,10,17;"
+                       "-165,28252,-25,-41;12,30367,2,3;-459,30273,-66,-114*CC79\r\n";
+    mw_proto_reader r;
+    mw_proto_reader_init(&r);
+    mw_proto_window w;
+    assert_int_equal(feed(&r, line, strlen(line), &w), 1);
+    assert_int_equal(w.flags, MW_FLAG_FIRST | MW_FLAG_CAL_DEFAULT);
+    assert_int_equal(w.t1_us, 250224);
+    assert_int_equal(w.nsets, 401);
+    assert_int_equal(w.freq_mhz, 50002);
+    assert_int_equal(w.nchan, 5);
+    assert_int_equal(w.ch[4].p_mw, -459);
+    assert_true(w.ch[4].e_mj == -114);
 }
 
 static void resynchronises_after_garbage(void **s)
@@ -125,6 +148,7 @@ static void malformed_windows_rejected(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(decodes_what_the_firmware_encodes),
+                                       cmocka_unit_test(decodes_the_documented_example),
                                        cmocka_unit_test(resynchronises_after_garbage),
                                        cmocka_unit_test(overlong_lines_dropped),
                                        cmocka_unit_test(malformed_windows_rejected)};
