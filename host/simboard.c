@@ -37,7 +37,7 @@ typedef enum { SRC_NONE = 0, SRC_MAINS, SRC_POWER, SRC_CURRENT, SRC_FN } src_kin
 typedef struct {
     src_kind kind;
     mw_sim_wave wave;
-    double pf, p_w, i1_peak;
+    double pf, lag, p_w, i1_peak; /* lag = acos(pf), radians */
     mw_sim_power_fn fn;
     void *ctx;
 } pin_source;
@@ -104,8 +104,7 @@ static double pin_value(mw_sim *sim, int pin, double t)
     default:
         return 0;
     }
-    double lag = acos(p->pf);
-    return i1 * mw_sim_wave_value(p->wave, w * t - lag);
+    return i1 * mw_sim_wave_value(p->wave, w * t - p->lag);
 }
 
 static uint16_t pin_code(mw_sim *sim, int pin, double t)
@@ -278,6 +277,7 @@ static void set_src(mw_sim *sim, int pin, src_kind k, double pf, mw_sim_wave wav
     pin_source *p = &sim->pins[pin & 15];
     p->kind = k;
     p->pf = pf > 0 && pf <= 1 ? pf : 1;
+    p->lag = acos(p->pf); /* once here, not for every ADC sample */
     p->wave = wave;
 }
 
