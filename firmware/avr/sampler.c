@@ -25,6 +25,7 @@ static uint32_t conv; /* conversions completed since start (meter time / 104 us)
 static int16_t v_cur, i_last[MW_MAX_I];
 static int16_t prev_rel;
 static uint8_t armed;
+static uint8_t snap; /* 0, 1: snapshot x1 in this set's current slots, 2: x0 and x1 */
 static volatile int16_t vthr;
 static mw_schedule sched;
 static uint32_t wseq;
@@ -66,6 +67,7 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     have_prev = 0;
     tail_pending = 0;
     armed = 0;
+    snap = 0;
     prev_rel = 0;
     first_isr = 1;
     cur = 0;
@@ -174,29 +176,40 @@ ISR(ADC_vect)
             }
             mw_schedule_next(&sched);
         }
-        w->nsets++;
-        w->sv += x;
-        w->svv += (int32_t)x * x;
         int16_t rel = x - vthr;
         if (rel < -HYST) {
             armed = 1;
         } else if (armed && rel >= 0 && prev_rel < 0) {
+            /* a rising crossing just before this set: note where, and snapshot the sums of
+             * the sets before it, so the DC offsets can be taken over whole mains cycles
+             * (first to last crossing). Each current channel snapshots its own sum in its
+             * own slot of this set (snap), so no ISR copies them all at once. */
             armed = 0;
-            uint16_t s = w->nsets - 1u;
+            uint16_t s = w->nsets;
+            snap = w->ncross ? 1 : 2;
             if (!w->ncross) {
                 w->x0_set = s;
                 w->x0_a = prev_rel;
                 w->x0_b = rel;
+                w->x0_sv = w->sv;
             }
             w->x1_set = s;
             w->x1_a = prev_rel;
             w->x1_b = rel;
+            w->x1_sv = w->sv;
             w->ncross++;
         }
         prev_rel = rel;
+        w->nsets++;
+        w->sv += x;
+        w->svv += (int32_t)x * x;
         v_cur = x;
     } else {
         uint8_t k = (uint8_t)(done - 1u);
+        if (snap) { /* before this set's sample: the sum over the sets before the crossing */
+            w->x1_si[k] = w->si[k];
+            if (snap == 2) w->x0_si[k] = w->si[k];
+        }
         w->si[k] += x;
         w->sii[k] += (int32_t)x * x;
         w->svi[k] += (int32_t)x * v_cur;
@@ -209,6 +222,7 @@ ISR(ADC_vect)
             }
             tail_pending = 0;
             have_prev = 1;
+            snap = 0;
         }
     }
 }

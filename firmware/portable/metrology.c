@@ -35,12 +35,17 @@ void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, 
     float n = (float)(s->nsets ? s->nsets : 1);
     float mv = (float)s->sv / n;
     float mvn = (float)s->svn / n;
-    float var_v = (float)s->svv / n - mv * mv;
+    /* DC offsets over the whole mains cycles between the first and last rising crossing:
+     * a window of a non-integer number of cycles has AC means that are not zero, and
+     * removing those (with the plain window means) would bias P low by ~(1/(pi N))^2 */
+    int whole = s->ncross >= 2 && s->x1_set > s->x0_set;
+    float nd = whole ? (float)(s->x1_set - s->x0_set) : n;
+    float dv = whole ? (float)(s->x1_sv - s->x0_sv) / nd : mv;
+    float var_v = (float)s->svv / n - 2.0f * dv * mv + dv * dv; /* mean((v - dv)^2) */
     float gv = cal[0].gain;
     out->vrms_v = var_v > 0 ? sqrtf(var_v) * gv : 0;
 
-    /* crossings were counted relative to the previous window's mean: shift them so that
-     * interpolation uses samples relative to the threshold (already done by the ISR) */
+    /* the ISR stores the samples around each crossing relative to its threshold */
     float f = measure_freq(s, m, &out->freq_ok);
     out->freq_hz = out->freq_ok ? f : fallback_hz;
 
@@ -51,9 +56,11 @@ void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, 
     for (uint8_t k = 0; k < nchan_i; k++) {
         const mw_cal *c = &cal[1 + k];
         float mi = (float)s->si[k] / n;
-        float var_i = (float)s->sii[k] / n - mi * mi;
-        float cp = (float)s->svi[k] / n - mi * mv;   /* covariance of i with v(s) */
-        float cn = (float)s->svni[k] / n - mi * mvn; /* ... with v(s+1) */
+        float di = whole ? (float)(s->x1_si[k] - s->x0_si[k]) / nd : mi;
+        float var_i = (float)s->sii[k] / n - 2.0f * di * mi + di * di;
+        /* mean((i - di)(v - dv)) with v(s), and with v(s+1) */
+        float cp = (float)s->svi[k] / n - dv * mi - di * mv + dv * di;
+        float cn = (float)s->svni[k] / n - dv * mi - di * mvn + dv * di;
         /* fraction of the set interval from v(s) to the voltage instant we want */
         /* phase_deg at the mains frequency is phase_deg / (360 f) seconds */
         float a = (float)(k + 1) / (float)m + c->phase_deg / (360.0f * out->freq_hz * t_set);

@@ -1,7 +1,9 @@
 /* metrology — turns one window's integer sums into physical values. Pure arithmetic on
  * `float` (the AVR's only floating type), identical on the host where it is unit-tested.
  *
- * DC offset: removed with the window's own means (no filter, no start-up transient).
+ * DC offset: taken from the window's own samples over the whole mains cycles between its
+ * first and last rising crossing (no filter, no start-up transient, and no bias from a
+ * window that holds a non-integer number of cycles); the plain window means without mains.
  * Real power: the voltage at the instant of each current sample is reconstructed from the
  * voltage samples before and after it with exact sinusoidal interpolation at the measured
  * mains frequency (linear interpolation would lose ~0.5 % at 50 Hz), then shifted by the

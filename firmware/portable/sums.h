@@ -5,7 +5,9 @@
  * A "set" is one voltage sample followed by one sample of each current channel. For
  * current channel k the ISR keeps both sum(i*v(s)) and sum(i*v(s+1)), where v(s) is the
  * voltage sample of the set and v(s+1) that of the next set, so the main loop can place
- * the voltage at the exact instant of the current sample (phase correction) afterwards. */
+ * the voltage at the exact instant of the current sample (phase correction) afterwards. At
+ * each rising voltage crossing it also snapshots Σv and Σi, so the DC offsets can be taken
+ * over a whole number of mains cycles of the window's own samples. */
 #ifndef MW_SUMS_H
 #define MW_SUMS_H
 #include <stdint.h>
@@ -30,6 +32,10 @@ typedef struct {
     uint16_t ncross;
     uint16_t x0_set, x1_set;
     int16_t x0_a, x0_b, x1_a, x1_b;
+    /* sums over the sets before the first / last crossing: their differences cover whole
+     * mains cycles, from which the DC offsets are taken without bias */
+    int32_t x0_sv, x1_sv;
+    int32_t x0_si[MW_MAX_I], x1_si[MW_MAX_I];
 } mw_sums;
 
 #endif

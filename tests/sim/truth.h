@@ -1,8 +1,9 @@
 /* truth — what an ideal meter would report for a window, computed from the waveforms the
  * test injected (written out here, independently of the simulated board's code): the
- * noise-free, unquantised v(t) and i(t) at the instants the ADC samples, with the window's
- * DC removed and the voltage taken at each current sample's instant. Shared by the
- * accuracy test and the firmware benchmark. */
+ * noise-free, unquantised v(t) and i(t) at the instants the ADC samples, the voltage taken
+ * at each current sample's instant. The injected waveforms have no DC, so these are plain
+ * means over the window's instants (mean v*i is the window's energy / duration). Shared by
+ * the accuracy test and the firmware benchmark. */
 #ifndef MW_TEST_TRUTH_H
 #define MW_TEST_TRUTH_H
 #include <math.h>
@@ -52,21 +53,17 @@ static __attribute__((unused)) truth window_truth(h_board *h, const mw_proto_win
 {
     int m = w->nchan + 1;
     uint64_t c0 = w->t0_us / 104;
-    double svi = 0, sv = 0, si = 0, svv = 0, sii = 0, sv0 = 0;
+    double svi = 0, svv = 0, sii = 0;
     for (uint32_t n = 0; n < w->nsets; n++) {
         double tv = mw_sim_adc_sample_time(h->sim, c0 + (uint64_t)n * m);
         double ti = mw_sim_adc_sample_time(h->sim, c0 + (uint64_t)n * m + 1 + k);
         double v0 = v_at(tv), v = v_at(ti), i = i_at(l, ti);
         svi += v * i;
-        sv += v;
-        si += i;
         sii += i * i;
-        sv0 += v0;
         svv += v0 * v0;
     }
     double n = w->nsets;
-    truth t = {svi / n - (sv / n) * (si / n), sqrt(svv / n - (sv0 / n) * (sv0 / n)),
-               sqrt(sii / n - (si / n) * (si / n))};
+    truth t = {svi / n, sqrt(svv / n), sqrt(sii / n)};
     return t;
 }
 
