@@ -31,6 +31,7 @@ CLI_SRCS         :=   # the mw command's commands (libmwcli.a)
 UNIT_TESTS       :=   # tests/unit/test_*.c, one binary per module
 SIM_TESTS        :=   # tests/sim/test_*.c, run the real firmware ELF in simavr
 BENCHES          :=   # bench programs
+INTEG_TESTS      :=   # tests/integration/test_*.sh, mw end to end
 
 include firmware/firmware.mk
 include host/host.mk
@@ -117,7 +118,7 @@ deps:
 check:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory check-build
-	@tests/run.sh $(BUILD) $(UNIT_BINS) $(UNIT_BINS_ASAN) $(SIM_BINS)
+	@tests/run.sh $(BUILD) $(UNIT_BINS) $(UNIT_BINS_ASAN) $(SIM_BINS) $(INTEG_TESTS)
 
 check-build: all $(UNIT_BINS) $(UNIT_BINS_ASAN) $(SIM_BINS)
 

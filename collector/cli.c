@@ -8,11 +8,23 @@
 int cmd_version(int argc, char **argv);
 int cmd_vmeter(int argc, char **argv);
 int cmd_flash(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
     {"vmeter", "run the firmware on the simulated board", cmd_vmeter},
     {"flash", "write the firmware into a meter with avrdude and check it", cmd_flash},
+    {"export", "write a run's samples, phases, gaps or metadata as CSV or JSON", cmd_export},
+    {"ls", "list runs: status, start, duration, channels, samples, energy", cmd_ls},
+    {"show", "a run's metadata, and power and energy per channel", cmd_show},
+    {"record", "record the meter while a command runs, into a run directory", cmd_record},
+    {"monitor", "show the meter's readings live, without recording", cmd_monitor},
+    {"info", "show the meter's identity, channel map and calibration", cmd_info},
     {NULL, NULL, NULL},
 };
 
@@ -39,29 +51,23 @@ int mw_cli_usage_error(const char *cmd, const char *fmt, ...)
 int mw_cli_wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            return 0;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return 1;
+        if (!strcmp(argv[i], "--")) return 0;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
     }
     return 0;
 }
 
 int mw_cli_main(int argc, char **argv)
 {
-    if (argc < 2)
-        return mw_cli_usage_error(NULL, "missing command");
+    if (argc < 2) return mw_cli_usage_error(NULL, "missing command");
     const char *a = argv[1];
     if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "help")) {
         print_help(stdout);
         return MW_EXIT_OK;
     }
-    if (!strcmp(a, "--version") || !strcmp(a, "-V"))
-        return cmd_version(1, argv + 1);
-    if (a[0] == '-')
-        return mw_cli_usage_error(NULL, "unknown option '%s'", a);
+    if (!strcmp(a, "--version") || !strcmp(a, "-V")) return cmd_version(1, argv + 1);
+    if (a[0] == '-') return mw_cli_usage_error(NULL, "unknown option '%s'", a);
     for (const mw_cli_command *c = mw_cli_commands; c->name; c++)
-        if (!strcmp(c->name, a))
-            return c->run(argc - 1, argv + 1);
+        if (!strcmp(c->name, a)) return c->run(argc - 1, argv + 1);
     return mw_cli_usage_error(NULL, "unknown command '%s'", a);
 }

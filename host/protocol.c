@@ -133,3 +133,76 @@ int mw_proto_parse_window(const char *body, mw_proto_window *w)
     }
     return *p ? -1 : 0;
 }
+
+/* Copy the next comma-separated field into out. */
+static int field_str(const char **p, char *out, size_t outlen)
+{
+    const char *c = strchr(*p, ',');
+    size_t n = c ? (size_t)(c - *p) : strlen(*p);
+    if (n == 0 || n >= outlen) return -1;
+    memcpy(out, *p, n);
+    out[n] = 0;
+    *p += n + (c ? 1 : 0);
+    return 0;
+}
+
+int mw_proto_parse_ident(const char *body, mw_proto_ident *id)
+{
+    memset(id, 0, sizeof *id);
+    if (strncmp(body, "I,megawatt,", 11) != 0) return -1;
+    const char *p = body + 11;
+    int64_t v;
+    char pins[128];
+    if (field_str(&p, id->fw_version, sizeof id->fw_version) ||
+        field_str(&p, id->build_id, sizeof id->build_id) || field_str(&p, id->mcu, sizeof id->mcu))
+        return -1;
+    if (field_i64(&p, ',', &v) || v < 1 || v > 100) return -1;
+    id->rate_hz = (int)v;
+    if (field_i64(&p, ',', &v) || v < 1 || v > 10000) return -1;
+    id->window_ms = (int)v;
+    if (field_i64(&p, ',', &v) || v < 1 || v > MW_PROTO_MAX_I) return -1;
+    id->n_current = (int)v;
+    if (field_str(&p, pins, sizeof pins) || field_str(&p, id->cal_source, sizeof id->cal_source) ||
+        *p)
+        return -1;
+    /* "A0:A1:...": voltage first, then every current channel */
+    const char *q = pins;
+    for (int k = 0; k <= id->n_current; k++) {
+        char *end;
+        if (q[0] != 'A') return -1;
+        long pin = strtol(q + 1, &end, 10);
+        if (end == q + 1 || pin < 0 || pin > 15) return -1;
+        id->pin[k] = (int)pin;
+        if (k < id->n_current && *end != ':') return -1;
+        if (k == id->n_current && *end) return -1;
+        q = end + 1;
+    }
+    return 0;
+}
+
+int mw_proto_parse_boot(const char *body, uint32_t *mcusr, int *config_status)
+{
+    if (strncmp(body, "B,", 2) != 0) return -1;
+    const char *p = body + 2;
+    int64_t v;
+    if (field_hex(&p, ',', mcusr) || field_i64(&p, 0, &v) || v < 0 || v > 255) return -1;
+    *config_status = (int)v;
+    return 0;
+}
+
+int mw_proto_parse_cal(const char *body, int *channel, double *gain, double *phase_deg)
+{
+    if (strncmp(body, "C,", 2) != 0) return -1;
+    const char *p = body + 2;
+    int64_t v;
+    if (field_i64(&p, ',', &v) || v < 0 || v > MW_PROTO_MAX_I) return -1;
+    *channel = (int)v;
+    char *end;
+    errno = 0;
+    *gain = strtod(p, &end);
+    if (errno || end == p || *end != ',') return -1;
+    p = end + 1;
+    *phase_deg = strtod(p, &end);
+    if (errno || end == p || *end) return -1;
+    return 0;
+}

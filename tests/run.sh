@@ -6,6 +6,7 @@ set -u
 build=$1; shift
 pass=0; fail=0; failed=()
 export MW_FIRMWARE_ELF=${MW_FIRMWARE_ELF:-$build/firmware/megawatt.elf}
+export MW_BUILD=$build
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

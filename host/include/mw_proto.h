@@ -48,4 +48,24 @@ int mw_proto_check_crc(const char *line, size_t len);
 /* Parse a window body ("W,..."). Returns 0, or -1 if any field is malformed. */
 int mw_proto_parse_window(const char *body, mw_proto_window *w);
 
+/* The identification line ("I,megawatt,..."). */
+typedef struct {
+    char fw_version[32];
+    char build_id[64];
+    char mcu[32];
+    int rate_hz;
+    int window_ms;
+    int n_current;
+    int pin[MW_PROTO_MAX_I + 1]; /* ADC pin of channel k (0 = voltage): 0..15 for A0..A15 */
+    char cal_source[16];         /* "EEPROM" or "DEFAULT" */
+} mw_proto_ident;
+/* Returns 0, or -1 if the body is not a well-formed identification. */
+int mw_proto_parse_ident(const char *body, mw_proto_ident *id);
+
+/* The boot line ("B,<mcusr_hex>,<config_status>"). */
+int mw_proto_parse_boot(const char *body, uint32_t *mcusr, int *config_status);
+
+/* A calibration line ("C,<ch>,<gain>,<phase_deg>"). */
+int mw_proto_parse_cal(const char *body, int *channel, double *gain, double *phase_deg);
+
 #endif

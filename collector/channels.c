@@ -1,0 +1,149 @@
+/* channels — see channels.h. A line-oriented reader: the format is two or three words a
+ * line, so sscanf-level splitting is all it needs. */
+#include "channels.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mw_channels_file(char *out, size_t n)
+{
+    const char *f = getenv("MW_CHANNELS_FILE");
+    if (f && *f) {
+        snprintf(out, n, "%s", f);
+        return;
+    }
+    const char *x = getenv("XDG_CONFIG_HOME");
+    if (x && *x)
+        snprintf(out, n, "%s/megawatt/channels", x);
+    else
+        snprintf(out, n, "%s/.config/megawatt/channels", getenv("HOME") ? getenv("HOME") : ".");
+}
+
+static int valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > 31) return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *s))
+            return 0;
+    return 1;
+}
+
+/* Returns the channel already called name, or 0. */
+static int taken(const mw_channels *ch, int n, const char *name, int except)
+{
+    for (int k = 1; k <= n; k++)
+        if (k != except && !strcmp(ch->name[k], name)) return k;
+    return 0;
+}
+
+static int from_list(mw_channels *ch, int n, const char *list, char *err, size_t errlen)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", list);
+    int k = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (++k > n) {
+            snprintf(err, errlen, "--channels: %d names for a meter with %d current channels", k,
+                     n);
+            return -1;
+        }
+        char *at = strchr(t, '@');
+        if (at) {
+            *at = 0;
+            if (!at[1]) {
+                snprintf(err, errlen, "--channels: '%s@' has no host", t);
+                return -1;
+            }
+            snprintf(ch->host[k], sizeof ch->host[k], "%s", at + 1);
+        }
+        if (!valid_name(t)) {
+            snprintf(err, errlen, "--channels: '%s' is not a name of 1..31 letters, digits, _ . -",
+                     t);
+            return -1;
+        }
+        if (taken(ch, n, t, 0)) {
+            snprintf(err, errlen, "--channels: '%s' is given twice", t);
+            return -1;
+        }
+        snprintf(ch->name[k], sizeof ch->name[k], "%s", t);
+    }
+    if (k == 0) {
+        snprintf(err, errlen, "--channels: the list is empty");
+        return -1;
+    }
+    snprintf(ch->source, sizeof ch->source, "--channels");
+    return 0;
+}
+
+static int from_file(mw_channels *ch, int n, const char *path, FILE *f, char *err, size_t errlen)
+{
+    char line[1024];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "#\r\n")] = 0;
+        char a[64], name[64], host[256], extra[8];
+        int got = sscanf(line, "%63s %63s %255s %7s", a, name, host, extra);
+        if (got <= 0) continue;
+        char *end;
+        errno = 0;
+        long k = strtol(a, &end, 10);
+        if (got < 2 || got > 3 || *end || k < 1 || k > MW_CHANNELS_MAX) {
+            snprintf(err, errlen, "%s:%d: expected 'CHANNEL NAME [HOST]' with CHANNEL 1..15", path,
+                     lineno);
+            return -1;
+        }
+        if (!valid_name(name)) {
+            snprintf(err, errlen, "%s:%d: '%s' is not a name of 1..31 letters, digits, _ . -", path,
+                     lineno, name);
+            return -1;
+        }
+        if (k > n) continue; /* a channel this meter does not have */
+        int other = taken(ch, n, name, (int)k);
+        if (other && strcmp(ch->name[other], "") != 0) {
+            snprintf(err, errlen, "%s:%d: '%s' is already channel %d", path, lineno, name, other);
+            return -1;
+        }
+        snprintf(ch->name[k], sizeof ch->name[k], "%.31s", name);
+        snprintf(ch->host[k], sizeof ch->host[k], "%s", got == 3 ? host : "");
+    }
+    snprintf(ch->source, sizeof ch->source, "%s", path);
+    return 0;
+}
+
+int mw_channels_load(mw_channels *ch, int n, const char *list, char *err, size_t errlen)
+{
+    memset(ch, 0, sizeof *ch);
+    if (n > MW_CHANNELS_MAX) n = MW_CHANNELS_MAX;
+    int rc = 0;
+    if (list) {
+        rc = from_list(ch, n, list, err, errlen);
+    } else {
+        char path[4096];
+        mw_channels_file(path, sizeof path);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            rc = from_file(ch, n, path, f, err, errlen);
+            fclose(f);
+        } else {
+            snprintf(ch->source, sizeof ch->source, "default names");
+        }
+    }
+    if (rc) return rc;
+    for (int k = 1; k <= n; k++) {
+        if (ch->name[k][0]) continue;
+        char def[32];
+        snprintf(def, sizeof def, "ch%d", k);
+        if (taken(ch, n, def, k)) {
+            snprintf(err, errlen, "%s: channel %d has no name and 'ch%d' is taken", ch->source, k,
+                     k);
+            return -1;
+        }
+        snprintf(ch->name[k], sizeof ch->name[k], "%s", def);
+    }
+    return 0;
+}

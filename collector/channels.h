@@ -1,0 +1,31 @@
+/* channels — names of the meter's current channels (node0 ... switch) and the hosts they
+ * measure.
+ *
+ * From a small config file, one channel per line ('#' starts a comment):
+ *     # channel  name    [host]
+ *     1          node0   hpc-node0
+ *     5          switch
+ * found at $MW_CHANNELS_FILE, else $XDG_CONFIG_HOME/megawatt/channels (default
+ * ~/.config/megawatt/channels); or from a command-line list that overrides the file:
+ * "node0,node1@hpc-node1,switch" names channels 1, 2, 3 in order (NAME@HOST gives the
+ * host). Names are 1..31 characters of [A-Za-z0-9_.-], unique. Channels left unnamed are
+ * called ch1, ch2, ... */
+#ifndef MW_CHANNELS_H
+#define MW_CHANNELS_H
+#include <stddef.h>
+
+#define MW_CHANNELS_MAX 15
+
+typedef struct {
+    char name[MW_CHANNELS_MAX + 1][32];  /* [1..15] */
+    char host[MW_CHANNELS_MAX + 1][256]; /* "" when not given */
+    char source[4200];                   /* where the names came from, for messages */
+} mw_channels;
+
+/* Fill ch for a meter with n current channels from list (may be NULL) or the config file.
+ * Returns 0, or -1 with a message naming the file and line, or the list, in err. A missing
+ * config file is not an error. */
+int mw_channels_load(mw_channels *ch, int n, const char *list, char *err, size_t errlen);
+/* The config file's path (for messages and --help). */
+void mw_channels_file(char *out, size_t n);
+#endif

@@ -1,0 +1,196 @@
+/* cmd_meter — "mw info" (what the meter is and how it is set up) and "mw monitor" (live
+ * readings without recording). Both open the meter like "mw record" (meter_spec.h). */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "meter_spec.h"
+
+static void info_usage(FILE *out)
+{
+    fprintf(out, "usage: mw info [--meter PORT|auto|sim[:PROFILE]]\n\n"
+                 "Shows the meter's identity (firmware version and build, USB identity), its\n"
+                 "window length, channel map and calibration.\n\n"
+                 "  --meter M    serial port (e.g. /dev/ttyACM0), 'auto' (default: the one\n"
+                 "               Arduino Mega on USB) or 'sim' (the simulated board)\n"
+                 "  -h, --help   this text\n\n"
+                 "Exit status: 0 ok, 1 the meter failed to answer, 2 bad usage or no usable "
+                 "port.\n");
+}
+
+static void monitor_usage(FILE *out)
+{
+    fprintf(out, "usage: mw monitor [--meter PORT|auto|sim[:PROFILE]] [--seconds S]\n\n"
+                 "Shows the meter's readings live without recording them: on a terminal one\n"
+                 "line that updates (mains V and Hz, W per channel, energy since start);\n"
+                 "otherwise one line per window: time_s (window end, host clock, s since\n"
+                 "start), vrms_v, freq_hz, then power_w of every channel.\n\n"
+                 "  --meter M    serial port, 'auto' (default) or 'sim'\n"
+                 "  --seconds S  stop after S seconds (default: until interrupted)\n"
+                 "  -h, --help   this text\n");
+}
+
+/* Parse --meter (and --seconds when seconds != NULL). Returns -1 to go on, else exit code. */
+static int parse(const char *cmd, int argc, char **argv, const char **meter, double *seconds,
+                 void (*usage)(FILE *))
+{
+    static const struct option opts[] = {{"meter", required_argument, NULL, 'm'},
+                                         {"seconds", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            *meter = optarg;
+            break;
+        case 's': {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (!seconds || end == optarg || *end || !(v > 0 && v < 1e9))
+                return seconds ? mw_cli_usage_error(cmd,
+                                                    "--seconds: '%s' is not a positive "
+                                                    "number of seconds",
+                                                    optarg)
+                               : mw_cli_usage_error(cmd, "unknown option '--seconds'");
+            *seconds = v;
+            break;
+        }
+        case 'h':
+            usage(stdout);
+            return MW_EXIT_OK;
+        case ':':
+            return mw_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return mw_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return mw_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *meter = NULL;
+    int rc = parse("info", argc, argv, &meter, NULL, info_usage);
+    if (rc >= 0) return rc;
+    mw_meter_spec *ms;
+    if ((rc = mw_meter_spec_open("info", meter, &ms)) != 0) return rc;
+    mw_meter *m = mw_meter_spec_meter(ms);
+    const mw_proto_ident *id = mw_meter_ident(m);
+    mw_port_info pi;
+    mw_port_get_info(mw_meter_port(m), &pi);
+    printf("port:         %s%s\n", mw_meter_spec_path(ms),
+           mw_meter_spec_is_sim(ms) ? " (simulated board)" : "");
+    if (pi.vid >= 0)
+        printf("usb:          %04x:%04x %s%s%s, serial %s, bus %d address %d\n", (unsigned)pi.vid,
+               (unsigned)pi.pid, pi.kind ? pi.kind : "not a known meter", pi.product[0] ? ", " : "",
+               pi.product, pi.serial[0] ? pi.serial : "unknown", pi.bus, pi.address);
+    else
+        printf("usb:          none (not a USB device)\n");
+    printf("firmware:     megawatt %s, build %s, %s\n", id->fw_version, id->build_id, id->mcu);
+    printf("windows:      %d per s, %d ms each\n", id->rate_hz, id->window_ms);
+    printf("voltage:      channel 0 on A%d\n", id->pin[0]);
+    printf("currents:     %d channel%s:", id->n_current, id->n_current == 1 ? "" : "s");
+    for (int k = 1; k <= id->n_current; k++)
+        printf(" %d=A%d", k, id->pin[k]);
+    printf("\ncalibration:  %s\n", !strcmp(id->cal_source, "EEPROM")
+                                       ? "saved in EEPROM"
+                                       : "DEFAULT (never calibrated: see hardware/)");
+    char cal[1024];
+    rc = MW_EXIT_OK;
+    if (mw_meter_spec_calibration(m, cal, sizeof cal) != 0) {
+        fprintf(stderr, "mw info: %s: %s\n", mw_meter_spec_path(ms), cal);
+        rc = MW_EXIT_FAIL;
+    } else {
+        char *save = NULL;
+        for (char *t = strtok_r(cal, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+            int k;
+            double g, ph;
+            if (sscanf(t, "%d:%lf,%lf", &k, &g, &ph) == 3)
+                printf("  channel %-2d  gain %.6f %s/count  phase %+.3f deg\n", k, g, k ? "A" : "V",
+                       ph);
+        }
+    }
+    mw_meter_spec_close(ms);
+    return rc;
+}
+
+static volatile sig_atomic_t g_stop;
+static void on_stop(int sig)
+{
+    g_stop = sig;
+}
+
+int cmd_monitor(int argc, char **argv)
+{
+    const char *meter = NULL;
+    double seconds = 0;
+    int rc = parse("monitor", argc, argv, &meter, &seconds, monitor_usage);
+    if (rc >= 0) return rc;
+    mw_meter_spec *ms;
+    if ((rc = mw_meter_spec_open("monitor", meter, &ms)) != 0) return rc;
+    mw_meter *m = mw_meter_spec_meter(ms);
+    g_stop = 0;
+    struct sigaction sa, oi, ot;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, &oi);
+    sigaction(SIGTERM, &sa, &ot);
+    int tty = isatty(1);
+    double e_j[MW_PROTO_MAX_I] = {0};
+    int64_t start_ns = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = MW_EXIT_OK;
+    while (!g_stop) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (seconds > 0 && (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 >= seconds)
+            break;
+        mw_meter_event ev;
+        int r = mw_meter_next(m, &ev, 200);
+        if (r < 0) {
+            fprintf(stderr, "%smw monitor: %s: the meter went away\n", tty ? "\n" : "",
+                    mw_meter_spec_path(ms));
+            rc = MW_EXIT_FAIL;
+            break;
+        }
+        if (r == 0 || ev.type != MW_METER_WINDOW) continue;
+        if (!start_ns) start_ns = ev.t0_ns;
+        const mw_proto_window *w = &ev.w;
+        double dt = (double)(w->t1_us - w->t0_us) * 1e-6;
+        if (tty) {
+            printf("\r%8.1f s  %6.1f V %6.3f Hz ", (ev.t1_ns - start_ns) * 1e-9, w->vrms_mv * 1e-3,
+                   w->freq_mhz * 1e-3);
+            for (int k = 0; k < w->nchan; k++) {
+                e_j[k] += w->ch[k].p_mw * 1e-3 * dt;
+                printf(" %d:%7.1f W", k + 1, w->ch[k].p_mw * 1e-3);
+            }
+            double e_tot = 0;
+            for (int k = 0; k < w->nchan; k++)
+                e_tot += e_j[k];
+            printf("  %.1f J %s\033[K", e_tot,
+                   w->flags & ~(uint32_t)(MW_FLAG_CAL_DEFAULT | MW_FLAG_FIRST) ? "(flagged)" : "");
+        } else {
+            printf("%.3f,%.3f,%.3f", (ev.t1_ns - start_ns) * 1e-9, w->vrms_mv * 1e-3,
+                   w->freq_mhz * 1e-3);
+            for (int k = 0; k < w->nchan; k++)
+                printf(",%.3f", w->ch[k].p_mw * 1e-3);
+            printf("\n");
+        }
+        fflush(stdout);
+    }
+    if (tty) printf("\n");
+    sigaction(SIGINT, &oi, NULL);
+    sigaction(SIGTERM, &ot, NULL);
+    mw_meter_spec_close(ms);
+    return rc;
+}

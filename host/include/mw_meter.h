@@ -1,0 +1,98 @@
+/* mw_meter — a session with one meter: its port, the decoded lines, sequence gaps and meter
+ * resets, commands and their replies, and the clock model that stamps every window in host
+ * time.
+ *
+ * Bytes from the port are stamped with CLOCK_MONOTONIC as they are read, split into
+ * CRC-checked lines (mw_proto: garbage and bit flips are dropped, decoding resumes at the
+ * next valid line) and turned into events, queued in arrival order. Windows are checked
+ * against the previous one: a FIRST flag, or a sequence number or meter time that goes
+ * backwards, starts a new segment (the meter restarted its time: reset, RATE, CH, LOAD,
+ * DEFAULTS, a reconnect) and re-anchors the clock model; a sequence number that skips
+ * counts lost windows. Every window gets [t0_ns, t1_ns] in CLOCK_REALTIME ns from the clock
+ * model's live fit (mw_clock.h), with its uncertainty.
+ *
+ * A session can also be fed bytes without a port (mw_meter_new + mw_meter_feed): tests and
+ * benchmarks decode recorded or simulated streams exactly as the recorder does. */
+#ifndef MW_METER_H
+#define MW_METER_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mw_clock.h"
+#include "mw_port.h"
+#include "mw_proto.h"
+
+typedef struct mw_meter mw_meter;
+
+typedef enum {
+    MW_METER_WINDOW = 1, /* a W line: w, segment, restart, lost, t0_ns/t1_ns */
+    MW_METER_BOOT,       /* a B line: the meter (re)booted; mcusr, config_status */
+    MW_METER_IDENT,      /* an I line (also kept: mw_meter_ident) */
+    MW_METER_LINE,       /* any other valid line (OK, E, C, ...) */
+} mw_meter_event_type;
+
+typedef struct {
+    mw_meter_event_type type;
+    char body[MW_PROTO_MAX_LINE + 1]; /* the line without "*XXXX\r\n" */
+    size_t line_bytes;                /* bytes on the wire, "*XXXX\r\n" included */
+    int64_t arrival_mono_ns;          /* CLOCK_MONOTONIC when its last byte was read */
+    /* MW_METER_WINDOW */
+    mw_proto_window w;
+    int segment;            /* meter-time segment since the session began, from 0 */
+    int restart;            /* 1 for the first window of a segment */
+    uint32_t lost;          /* windows missing just before this one (sequence gap) */
+    int64_t t0_ns, t1_ns;   /* the window in CLOCK_REALTIME ns (live clock fit) */
+    int64_t uncertainty_ns; /* the clock model's uncertainty at this window */
+    /* MW_METER_BOOT */
+    uint32_t mcusr;
+    int config_status;
+} mw_meter_event;
+
+typedef struct {
+    uint64_t bytes, lines, windows, bad_crc, bad_lines, dropped_bytes, lost_windows, restarts,
+        queue_overflows;
+} mw_meter_stats;
+
+/* Open the meter on path and wait up to ident_ms for it to identify itself (opening resets
+ * an Arduino Mega; "ID" is sent if no identification arrived after 2 s, again every
+ * 1.5 s). On failure returns NULL, sets *why (MW_PORT_IO when the port opened but no
+ * megawatt meter answered) and writes a message naming the port into err. */
+mw_meter *mw_meter_open(const char *path, int ident_ms, mw_port_err *why, char *err, size_t errlen);
+/* A session without a port, fed with mw_meter_feed. */
+mw_meter *mw_meter_new(void);
+void mw_meter_close(mw_meter *m);
+
+/* Decode bytes that arrived at arrival_mono_ns (CLOCK_MONOTONIC). */
+void mw_meter_feed(mw_meter *m, const void *buf, size_t n, int64_t arrival_mono_ns);
+
+/* Next event, reading the port for up to timeout_ms. Returns 1 (event in *ev), 0 when
+ * nothing came, -1 when the port is gone (queued events are still returned first). */
+int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms);
+
+/* Send "cmd\r\n" and wait up to timeout_ms for the reply: the first line starting with
+ * expect (e.g. "OK,RATE", "C,", "I,") or "E,". Events arriving meanwhile stay queued for
+ * mw_meter_next. Returns 0 and the reply body in reply, 1 for an "E,..." reply (in reply),
+ * -1 on timeout or a lost port (message in reply). */
+int mw_meter_command(mw_meter *m, const char *cmd, const char *expect, char *reply, size_t replylen,
+                     int timeout_ms);
+
+/* The last identification, or NULL before one arrived. */
+const mw_proto_ident *mw_meter_ident(const mw_meter *m);
+/* The port (NULL when detached or fed). */
+mw_port *mw_meter_port(mw_meter *m);
+/* Replace the port after a reconnect (the old one is closed; NULL detaches). The next
+ * window is checked against the last one as usual, so a meter that was reset by the
+ * reopen starts a new segment. */
+void mw_meter_set_port(mw_meter *m, mw_port *p);
+mw_clock *mw_meter_clock(mw_meter *m);
+void mw_meter_get_stats(const mw_meter *m, mw_meter_stats *st);
+
+/* Final fits. When a segment ends (the meter restarted its time) the clock model is refit
+ * over all of the segment's pairs and that line is kept; mw_meter_finish() does the same
+ * for the current segment at the end of a recording. mw_meter_map_segment maps meter time
+ * of segment seg to CLOCK_REALTIME ns with that final line (the current segment: its
+ * current fit) and gives its uncertainty. Returns 0, or -1 for an unknown segment. */
+void mw_meter_finish(mw_meter *m);
+int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t *t_ns,
+                         int64_t *uncertainty_ns);
+#endif

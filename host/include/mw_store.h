@@ -1,0 +1,112 @@
+/* mw_store — the run store: one SQLite database per run, RUNDIR/trace.db (docs/run-store.md).
+ *
+ * A writer (mw record) creates the run directory and the database, in WAL mode, and adds
+ * rows inside a transaction that mw_store_maybe_commit() ends at least once per second, so
+ * a recorder killed at any moment leaves a database that opens, passes integrity_check and
+ * holds every sample committed before. Readers (export, ls, show, analyze) open it
+ * read-only and may run while it is being written. The schema version is PRAGMA
+ * user_version and meta key "schema_version".
+ *
+ * Units are in the names: *_ns host CLOCK_REALTIME nanoseconds, *_us meter time, power_mw,
+ * vrms_mv, irms_ua, pf_milli, energy_mj. Returns: 0 success, -1 failure with a message
+ * from mw_store_error(). */
+#ifndef MW_STORE_H
+#define MW_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define MW_STORE_SCHEMA_VERSION 1
+#define MW_STORE_DB_NAME "trace.db"
+
+typedef struct mw_store mw_store;
+typedef struct sqlite3 sqlite3;
+
+/* Make RUNDIR (and missing parents) and RUNDIR/trace.db with the schema. An existing RUNDIR
+ * is refused unless force; with force, an old trace.db (and its -wal/-shm) is removed first
+ * and other files are left alone. On error returns NULL, err names the path. */
+mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen);
+/* Open an existing run read-only (any schema version 1 up to ours; a newer one is refused).
+ * Works while a writer has the run open (WAL). On error returns NULL, err names the path. */
+mw_store *mw_store_open(const char *rundir, char *err, size_t errlen);
+/* Open an existing run for writing too, as a second writer beside the recorder (the
+ * instrumentation adding phases): its writes wait up to 5 s (busy timeout) for the other
+ * writer's transaction, which mw_store_maybe_commit() ends within a second. The schema
+ * version must be exactly ours. */
+mw_store *mw_store_open_write(const char *rundir, char *err, size_t errlen);
+/* 1 when RUNDIR/trace.db exists (a run directory), else 0. */
+int mw_store_exists(const char *rundir);
+/* Commit what is pending and close. NULL is fine. */
+void mw_store_close(mw_store *s);
+const char *mw_store_error(const mw_store *s);
+/* The connection, for readers' own queries. */
+sqlite3 *mw_store_db(mw_store *s);
+/* RUNDIR/trace.db */
+const char *mw_store_path(const mw_store *s);
+/* The run's time origin: meta start_ns, or else the t0_ns of the first sample recorded
+ * (lowest segment, seq). -1 when the run has neither. */
+int mw_store_start_ns(mw_store *s, int64_t *start_ns);
+
+/* Run metadata, key/value text (keys in docs/run-store.md); set replaces. get returns 0 and
+ * copies the value, or -1 when the key is absent. */
+int mw_store_meta_set(mw_store *s, const char *key, const char *value);
+int mw_store_meta_get(mw_store *s, const char *key, char *buf, size_t buflen);
+
+/* A measured channel: channel 1..15 is the meter's current channel (as in W lines), name
+ * such as "node0" or "switch", host = the host name of the machine it measures (may be
+ * NULL), pin = the ADC pin, e.g. "A1". */
+int mw_store_channel_add(mw_store *s, int channel, const char *name, const char *host,
+                         const char *pin);
+
+/* One window of one channel. */
+typedef struct {
+    int channel;
+    int segment;          /* increments on every meter-time restart (reset, reconnect) */
+    uint32_t seq;         /* window number within the segment (W line) */
+    uint64_t meter_t0_us; /* window in meter time */
+    uint64_t meter_t1_us;
+    int64_t t0_ns, t1_ns;   /* window in host CLOCK_REALTIME ns (clock model) */
+    int64_t uncertainty_ns; /* clock model's alignment uncertainty */
+    int32_t power_mw;       /* real power, negative = export */
+    int32_t vrms_mv;
+    int32_t irms_ua;
+    int32_t pf_milli;
+    int64_t meter_energy_mj; /* the meter's counter (restarts with the meter) */
+    int64_t energy_mj;       /* energy since the run started, continuous across resets */
+    uint32_t flags;          /* MW_FLAG_* of the window */
+} mw_store_sample;
+int mw_store_sample_add(mw_store *s, const mw_store_sample *x);
+
+/* A span with no samples: reason e.g. "disconnected", "sequence gap", "meter reset". */
+int mw_store_gap_add(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason);
+
+/* A program phase (written by the instrumentation). host, kind, name may not be NULL. */
+typedef struct {
+    int rank; /* MPI rank, -1 when none */
+    const char *host;
+    int thread;       /* thread number within the rank (OpenMP), 0 for the main thread */
+    const char *kind; /* "user", "mpi", "omp", "cuda", ... */
+    const char *name;
+    int64_t start_ns, end_ns;
+    int64_t bytes; /* bytes moved (MPI/CUDA copies), 0 when none */
+} mw_store_phase;
+int mw_store_phase_add(mw_store *s, const mw_store_phase *p);
+
+/* Re-stamp every sample of a segment from its meter time with map (ctx, meter_us -> ns,
+ * returning 0 or -1) and set their uncertainty; used when a segment is over and the clock
+ * model has its final fit. One UPDATE per window (segment, seq) through the primary key;
+ * all or nothing (a map failure leaves every time stamp as it was). */
+int mw_store_restamp(mw_store *s, int segment,
+                     int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
+                     int64_t uncertainty_ns);
+
+/* Every write joins the open transaction (the first write after a commit begins one).
+ * mw_store_maybe_commit() commits it if the last commit is 1 s old or more
+ * (CLOCK_MONOTONIC); call it after every batch of writes. mw_store_commit() commits now.
+ * What is committed survives the writer being killed (SIGKILL) at any moment. The first
+ * write of a transaction waits up to 5 s (busy timeout) for another writer's transaction
+ * to end; a failed commit leaves the transaction open for the next call. */
+int mw_store_maybe_commit(mw_store *s);
+int mw_store_commit(mw_store *s);
+/* Change the 1 s of mw_store_maybe_commit() (tests; 0 = commit on every call). */
+void mw_store_set_commit_interval_ns(mw_store *s, int64_t interval_ns);
+#endif

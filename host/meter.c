@@ -1,0 +1,344 @@
+/* meter — a session with one meter (mw_meter.h). Events wait in a fixed ring so that
+ * windows arriving while a command awaits its reply are delivered later, in order. The
+ * clock model sees every window's (t1_us, arrival) pair; t0 and t1 are mapped with the fit
+ * that includes the window itself, and turned from CLOCK_MONOTONIC into CLOCK_REALTIME with
+ * the two clocks' difference read at that moment. */
+#include "mw_meter.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define QCAP 256
+#define PROBE_AFTER_MS 2000 /* the bootloader has surely handed over by then */
+#define PROBE_EVERY_MS 1500
+
+/* a finished segment's final fit: host = a_ns + (meter - a_us) * slope */
+typedef struct {
+    uint64_t a_us;
+    int64_t a_ns;
+    double slope;
+    int64_t uncertainty_ns;
+} seg_fit;
+
+struct mw_meter {
+    mw_port *port;
+    seg_fit *fits; /* fits[s] for segments 0 .. nfits-1 */
+    int nfits;
+    mw_proto_reader rd;
+    mw_clock *clock;
+    mw_meter_event q[QCAP];
+    int qhead, qlen;
+    int have_ident;
+    mw_proto_ident ident;
+    int have_last, segment;
+    uint32_t last_seq;
+    uint64_t last_t1_us;
+    mw_meter_stats st;
+};
+
+static int64_t now_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+mw_meter *mw_meter_new(void)
+{
+    mw_meter *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->clock = mw_clock_new(NULL);
+    if (!m->clock) {
+        free(m);
+        return NULL;
+    }
+    mw_proto_reader_init(&m->rd);
+    return m;
+}
+
+void mw_meter_close(mw_meter *m)
+{
+    if (!m) return;
+    mw_port_close(m->port);
+    mw_clock_free(m->clock);
+    free(m->fits);
+    free(m);
+}
+
+mw_port *mw_meter_port(mw_meter *m)
+{
+    return m->port;
+}
+mw_clock *mw_meter_clock(mw_meter *m)
+{
+    return m->clock;
+}
+const mw_proto_ident *mw_meter_ident(const mw_meter *m)
+{
+    return m->have_ident ? &m->ident : NULL;
+}
+void mw_meter_get_stats(const mw_meter *m, mw_meter_stats *st)
+{
+    *st = m->st;
+    st->bad_crc = m->rd.bad_crc;
+    st->dropped_bytes = m->rd.dropped_bytes;
+}
+
+void mw_meter_set_port(mw_meter *m, mw_port *p)
+{
+    mw_port_close(m->port);
+    m->port = p;
+    mw_proto_reader_init(&m->rd); /* a partial line from the old port is not continued */
+}
+
+/* Refit the current segment over all its pairs and keep the line as its final fit. */
+static void keep_fit(mw_meter *m)
+{
+    if (!m->have_last) return;
+    mw_clock_refit_all(m->clock);
+    int64_t a, b;
+    uint64_t span_us = m->last_t1_us > 1000000 ? m->last_t1_us : 1000000;
+    if (mw_clock_map(m->clock, 0, &a) != 0 || mw_clock_map(m->clock, span_us, &b) != 0) return;
+    if (m->nfits <= m->segment) {
+        seg_fit *f = realloc(m->fits, (size_t)(m->segment + 1) * sizeof *f);
+        if (!f) return;
+        for (int i = m->nfits; i <= m->segment; i++)
+            f[i].slope = 0;
+        m->fits = f;
+        m->nfits = m->segment + 1;
+    }
+    mw_clock_state cs;
+    mw_clock_get_state(m->clock, &cs);
+    m->fits[m->segment] = (seg_fit){0, a, (double)(b - a) / (double)span_us, cs.uncertainty_ns};
+}
+
+void mw_meter_finish(mw_meter *m)
+{
+    keep_fit(m);
+}
+
+int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t *t_ns,
+                         int64_t *uncertainty_ns)
+{
+    if (seg < 0 || seg >= m->nfits || m->fits[seg].slope == 0) return -1;
+    const seg_fit *f = &m->fits[seg];
+    int64_t rt_minus_mono = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+    *t_ns = f->a_ns + (int64_t)((double)((int64_t)meter_us - (int64_t)f->a_us) * f->slope) +
+            rt_minus_mono;
+    if (uncertainty_ns) *uncertainty_ns = f->uncertainty_ns;
+    return 0;
+}
+
+static void window_event(mw_meter *m, mw_meter_event *ev)
+{
+    const mw_proto_window *w = &ev->w;
+    ev->restart = 0;
+    ev->lost = 0;
+    if (!m->have_last) {
+        ev->restart = 1;
+    } else if ((w->flags & MW_FLAG_FIRST) || w->seq <= m->last_seq || w->t1_us <= m->last_t1_us) {
+        ev->restart = 1;
+        keep_fit(m);
+        m->segment++;
+        m->st.restarts++;
+        mw_clock_reanchor(m->clock);
+    } else if (w->seq > m->last_seq + 1) {
+        ev->lost = w->seq - m->last_seq - 1;
+        m->st.lost_windows += ev->lost;
+    }
+    m->have_last = 1;
+    m->last_seq = w->seq;
+    m->last_t1_us = w->t1_us;
+    ev->segment = m->segment;
+    mw_clock_add(m->clock, w->t1_us, ev->arrival_mono_ns, ev->line_bytes);
+    int64_t t0, t1;
+    mw_clock_map(m->clock, w->t0_us, &t0);
+    mw_clock_map(m->clock, w->t1_us, &t1);
+    int64_t rt_minus_mono = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+    ev->t0_ns = t0 + rt_minus_mono;
+    ev->t1_ns = t1 + rt_minus_mono;
+    mw_clock_state cs;
+    mw_clock_get_state(m->clock, &cs);
+    ev->uncertainty_ns = cs.uncertainty_ns;
+    m->st.windows++;
+}
+
+/* One CRC-checked line in m->rd.line: make it an event. */
+static void line_event(mw_meter *m, int64_t arrival)
+{
+    if (m->qlen == QCAP) {
+        m->st.queue_overflows++;
+        return;
+    }
+    mw_meter_event *ev = &m->q[(m->qhead + m->qlen) % QCAP];
+    const char *body = m->rd.line;
+    size_t len = strlen(body);
+    memcpy(ev->body, body, len + 1);
+    ev->line_bytes = len + 7; /* "*XXXX\r\n" */
+    ev->arrival_mono_ns = arrival;
+    m->st.lines++;
+    switch (body[0]) {
+    case 'W':
+        if (mw_proto_parse_window(body, &ev->w) != 0) {
+            m->st.bad_lines++;
+            return;
+        }
+        ev->type = MW_METER_WINDOW;
+        window_event(m, ev);
+        break;
+    case 'B':
+        if (mw_proto_parse_boot(body, &ev->mcusr, &ev->config_status) != 0) {
+            m->st.bad_lines++;
+            return;
+        }
+        ev->type = MW_METER_BOOT;
+        break;
+    case 'I':
+        if (mw_proto_parse_ident(body, &m->ident) != 0) {
+            m->st.bad_lines++;
+            return;
+        }
+        m->have_ident = 1;
+        ev->type = MW_METER_IDENT;
+        break;
+    default:
+        ev->type = MW_METER_LINE;
+        break;
+    }
+    m->qlen++;
+}
+
+void mw_meter_feed(mw_meter *m, const void *buf, size_t n, int64_t arrival_mono_ns)
+{
+    const uint8_t *b = buf;
+    m->st.bytes += n;
+    for (size_t i = 0; i < n; i++)
+        if (mw_proto_reader_push(&m->rd, b[i])) line_event(m, arrival_mono_ns);
+}
+
+static int pop(mw_meter *m, mw_meter_event *ev)
+{
+    if (!m->qlen) return 0;
+    *ev = m->q[m->qhead];
+    m->qhead = (m->qhead + 1) % QCAP;
+    m->qlen--;
+    return 1;
+}
+
+/* Read the port once, waiting up to timeout_ms. Returns 0, or -1 when the port is gone. */
+static int pump(mw_meter *m, int timeout_ms)
+{
+    if (!m->port) return -1;
+    uint8_t buf[4096];
+    int n = mw_port_read(m->port, buf, sizeof buf, timeout_ms);
+    if (n < 0) return -1;
+    if (n > 0) mw_meter_feed(m, buf, (size_t)n, now_ns(CLOCK_MONOTONIC));
+    return 0;
+}
+
+int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
+{
+    if (pop(m, ev)) return 1;
+    int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000;
+    for (;;) {
+        int64_t left_ms = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+        if (pump(m, left_ms > 0 ? (int)left_ms : 0) < 0) return -1;
+        if (pop(m, ev)) return 1;
+        if (left_ms <= 0) return 0;
+    }
+}
+
+/* Find the first queued non-window line starting with expect or "E,", remove it from the
+ * queue and copy its body. Returns 0 (expected), 1 (error reply) or -1 (none yet). */
+static int take_reply(mw_meter *m, const char *expect, char *reply, size_t replylen)
+{
+    size_t elen = strlen(expect);
+    for (int i = 0; i < m->qlen; i++) {
+        mw_meter_event *ev = &m->q[(m->qhead + i) % QCAP];
+        if (ev->type == MW_METER_WINDOW || ev->type == MW_METER_BOOT) continue;
+        int r = !strncmp(ev->body, expect, elen) ? 0 : !strncmp(ev->body, "E,", 2) ? 1 : -1;
+        if (r < 0) continue;
+        snprintf(reply, replylen, "%s", ev->body);
+        for (int j = i; j < m->qlen - 1; j++)
+            m->q[(m->qhead + j) % QCAP] = m->q[(m->qhead + j + 1) % QCAP];
+        m->qlen--;
+        return r;
+    }
+    return -1;
+}
+
+int mw_meter_command(mw_meter *m, const char *cmd, const char *expect, char *reply, size_t replylen,
+                     int timeout_ms)
+{
+    char line[128];
+    int n = snprintf(line, sizeof line, "%s\r\n", cmd);
+    if (!m->port || n >= (int)sizeof line ||
+        mw_port_write(m->port, line, (size_t)n, timeout_ms) != 0) {
+        snprintf(reply, replylen, "cannot send '%s'", cmd);
+        return -1;
+    }
+    int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000;
+    for (;;) {
+        int r = take_reply(m, expect, reply, replylen);
+        if (r >= 0) return r;
+        int64_t left_ms = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+        if (left_ms <= 0) {
+            snprintf(reply, replylen, "no reply to '%s' within %d ms", cmd, timeout_ms);
+            return -1;
+        }
+        if (pump(m, (int)left_ms) < 0) {
+            snprintf(reply, replylen, "port lost while waiting for the reply to '%s'", cmd);
+            return -1;
+        }
+    }
+}
+
+mw_meter *mw_meter_open(const char *path, int ident_ms, mw_port_err *why, char *err, size_t errlen)
+{
+    mw_port *p = mw_port_open(path, why, err, errlen);
+    if (!p) return NULL;
+    mw_meter *m = mw_meter_new();
+    if (!m) {
+        mw_port_close(p);
+        snprintf(err, errlen, "%s: out of memory", path);
+        if (why) *why = MW_PORT_IO;
+        return NULL;
+    }
+    m->port = p;
+    int64_t start = now_ns(CLOCK_MONOTONIC), probe = start + (int64_t)PROBE_AFTER_MS * 1000000;
+    int64_t deadline = start + (int64_t)ident_ms * 1000000;
+    while (!m->have_ident) {
+        int64_t t = now_ns(CLOCK_MONOTONIC);
+        if (t >= deadline) break;
+        if (t >= probe) {
+            mw_port_write(m->port, "ID\r\n", 4, 200);
+            probe = t + (int64_t)PROBE_EVERY_MS * 1000000;
+        }
+        int64_t until = probe < deadline ? probe : deadline;
+        if (pump(m, (int)((until - t) / 1000000) + 1) < 0) {
+            snprintf(err, errlen, "%s: the port went away while waiting for the meter", path);
+            if (why) *why = MW_PORT_IO;
+            mw_meter_close(m);
+            return NULL;
+        }
+    }
+    if (!m->have_ident) {
+        if (m->st.lines)
+            snprintf(err, errlen,
+                     "%s: no megawatt identification within %.1f s (%llu other lines: is it "
+                     "running megawatt firmware? try 'mw flash')",
+                     path, ident_ms / 1000.0, (unsigned long long)m->st.lines);
+        else
+            snprintf(err, errlen,
+                     "%s: no answer within %.1f s (%llu bytes, %llu with a bad CRC: is a meter "
+                     "with megawatt firmware there? try 'mw flash')",
+                     path, ident_ms / 1000.0, (unsigned long long)m->st.bytes,
+                     (unsigned long long)m->rd.bad_crc);
+        if (why) *why = MW_PORT_IO;
+        mw_meter_close(m);
+        return NULL;
+    }
+    return m;
+}

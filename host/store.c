@@ -1,0 +1,688 @@
+/* store — the run store (mw_store.h, docs/run-store.md): one SQLite database per run,
+ * RUNDIR/trace.db.
+ *
+ * The writer keeps the database in WAL mode with synchronous=NORMAL: a commit is a write()
+ * of the transaction's pages to trace.db-wal, so it survives the recorder being killed at
+ * any moment (SIGKILL, crash), though not a power cut of the host in the last second or
+ * so (WAL files are synced only at checkpoints). Writes are grouped into one transaction,
+ * begun lazily by the first write after a commit and committed by mw_store_maybe_commit()
+ * once the last commit is a second old (CLOCK_MONOTONIC): 64 windows a second, or 10,000,
+ * cost one WAL append a second. Every statement is prepared once, on first use, and reset
+ * after each step. A busy_timeout lets other processes (the instrumentation, writing
+ * phases) wait for the writer's lock instead of failing; readers never wait in WAL mode.
+ *
+ * Sample times are re-stamped per window (segment, seq): mw_store_restamp() collects the
+ * distinct windows of a segment, maps their meter times, and updates each window's rows
+ * through the primary key (segment, seq, channel), all inside one savepoint. */
+#include "mw_store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STORE_BUSY_TIMEOUT_MS 5000
+#define STORE_COMMIT_INTERVAL_NS 1000000000LL
+
+/* Prepared statements, indexes into mw_store.stmt and store_sql. */
+enum {
+    ST_META_SET,
+    ST_META_GET,
+    ST_CHANNEL_ADD,
+    ST_SAMPLE_ADD,
+    ST_GAP_ADD,
+    ST_PHASE_ADD,
+    ST_RESTAMP_WINDOWS,
+    ST_RESTAMP_UPDATE,
+    ST_COUNT
+};
+
+static const char *const store_sql[ST_COUNT] = {
+    [ST_META_SET] = "INSERT INTO meta(key, value) VALUES (?1, ?2) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    [ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [ST_CHANNEL_ADD] = "INSERT INTO channels(channel, name, host, pin) VALUES (?1, ?2, ?3, ?4)",
+    [ST_SAMPLE_ADD] =
+        "INSERT INTO samples(channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
+        "uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, "
+        "flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    [ST_GAP_ADD] = "INSERT INTO gaps(start_ns, end_ns, reason) VALUES (?1, ?2, ?3)",
+    [ST_PHASE_ADD] = "INSERT INTO phases(rank, host, thread, kind, name, start_ns, end_ns, bytes) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_RESTAMP_WINDOWS] = "SELECT seq, meter_t0_us, meter_t1_us FROM samples WHERE segment = ?1 "
+                           "GROUP BY seq, meter_t0_us, meter_t1_us ORDER BY seq",
+    [ST_RESTAMP_UPDATE] = "UPDATE samples SET t0_ns = ?1, t1_ns = ?2, uncertainty_ns = ?3 "
+                          "WHERE segment = ?4 AND seq = ?5 AND meter_t0_us = ?6 AND "
+                          "meter_t1_us = ?7",
+};
+
+/* The schema of version MW_STORE_SCHEMA_VERSION (docs/run-store.md describes every column).
+ * samples is WITHOUT ROWID: its primary key is the table's own b-tree, in insertion order. */
+static const char store_schema[] = "CREATE TABLE meta (\n"
+                                   "    key TEXT PRIMARY KEY,\n"
+                                   "    value TEXT\n"
+                                   ");\n"
+                                   "CREATE TABLE channels (\n"
+                                   "    channel INTEGER PRIMARY KEY,\n"
+                                   "    name TEXT UNIQUE NOT NULL,\n"
+                                   "    host TEXT,\n"
+                                   "    pin TEXT\n"
+                                   ");\n"
+                                   "CREATE TABLE samples (\n"
+                                   "    channel INTEGER NOT NULL,\n"
+                                   "    segment INTEGER NOT NULL,\n"
+                                   "    seq INTEGER NOT NULL,\n"
+                                   "    meter_t0_us INTEGER NOT NULL,\n"
+                                   "    meter_t1_us INTEGER NOT NULL,\n"
+                                   "    t0_ns INTEGER NOT NULL,\n"
+                                   "    t1_ns INTEGER NOT NULL,\n"
+                                   "    uncertainty_ns INTEGER NOT NULL,\n"
+                                   "    power_mw INTEGER NOT NULL,\n"
+                                   "    vrms_mv INTEGER NOT NULL,\n"
+                                   "    irms_ua INTEGER NOT NULL,\n"
+                                   "    pf_milli INTEGER NOT NULL,\n"
+                                   "    meter_energy_mj INTEGER NOT NULL,\n"
+                                   "    energy_mj INTEGER NOT NULL,\n"
+                                   "    flags INTEGER NOT NULL,\n"
+                                   "    PRIMARY KEY (segment, seq, channel)\n"
+                                   ") WITHOUT ROWID;\n"
+                                   "CREATE INDEX samples_channel_time ON samples(channel, t1_ns);\n"
+                                   "CREATE INDEX samples_time ON samples(t1_ns);\n"
+                                   "CREATE TABLE gaps (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    start_ns INTEGER NOT NULL,\n"
+                                   "    end_ns INTEGER NOT NULL,\n"
+                                   "    reason TEXT NOT NULL\n"
+                                   ");\n"
+                                   "CREATE INDEX gaps_time ON gaps(start_ns);\n"
+                                   "CREATE TABLE phases (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    rank INTEGER NOT NULL,\n"
+                                   "    host TEXT NOT NULL,\n"
+                                   "    thread INTEGER NOT NULL,\n"
+                                   "    kind TEXT NOT NULL,\n"
+                                   "    name TEXT NOT NULL,\n"
+                                   "    start_ns INTEGER NOT NULL,\n"
+                                   "    end_ns INTEGER NOT NULL,\n"
+                                   "    bytes INTEGER NOT NULL\n"
+                                   ");\n"
+                                   "CREATE INDEX phases_time ON phases(start_ns);\n"
+                                   "CREATE INDEX phases_rank_time ON phases(rank, start_ns);\n";
+
+struct mw_store {
+    sqlite3 *db;
+    int readonly;
+    int immutable;          /* read-only directory, no WAL: opened immutable=1 */
+    int in_txn;             /* a transaction is open (writer only) */
+    int64_t last_commit_ns; /* CLOCK_MONOTONIC of the last commit (or of opening) */
+    int64_t commit_interval_ns;
+    sqlite3_stmt *stmt[ST_COUNT];
+    char path[4096]; /* RUNDIR/trace.db */
+    char err[1024];
+};
+
+static int64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int set_err(mw_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_err(mw_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* "PATH: what: sqlite's message" */
+static int db_err(mw_store *s, const char *what)
+{
+    return set_err(s, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static int exec(mw_store *s, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        set_err(s, "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The prepared statement, prepared on first use; NULL (with the error set) on failure. */
+static sqlite3_stmt *stmt(mw_store *s, int which)
+{
+    if (!s->stmt[which] &&
+        sqlite3_prepare_v3(s->db, store_sql[which], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[which],
+                           NULL) != SQLITE_OK) {
+        db_err(s, "preparing a statement");
+        s->stmt[which] = NULL;
+    }
+    return s->stmt[which];
+}
+
+/* Step a bound INSERT/UPDATE to completion and reset it. */
+static int step_done(mw_store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) db_err(s, what);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Before every write: refuse on a reader, open the transaction if none is. */
+static int begin_write(mw_store *s)
+{
+    if (s->readonly) return set_err(s, "%s: opened read-only", s->path);
+    if (s->in_txn) return 0;
+    /* IMMEDIATE: take the write lock now, through the busy handler. A deferred BEGIN
+     * would read first and then fail with SQLITE_BUSY_SNAPSHOT, without waiting, when
+     * another writer committed in between. */
+    if (exec(s, "BEGIN IMMEDIATE", "beginning a transaction")) return -1;
+    s->in_txn = 1;
+    return 0;
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+}
+
+static int single_int(mw_store *s, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_err(s, sql);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *out = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return 0;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        db_err(s, sql);
+    else
+        set_err(s, "%s: %s: no value", s->path, sql);
+    sqlite3_finalize(st);
+    return -1;
+}
+
+static mw_store *store_new(const char *rundir, char *err, size_t errlen)
+{
+    mw_store *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "%s: out of memory", rundir);
+        return NULL;
+    }
+    if (!*rundir || (size_t)snprintf(s->path, sizeof s->path, "%s/%s", rundir, MW_STORE_DB_NAME) >=
+                        sizeof s->path) {
+        snprintf(err, errlen, "'%s': not a usable run directory name", rundir);
+        free(s);
+        return NULL;
+    }
+    s->commit_interval_ns = STORE_COMMIT_INTERVAL_NS;
+    s->last_commit_ns = now_ns(CLOCK_MONOTONIC);
+    return s;
+}
+
+/* Close after a failed open/create: copy the message out. */
+static mw_store *store_fail(mw_store *s, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", s->err);
+    s->in_txn = 0;
+    mw_store_close(s);
+    return NULL;
+}
+
+/* mkdir -p: every missing component of path, in order. */
+static int mkdir_p(const char *path, char *err, size_t errlen)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return -1;
+    }
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p) continue;
+        char c = *p;
+        *p = 0;
+        struct stat st;
+        if (mkdir(buf, 0777) != 0 &&
+            !(errno == EEXIST && stat(buf, &st) == 0 && S_ISDIR(st.st_mode))) {
+            snprintf(err, errlen, "%s: cannot create directory %s: %s", path, buf,
+                     errno == EEXIST ? "exists and is not a directory" : strerror(errno));
+            return -1;
+        }
+        *p = c;
+        if (!c) return 0;
+    }
+}
+
+/* With force: remove an old trace.db and its -wal, -shm (and -journal). */
+static int remove_old_db(const char *dbpath, char *err, size_t errlen)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (unsigned i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s%s", dbpath, suffix[i]);
+        if (unlink(p) != 0 && errno != ENOENT) {
+            snprintf(err, errlen, "%s: cannot remove: %s", p, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The connection's common settings; journal_mode WAL is checked (a file system without
+ * shared memory for the -shm file refuses it). */
+static int configure(mw_store *s)
+{
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(s->db, 1);
+    if (s->readonly) return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, "setting WAL mode");
+    int ok = sqlite3_step(st) == SQLITE_ROW &&
+             !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    if (!ok) return set_err(s, "%s: the file system does not allow WAL mode", s->path);
+    return exec(s, "PRAGMA synchronous=NORMAL", "setting synchronous");
+}
+
+mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen)
+{
+    mw_store *s = store_new(rundir, err, errlen);
+    if (!s) return NULL;
+    struct stat st;
+    if (stat(rundir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s: exists and is not a directory", rundir);
+            free(s);
+            return NULL;
+        }
+        if (!force) {
+            snprintf(err, errlen, "%s: already exists (a run is never overwritten unless forced)",
+                     rundir);
+            free(s);
+            return NULL;
+        }
+        if (remove_old_db(s->path, err, errlen)) {
+            free(s);
+            return NULL;
+        }
+    } else if (errno != ENOENT) {
+        snprintf(err, errlen, "%s: %s", rundir, strerror(errno));
+        free(s);
+        return NULL;
+    } else if (mkdir_p(rundir, err, errlen)) {
+        free(s);
+        return NULL;
+    }
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        db_err(s, "cannot create");
+        return store_fail(s, err, errlen);
+    }
+    if (configure(s)) return store_fail(s, err, errlen);
+    char sql[64], num[32];
+    snprintf(sql, sizeof sql, "PRAGMA user_version=%d", MW_STORE_SCHEMA_VERSION);
+    if (begin_write(s) || exec(s, store_schema, "creating the schema") ||
+        exec(s, sql, "setting the schema version"))
+        return store_fail(s, err, errlen);
+    snprintf(num, sizeof num, "%d", MW_STORE_SCHEMA_VERSION);
+    if (mw_store_meta_set(s, "schema_version", num)) return store_fail(s, err, errlen);
+    snprintf(num, sizeof num, "%" PRId64, now_ns(CLOCK_REALTIME));
+    if (mw_store_meta_set(s, "created_ns", num) || mw_store_commit(s))
+        return store_fail(s, err, errlen);
+    return s;
+}
+
+int mw_store_exists(const char *rundir)
+{
+    char p[4200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", rundir, MW_STORE_DB_NAME);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A finished run in a directory we cannot write (an archive, another user's run) has no
+ * -wal file, and SQLite cannot create the -shm file a WAL reader needs: such a database
+ * can only be opened as immutable, which is exact there because nothing can be writing
+ * it (a writer would have made both files). Returns 0 when reopened so, else -1 with the
+ * first error kept. */
+static int reopen_immutable(mw_store *s)
+{
+    char wal[sizeof s->path + 8], uri[3 * sizeof s->path + 32];
+    snprintf(wal, sizeof wal, "%s-wal", s->path);
+    struct stat st;
+    if ((sqlite3_errcode(s->db) & 0xff) != SQLITE_CANTOPEN || stat(wal, &st) == 0 ||
+        errno != ENOENT || access(s->path, R_OK) != 0)
+        return -1;
+    /* file: URI, with every byte but unreserved ones and '/' percent-encoded */
+    size_t n = (size_t)snprintf(uri, sizeof uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)s->path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~/", *p))
+            uri[n++] = (char)*p;
+        else
+            n += (size_t)snprintf(uri + n, 4, "%%%02X", *p);
+    }
+    snprintf(uri + n, sizeof uri - n, "?immutable=1");
+    sqlite3 *db;
+    if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_close(s->db);
+    s->db = db;
+    s->immutable = 1;
+    configure(s);
+    return 0;
+}
+
+/* An existing run: read-only (any version 1..ours) or for writing (exactly ours). */
+static mw_store *open_existing(const char *rundir, int write, char *err, size_t errlen)
+{
+    mw_store *s = store_new(rundir, err, errlen);
+    if (!s) return NULL;
+    s->readonly = !write;
+    struct stat st;
+    if (stat(s->path, &st) != 0) {
+        snprintf(err, errlen, "%s: not a run (%s: %s)", rundir, s->path, strerror(errno));
+        free(s);
+        return NULL;
+    }
+    if (sqlite3_open_v2(s->path, &s->db, write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
+                        NULL) != SQLITE_OK) {
+        db_err(s, "cannot open");
+        return store_fail(s, err, errlen);
+    }
+    int64_t v;
+    if (write) {
+        if (single_int(s, "PRAGMA user_version", &v) || configure(s))
+            return store_fail(s, err, errlen);
+    } else {
+        configure(s);
+        if (single_int(s, "PRAGMA user_version", &v) && reopen_immutable(s))
+            return store_fail(s, err, errlen);
+        if (s->immutable && single_int(s, "PRAGMA user_version", &v))
+            return store_fail(s, err, errlen);
+    }
+    if (v == 0) {
+        set_err(s, "%s: not a megawatt run store (schema version 0)", s->path);
+        return store_fail(s, err, errlen);
+    }
+    if (v > MW_STORE_SCHEMA_VERSION || (write && v != MW_STORE_SCHEMA_VERSION)) {
+        set_err(s, "%s: schema version %" PRId64 " is %s than this mw %s (%d)", s->path, v,
+                v > MW_STORE_SCHEMA_VERSION ? "newer" : "older", write ? "writes" : "reads",
+                MW_STORE_SCHEMA_VERSION);
+        return store_fail(s, err, errlen);
+    }
+    return s;
+}
+
+mw_store *mw_store_open(const char *rundir, char *err, size_t errlen)
+{
+    return open_existing(rundir, 0, err, errlen);
+}
+
+mw_store *mw_store_open_write(const char *rundir, char *err, size_t errlen)
+{
+    return open_existing(rundir, 1, err, errlen);
+}
+
+void mw_store_close(mw_store *s)
+{
+    if (!s) return;
+    if (s->in_txn) mw_store_commit(s);
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(s->stmt[i]);
+    if (s->db && !s->readonly) sqlite3_exec(s->db, "PRAGMA optimize", NULL, NULL, NULL);
+    sqlite3_close(s->db);
+    free(s);
+}
+
+const char *mw_store_error(const mw_store *s)
+{
+    return s ? s->err : "no store";
+}
+
+sqlite3 *mw_store_db(mw_store *s)
+{
+    return s->db;
+}
+
+const char *mw_store_path(const mw_store *s)
+{
+    return s->path;
+}
+
+int mw_store_meta_set(mw_store *s, const char *key, const char *value)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_META_SET);
+    if (!st) return -1;
+    bind_text(st, 1, key);
+    bind_text(st, 2, value);
+    return step_done(s, st, "setting meta");
+}
+
+int mw_store_meta_get(mw_store *s, const char *key, char *buf, size_t buflen)
+{
+    sqlite3_stmt *st = stmt(s, ST_META_GET);
+    if (!st) return -1;
+    bind_text(st, 1, key);
+    int rc = sqlite3_step(st), ret = -1;
+    if (rc == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        if (buflen) snprintf(buf, buflen, "%s", v ? v : "");
+        ret = 0;
+    } else if (rc == SQLITE_DONE) {
+        set_err(s, "%s: no meta key '%s'", s->path, key);
+    } else {
+        db_err(s, "reading meta");
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return ret;
+}
+
+int mw_store_channel_add(mw_store *s, int channel, const char *name, const char *host,
+                         const char *pin)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_CHANNEL_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, channel);
+    bind_text(st, 2, name);
+    bind_text(st, 3, host);
+    bind_text(st, 4, pin);
+    return step_done(s, st, "adding a channel");
+}
+
+int mw_store_sample_add(mw_store *s, const mw_store_sample *x)
+{
+    if (x->meter_t0_us > INT64_MAX || x->meter_t1_us > INT64_MAX)
+        return set_err(s, "%s: meter time out of range", s->path);
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_SAMPLE_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, x->channel);
+    sqlite3_bind_int(st, 2, x->segment);
+    sqlite3_bind_int64(st, 3, x->seq);
+    sqlite3_bind_int64(st, 4, (int64_t)x->meter_t0_us);
+    sqlite3_bind_int64(st, 5, (int64_t)x->meter_t1_us);
+    sqlite3_bind_int64(st, 6, x->t0_ns);
+    sqlite3_bind_int64(st, 7, x->t1_ns);
+    sqlite3_bind_int64(st, 8, x->uncertainty_ns);
+    sqlite3_bind_int(st, 9, x->power_mw);
+    sqlite3_bind_int(st, 10, x->vrms_mv);
+    sqlite3_bind_int(st, 11, x->irms_ua);
+    sqlite3_bind_int(st, 12, x->pf_milli);
+    sqlite3_bind_int64(st, 13, x->meter_energy_mj);
+    sqlite3_bind_int64(st, 14, x->energy_mj);
+    sqlite3_bind_int64(st, 15, x->flags);
+    return step_done(s, st, "adding a sample");
+}
+
+int mw_store_gap_add(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_GAP_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, start_ns);
+    sqlite3_bind_int64(st, 2, end_ns);
+    bind_text(st, 3, reason ? reason : "");
+    return step_done(s, st, "adding a gap");
+}
+
+int mw_store_phase_add(mw_store *s, const mw_store_phase *p)
+{
+    if (!p->host || !p->kind || !p->name)
+        return set_err(s, "%s: a phase needs host, kind and name", s->path);
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_PHASE_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, p->rank);
+    bind_text(st, 2, p->host);
+    sqlite3_bind_int(st, 3, p->thread);
+    bind_text(st, 4, p->kind);
+    bind_text(st, 5, p->name);
+    sqlite3_bind_int64(st, 6, p->start_ns);
+    sqlite3_bind_int64(st, 7, p->end_ns);
+    sqlite3_bind_int64(st, 8, p->bytes);
+    return step_done(s, st, "adding a phase");
+}
+
+typedef struct {
+    int64_t seq, t0_us, t1_us;
+} restamp_window;
+
+/* The distinct windows of a segment, into a malloc'd array (read whole before any update). */
+static int restamp_windows(mw_store *s, int segment, restamp_window **out, size_t *n)
+{
+    sqlite3_stmt *st = stmt(s, ST_RESTAMP_WINDOWS);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, segment);
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            restamp_window *w = realloc(*out, cap * sizeof *w);
+            if (!w) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *out = w;
+        }
+        (*out)[*n].seq = sqlite3_column_int64(st, 0);
+        (*out)[*n].t0_us = sqlite3_column_int64(st, 1);
+        (*out)[*n].t1_us = sqlite3_column_int64(st, 2);
+        (*n)++;
+    }
+    if (rc != SQLITE_DONE) {
+        if (rc == SQLITE_NOMEM)
+            set_err(s, "%s: restamp: out of memory", s->path);
+        else
+            db_err(s, "restamp: reading windows");
+        free(*out);
+        *out = NULL;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int mw_store_restamp(mw_store *s, int segment,
+                     int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
+                     int64_t uncertainty_ns)
+{
+    if (begin_write(s)) return -1;
+    restamp_window *w;
+    size_t n;
+    if (restamp_windows(s, segment, &w, &n)) return -1;
+    sqlite3_stmt *up = stmt(s, ST_RESTAMP_UPDATE);
+    if (!up || exec(s, "SAVEPOINT restamp", "restamp")) {
+        free(w);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int64_t t0, t1;
+        if (map(ctx, (uint64_t)w[i].t0_us, &t0) || map(ctx, (uint64_t)w[i].t1_us, &t1)) {
+            rc = set_err(s,
+                         "%s: restamp: segment %d window %" PRId64 ": meter time cannot be mapped",
+                         s->path, segment, w[i].seq);
+            break;
+        }
+        sqlite3_bind_int64(up, 1, t0);
+        sqlite3_bind_int64(up, 2, t1);
+        sqlite3_bind_int64(up, 3, uncertainty_ns);
+        sqlite3_bind_int(up, 4, segment);
+        sqlite3_bind_int64(up, 5, w[i].seq);
+        sqlite3_bind_int64(up, 6, w[i].t0_us);
+        sqlite3_bind_int64(up, 7, w[i].t1_us);
+        rc = step_done(s, up, "restamp: updating a window");
+    }
+    free(w);
+    if (rc == 0) return exec(s, "RELEASE restamp", "restamp");
+    char keep[sizeof s->err];
+    memcpy(keep, s->err, sizeof keep);
+    sqlite3_exec(s->db, "ROLLBACK TO restamp; RELEASE restamp", NULL, NULL, NULL);
+    memcpy(s->err, keep, sizeof keep);
+    return -1;
+}
+
+int mw_store_commit(mw_store *s)
+{
+    if (!s->in_txn) return 0;
+    if (exec(s, "COMMIT", "committing")) return -1; /* still open: a later call retries */
+    s->in_txn = 0;
+    s->last_commit_ns = now_ns(CLOCK_MONOTONIC);
+    return 0;
+}
+
+int mw_store_maybe_commit(mw_store *s)
+{
+    if (!s->in_txn || now_ns(CLOCK_MONOTONIC) - s->last_commit_ns < s->commit_interval_ns) return 0;
+    return mw_store_commit(s);
+}
+
+void mw_store_set_commit_interval_ns(mw_store *s, int64_t interval_ns)
+{
+    s->commit_interval_ns = interval_ns;
+}
+
+int mw_store_start_ns(mw_store *s, int64_t *start_ns)
+{
+    char buf[64], *end;
+    if (mw_store_meta_get(s, "start_ns", buf, sizeof buf) == 0) {
+        errno = 0;
+        long long v = strtoll(buf, &end, 10);
+        if (!errno && end != buf && !*end) {
+            *start_ns = v;
+            return 0;
+        }
+    }
+    /* the first window in recording order: a primary-key lookup, not a scan */
+    if (single_int(s, "SELECT t0_ns FROM samples ORDER BY segment, seq, channel LIMIT 1",
+                   start_ns) == 0)
+        return 0;
+    return set_err(s, "%s: no start_ns and no samples", s->path);
+}
