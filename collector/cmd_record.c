@@ -45,6 +45,7 @@ extern char **environ;
 #define RETRY_NS 200000000LL  /* reopen a lost port every 200 ms */
 #define STATUS_NS 500000000LL /* status line refresh */
 #define FIRST_WAIT_NS 3000000000LL
+#define WAIT_MS 500 /* longest wait for the meter; signals (SIGCHLD too) cut it short */
 
 typedef struct {
     const char *rundir, *meter, *channels;
@@ -91,6 +92,12 @@ typedef struct {
 } rec_t;
 
 static volatile sig_atomic_t g_forward_sig, g_interrupted;
+
+/* SIGCHLD only interrupts the wait for the meter, so that the child's end is seen at once */
+static void on_child(int sig)
+{
+    (void)sig;
+}
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
@@ -504,8 +511,10 @@ static void stage_phase(rec_t *r, const char *name, int64_t start_ns, int64_t en
 /* Keep recording until mono time `until` (or an interruption when stoppable). */
 static void record_until(rec_t *r, int64_t until, int stoppable)
 {
-    while (now(CLOCK_MONOTONIC) < until && !(stoppable && g_interrupted)) {
-        pump(r, 100);
+    int64_t t;
+    while ((t = now(CLOCK_MONOTONIC)) < until && !(stoppable && g_interrupted)) {
+        int64_t left_ms = (until - t) / 1000000 + 1;
+        pump(r, left_ms < WAIT_MS ? (int)left_ms : WAIT_MS);
         status_line(r, 0);
     }
 }
@@ -621,6 +630,11 @@ int cmd_record(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction sc, old_chld;
+    memset(&sc, 0, sizeof sc);
+    sc.sa_handler = on_child;
+    sigemptyset(&sc.sa_mask);
+    sigaction(SIGCHLD, &sc, &old_chld);
 
     /* the first window, so that the command lies inside measured time */
     int64_t until = now(CLOCK_MONOTONIC) + FIRST_WAIT_NS;
@@ -649,7 +663,7 @@ int cmd_record(int argc, char **argv)
             exit_code = e;
         } else {
             while (!r->child_done) {
-                pump(r, 100);
+                pump(r, WAIT_MS);
                 watch_child(r);
                 status_line(r, 0);
             }
@@ -681,6 +695,7 @@ int cmd_record(int argc, char **argv)
                 status);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGCHLD, &old_chld, NULL);
     mw_usb_watch_stop(r->usb);
     mw_store_close(r->st);
     mw_meter_spec_close(r->ms);

@@ -31,6 +31,20 @@ plain_run() {
     expect_eq "meta $k present" "$(q "$r" "select count(*) from meta where key='$k' and value<>''")" 1
   done
   expect_grep "summary line" "windows x 5 channels, complete" "$TMP/plain.err"
+  # the run reads back through export, ls and show
+  "$MW" export "$r" --format csv >"$TMP/plain.csv"
+  expect_eq "export: exit" "$?" 0
+  expect_eq "export header" "$(head -1 "$TMP/plain.csv" | cut -d, -f1-7)" "time_s,channel,power_w,vrms_v,irms_a,pf,energy_j"
+  expect_eq "export rows" "$(($(wc -l <"$TMP/plain.csv") - 1))" "$(q "$r" "select count(*) from samples")"
+  expect_num "exported node0 power (W)" "$(awk -F, '$2=="node0" {s+=$3; n++} END {print s/n}' "$TMP/plain.csv")" 154.7 157.9
+  "$MW" export "$r" --format json --what phases >"$TMP/plain.json"
+  expect_grep "phases as JSON" '"name": *"command"' "$TMP/plain.json"
+  "$MW" ls "$r" >"$TMP/plain.ls"
+  expect_eq "ls: exit" "$?" 0
+  expect_grep "ls: status" "complete" "$TMP/plain.ls"
+  "$MW" show "$r" >"$TMP/plain.show"
+  expect_eq "show: exit" "$?" 0
+  expect_grep "show: channel" "node1" "$TMP/plain.show"
 }
 
 exit_statuses() {
