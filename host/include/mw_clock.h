@@ -14,8 +14,8 @@
  * latency_ns + line_bytes * (byte_ns + fw_byte_ns) and subtracted from every arrival. The
  * firmware formats a line digit by digit (64-bit divisions) before its first byte leaves,
  * so its part grows with the line's length: measured on the simulated board, the fastest
- * time from a window's end to its line's first byte is about -4.9 ms + 188 us per line
- * byte (9 ms with 1 channel, 30 ms with the default 5, 85 ms with 15); the UART then takes
+ * time from a window's end to its line's first byte is about -5.06 ms + 195.5 us per line
+ * byte (10 ms with 1 channel, 29 ms with the default 5, 78 ms with 15); the UART then takes
  * byte_ns per byte until the last one, which marks the arrival; USB adds at least 1 ms.
  * docs/clock-model.md has the figures and the limits of this model.
  *
@@ -29,20 +29,27 @@
 
 typedef struct mw_clock mw_clock;
 
-/* Measured defaults (docs/clock-model.md): the firmware's fastest window-end-to-first-byte
- * time is MW_CLOCK_FW_LATENCY_NS + line bytes * MW_CLOCK_FW_BYTE_NS (a fit over 1-15
- * channels, 1-10 Hz, 0-4 kW loads; lines of 60-500 bytes), USB's at least one 1 ms frame. */
-#define MW_CLOCK_FW_LATENCY_NS (-4883000LL)
-#define MW_CLOCK_FW_BYTE_NS 188000LL
+/* Measured defaults (docs/clock-model.md), for firmware 0.1.0: the firmware's fastest
+ * window-end-to-first-byte time is MW_CLOCK_FW_LATENCY_NS + line bytes * MW_CLOCK_FW_BYTE_NS
+ * (fitted over 1-15 channels at 1, 4, 10 Hz with loads of 3 W-4 kW; lines of 70-500 bytes;
+ * not 10 Hz with 12 or more channels, where the firmware falls behind), USB's at least one
+ * 1 ms frame. */
+#define MW_CLOCK_FW_LATENCY_NS (-5064000LL)
+#define MW_CLOCK_FW_BYTE_NS 195500LL
 #define MW_CLOCK_USB_MIN_NS 1000000LL
+/* ... and the firmware's fastest time is within this of that model for positive loads
+ * (worse without load or with export: docs/clock-model.md, "Limits"). */
+#define MW_CLOCK_FW_MODEL_ERR_NS 800000LL
 
 typedef struct {
-    double fit_window_s;  /* live fit over the pairs of the last fit_window_s s of meter time */
-    int64_t latency_ns;   /* fixed part of the fastest delivery, subtracted from arrivals */
-    int64_t byte_ns;      /* UART time of one byte (10 bits at 117,647 Bd = 85,000 ns) */
-    double max_drift_ppm; /* a fit steeper than this is not believed (clamped) */
-    int64_t outlier_ns;   /* a pair this far below the envelope of the others is an outlier */
-    int64_t fw_byte_ns;   /* firmware time per line byte before the first byte leaves */
+    double fit_window_s;    /* live fit over the pairs of the last fit_window_s s of meter time */
+    int64_t latency_ns;     /* fixed part of the fastest delivery, subtracted from arrivals */
+    int64_t byte_ns;        /* UART time of one byte (10 bits at 117,647 Bd = 85,000 ns) */
+    double max_drift_ppm;   /* a fit steeper than this is not believed (clamped) */
+    int64_t outlier_ns;     /* a pair this far below the envelope of the others is an outlier */
+    int64_t fw_byte_ns;     /* firmware time per line byte before the first byte leaves */
+    int64_t latency_err_ns; /* how far the true fastest delivery may be from the assumed one:
+                               added to uncertainty_ns */
 } mw_clock_config;
 
 typedef struct {
@@ -56,7 +63,8 @@ typedef struct {
 } mw_clock_state;
 
 /* Defaults: fit window 600 s, latency MW_CLOCK_FW_LATENCY_NS + MW_CLOCK_USB_MIN_NS,
- * byte_ns 85,000, fw_byte_ns MW_CLOCK_FW_BYTE_NS, max drift 1000 ppm, outliers 2 ms. */
+ * byte_ns 85,000, fw_byte_ns MW_CLOCK_FW_BYTE_NS, max drift 1000 ppm, outliers 2 ms,
+ * latency_err_ns MW_CLOCK_FW_MODEL_ERR_NS. */
 void mw_clock_config_default(mw_clock_config *cfg);
 
 /* cfg NULL = defaults. Returns NULL only when out of memory. */
