@@ -14,6 +14,7 @@ int cmd_show(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
@@ -25,6 +26,7 @@ const mw_cli_command mw_cli_commands[] = {
     {"record", "record the meter while a command runs, into a run directory", cmd_record},
     {"monitor", "show the meter's readings live, without recording", cmd_monitor},
     {"info", "show the meter's identity, channel map and calibration", cmd_info},
+    {"merge", "put the instrumented program's events into a run (mw record does it)", cmd_merge},
     {NULL, NULL, NULL},
 };
 

@@ -35,6 +35,7 @@
 
 #include "channels.h"
 #include "cli.h"
+#include "merge.h"
 #include "meter_spec.h"
 #include "mw_store.h"
 #include "mw_usb.h"
@@ -122,8 +123,10 @@ static void usage(FILE *out)
             "                 [--channels LIST] [--force] [--quiet] -- CMD [ARGS...]\n\n"
             "Records the meter while CMD runs, into RUNDIR/trace.db (docs/run-store.md), and\n"
             "exits with CMD's exit status (127: CMD not found, 128+N: killed by signal N).\n"
-            "CMD gets MW_RUN_DIR and MW_TRACE_DB in its environment (with Open MPI's mpirun\n"
-            "they are passed to every rank with -x). SIGINT and SIGTERM are passed on to CMD.\n"
+            "CMD gets MW_RUN_DIR, MW_TRACE_DB and MW_RECORD_HOST in its environment (with\n"
+            "Open MPI's mpirun they are passed to every rank with -x); the events of an\n"
+            "instrumented CMD (libmwprobe) are merged into the run when it ends.\n"
+            "SIGINT and SIGTERM are passed on to CMD.\n"
             "If the meter is unplugged, recording resumes when it is back; CMD goes on.\n\n"
             "  -o, --output RUNDIR  run directory to create (refused if it exists)\n"
             "  --force              replace the trace of an existing RUNDIR\n"
@@ -447,11 +450,12 @@ static int spawn_child(rec_t *r)
     snprintf(dbpath, sizeof dbpath, "%s/%s", rundir, MW_STORE_DB_NAME);
     setenv("MW_RUN_DIR", rundir, 1);
     setenv("MW_TRACE_DB", dbpath, 1);
+    setenv("MW_RECORD_HOST", r->host, 1);
     if (mw_store_meta_get(r->st, "mpi", mpi, sizeof mpi) != 0) mpi[0] = 0;
     int n = 0;
     while (r->o.cmd[n])
         n++;
-    char **argv = calloc((size_t)n + 6, sizeof *argv);
+    char **argv = calloc((size_t)n + 8, sizeof *argv);
     if (!argv) return 1;
     int j = 0;
     argv[j++] = r->o.cmd[0];
@@ -460,6 +464,8 @@ static int spawn_child(rec_t *r)
         argv[j++] = "MW_RUN_DIR";
         argv[j++] = "-x";
         argv[j++] = "MW_TRACE_DB";
+        argv[j++] = "-x";
+        argv[j++] = "MW_RECORD_HOST";
     }
     for (int i = 1; i < n; i++)
         argv[j++] = r->o.cmd[i];
@@ -501,7 +507,9 @@ static void stage_phase(rec_t *r, const char *name, int64_t start_ns, int64_t en
                          .name = name,
                          .start_ns = start_ns,
                          .end_ns = end_ns,
-                         .bytes = 0};
+                         .bytes = 0,
+                         .pid = getpid(),
+                         .peer = -1};
     if (mw_store_phase_add(r->st, &ph) != 0 && !r->store_failed) {
         fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, mw_store_error(r->st));
         r->store_failed = 1;
@@ -537,6 +545,20 @@ static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
 
 static void finish_store(rec_t *r, const char *status)
 {
+    /* the instrumented program's events (libmwprobe), if any */
+    mw_merge_stats ms_;
+    char err[9000];
+    if (mw_merge_run(r->st, r->o.rundir, &ms_, err, sizeof err) != 0) {
+        fprintf(stderr, "mw record: %s\n", err);
+        r->store_failed = 1;
+    } else if (ms_.files) {
+        meta_i64(r, "probe_processes", ms_.files);
+        meta_i64(r, "probe_events", ms_.events);
+        meta_i64(r, "probe_dropped_events", ms_.dropped);
+        if (!r->o.quiet)
+            fprintf(stderr, "mw record: %lld events from %d instrumented processes merged\n",
+                    ms_.events, ms_.files);
+    }
     mw_meter_finish(r->m);
     int64_t worst = 0;
     for (int s = 0; s < r->nseg; s++) {

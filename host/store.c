@@ -38,6 +38,9 @@ enum {
     ST_SAMPLE_ADD,
     ST_GAP_ADD,
     ST_PHASE_ADD,
+    ST_SYNC_ADD,
+    ST_PHASES_CLEAR,
+    ST_SYNC_CLEAR,
     ST_RESTAMP_WINDOWS,
     ST_RESTAMP_UPDATE,
     ST_COUNT
@@ -53,8 +56,12 @@ static const char *const store_sql[ST_COUNT] = {
         "uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, "
         "flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [ST_GAP_ADD] = "INSERT INTO gaps(start_ns, end_ns, reason) VALUES (?1, ?2, ?3)",
-    [ST_PHASE_ADD] = "INSERT INTO phases(rank, host, thread, kind, name, start_ns, end_ns, bytes) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_PHASE_ADD] = "INSERT INTO phases(rank, host, thread, kind, name, start_ns, end_ns, bytes, "
+                     "pid, peer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_PHASES_CLEAR] = "DELETE FROM phases WHERE kind <> 'mw'",
+    [ST_SYNC_CLEAR] = "DELETE FROM clock_sync",
+    [ST_SYNC_ADD] = "INSERT INTO clock_sync(rank, host, pid, local_ns, offset_ns, uncertainty_ns) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_RESTAMP_WINDOWS] = "SELECT seq, meter_t0_us, meter_t1_us FROM samples WHERE segment = ?1 "
                            "GROUP BY seq, meter_t0_us, meter_t1_us ORDER BY seq",
     [ST_RESTAMP_UPDATE] = "UPDATE samples SET t0_ns = ?1, t1_ns = ?2, uncertainty_ns = ?3 "
@@ -110,10 +117,21 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    name TEXT NOT NULL,\n"
                                    "    start_ns INTEGER NOT NULL,\n"
                                    "    end_ns INTEGER NOT NULL,\n"
-                                   "    bytes INTEGER NOT NULL\n"
+                                   "    bytes INTEGER NOT NULL,\n"
+                                   "    pid INTEGER NOT NULL DEFAULT 0,\n"
+                                   "    peer INTEGER NOT NULL DEFAULT -1\n"
                                    ");\n"
                                    "CREATE INDEX phases_time ON phases(start_ns);\n"
-                                   "CREATE INDEX phases_rank_time ON phases(rank, start_ns);\n";
+                                   "CREATE INDEX phases_rank_time ON phases(rank, start_ns);\n"
+                                   "CREATE TABLE clock_sync (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    rank INTEGER NOT NULL,\n"
+                                   "    host TEXT NOT NULL,\n"
+                                   "    pid INTEGER NOT NULL,\n"
+                                   "    local_ns INTEGER NOT NULL,\n"
+                                   "    offset_ns INTEGER NOT NULL,\n"
+                                   "    uncertainty_ns INTEGER NOT NULL\n"
+                                   ");\n";
 
 struct mw_store {
     sqlite3 *db;
@@ -564,7 +582,34 @@ int mw_store_phase_add(mw_store *s, const mw_store_phase *p)
     sqlite3_bind_int64(st, 6, p->start_ns);
     sqlite3_bind_int64(st, 7, p->end_ns);
     sqlite3_bind_int64(st, 8, p->bytes);
+    sqlite3_bind_int64(st, 9, p->pid);
+    sqlite3_bind_int(st, 10, p->peer);
     return step_done(s, st, "adding a phase");
+}
+
+int mw_store_probe_clear(mw_store *s)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *a = stmt(s, ST_PHASES_CLEAR);
+    if (!a || step_done(s, a, "clearing merged phases")) return -1;
+    sqlite3_stmt *b = stmt(s, ST_SYNC_CLEAR);
+    if (!b) return -1;
+    return step_done(s, b, "clearing clock samples");
+}
+
+int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid, int64_t local_ns,
+                            int64_t offset_ns, int64_t uncertainty_ns)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_SYNC_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, rank);
+    bind_text(st, 2, host ? host : "");
+    sqlite3_bind_int64(st, 3, pid);
+    sqlite3_bind_int64(st, 4, local_ns);
+    sqlite3_bind_int64(st, 5, offset_ns);
+    sqlite3_bind_int64(st, 6, uncertainty_ns);
+    return step_done(s, st, "adding a clock sample");
 }
 
 typedef struct {

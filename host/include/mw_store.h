@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MW_STORE_SCHEMA_VERSION 1
+#define MW_STORE_SCHEMA_VERSION 2
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;
@@ -88,8 +88,20 @@ typedef struct {
     const char *name;
     int64_t start_ns, end_ns;
     int64_t bytes; /* bytes moved (MPI/CUDA copies), 0 when none */
+    int64_t pid;   /* process id on its host, 0 when unknown */
+    int peer;      /* MPI peer or root rank, -1 when none */
 } mw_store_phase;
 int mw_store_phase_add(mw_store *s, const mw_store_phase *p);
+
+/* Remove what a merge of the instrumentation wrote: every phase but the recorder's own
+ * (kind "mw") and every clock sample, so that a merge can be redone. */
+int mw_store_probe_clear(mw_store *s);
+
+/* A clock sample of one process (the instrumentation's sync, docs/probe.md): at its local
+ * CLOCK_REALTIME local_ns, the recorder host's clock read local_ns + offset_ns, within
+ * +-uncertainty_ns. */
+int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid, int64_t local_ns,
+                            int64_t offset_ns, int64_t uncertainty_ns);
 
 /* Re-stamp every sample of a segment from its meter time with map (ctx, meter_us -> ns,
  * returning 0 or -1) and set their uncertainty; used when a segment is over and the clock

@@ -149,7 +149,7 @@ echo "$@" > "$MW_RUN_DIR/mpirun-args.txt"
 EOF
   chmod +x "$TMP/fakempi/mpirun"
   PATH=$TMP/fakempi:$PATH "$MW" record -q -o "$TMP/mpi" --meter sim -- mpirun -np 4 ./app 2>/dev/null
-  expect_eq "mpirun arguments" "$(cat "$TMP/mpi/mpirun-args.txt")" "-x MW_RUN_DIR -x MW_TRACE_DB -np 4 ./app"
+  expect_eq "mpirun arguments" "$(cat "$TMP/mpi/mpirun-args.txt")" "-x MW_RUN_DIR -x MW_TRACE_DB -x MW_RECORD_HOST -np 4 ./app"
   expect_eq "mpi noted" "$(q "$TMP/mpi" "select value from meta where key='mpi'")" "mpirun (Open MPI) 4.1.4"
 }
 

@@ -79,9 +79,9 @@ static int setup(void **state)
     assert_int_equal(mw_store_gap_add(s, S_NS + 1500000000LL, S_NS + 1750000000LL, "sequence gap"),
                      0);
     mw_store_phase ph[] = {
-        {0, "n0", 0, "user", "solve", S_NS + 1000000000LL, S_NS + 2500000000LL, 0},
+        {0, "n0", 0, "user", "solve", S_NS + 1000000000LL, S_NS + 2500000000LL, 0, 0, -1},
         {1, "n1", 2, "mpi", "MPI_Send, \"big\"\nx", S_NS + 1250000000LL, S_NS + 1250500001LL,
-         1048576},
+         1048576, 0, 1},
     };
     for (unsigned i = 0; i < 2; i++)
         assert_int_equal(mw_store_phase_add(s, &ph[i]), 0);
@@ -204,7 +204,7 @@ static void phases_gaps_meta(void **state)
                   "command,\"mw record -- ./app \"\"x,y\"\"\"\n"
                   "created_ns,1699999999000000000\n"
                   "end_ns,1700000003250000000\n"
-                  "schema_version,1\n"
+                  "schema_version,2\n"
                   "start_ns,1700000000000000000\n"
                   "status,complete\n",
                   (char *[]){"mw", "export", run, "--format", "csv", "--what", "meta", NULL});
@@ -212,7 +212,7 @@ static void phases_gaps_meta(void **state)
                   "{\n\"command\":\"mw record -- ./app \\\"x,y\\\"\",\n"
                   "\"created_ns\":\"1699999999000000000\",\n"
                   "\"end_ns\":\"1700000003250000000\",\n"
-                  "\"schema_version\":\"1\",\n"
+                  "\"schema_version\":\"2\",\n"
                   "\"start_ns\":\"1700000000000000000\",\n"
                   "\"status\":\"complete\"\n}\n",
                   (char *[]){"mw", "export", run, "--format", "json", "--what", "meta", NULL});
@@ -337,7 +337,7 @@ static void show(void **state)
              "  command         mw record -- ./app \"x,y\"\n"
              "  created_ns      1699999999000000000\n"
              "  end_ns          1700000003250000000\n"
-             "  schema_version  1\n"
+             "  schema_version  2\n"
              "  start_ns        1700000000000000000\n"
              "  status          complete\n"
              "\n"

@@ -231,10 +231,10 @@ static void open_refuses(void **state)
     snprintf(path, sizeof path, "%s/trace.db", rundir);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_null(mw_store_open(rundir, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 2"));
+    assert_non_null(strstr(err, "schema version 3"));
     assert_non_null(strstr(err, path));
 
     /* an SQLite file that is not a run store */
@@ -586,7 +586,7 @@ static void second_writer(void **state)
         close(go[1]);
         if (read(go[0], &c, 1) != 1) _exit(2);
         mw_store *p = mw_store_open_write(rundir, err, sizeof err);
-        mw_store_phase ph = {0, "n0", 0, "user", "solve", 1, 2, 0};
+        mw_store_phase ph = {0, "n0", 0, "user", "solve", 1, 2, 0, 0, -1};
         if (!p || mw_store_phase_add(p, &ph) || mw_store_commit(p)) {
             fprintf(stderr, "second writer: %s\n", p ? mw_store_error(p) : err);
             _exit(1);
@@ -617,10 +617,10 @@ static void second_writer(void **state)
     snprintf(path, sizeof path, "%s/trace.db", rundir);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_null(mw_store_open_write(rundir, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 2 is newer"));
+    assert_non_null(strstr(err, "schema version 3 is newer"));
 }
 
 /* The child writes 40 rows, commits, writes 24 more and a meta key without committing,

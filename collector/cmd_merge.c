@@ -1,0 +1,51 @@
+/* cmd_merge — "mw merge RUNDIR": put the instrumentation's events into the run store by hand
+ * (mw record does it when its command ends). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "merge.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: mw merge RUNDIR\n\n"
+                 "Reads the events the instrumented program's processes wrote\n"
+                 "(RUNDIR/probe/NAME.mwp, libmwprobe: docs/probe.md), maps them onto the\n"
+                 "recorder host's clock with each process's clock samples, and writes them\n"
+                 "into RUNDIR/trace.db as phases (replacing those of an earlier merge).\n"
+                 "mw record does this when its command ends.\n\n"
+                 "  -h, --help  this text\n\n"
+                 "Exit status: 0 merged, 1 the store could not be written, 2 bad usage or\n"
+                 "not a run.\n");
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    if (mw_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MW_EXIT_OK;
+    }
+    if (argc != 2 || argv[1][0] == '-')
+        return mw_cli_usage_error("merge", argc < 2 ? "missing RUNDIR" : "expected one RUNDIR");
+    char err[9000];
+    if (!mw_store_exists(argv[1])) {
+        fprintf(stderr, "mw merge: %s: not a run (no trace.db)\n", argv[1]);
+        return MW_EXIT_USAGE;
+    }
+    mw_store *s = mw_store_open_write(argv[1], err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "mw merge: %s\n", err);
+        return MW_EXIT_FAIL;
+    }
+    mw_merge_stats st;
+    int rc = mw_merge_run(s, argv[1], &st, err, sizeof err);
+    mw_store_close(s);
+    if (rc) {
+        fprintf(stderr, "mw merge: %s\n", err);
+        return MW_EXIT_FAIL;
+    }
+    printf("mw merge: %s: %lld events from %d processes (%d files skipped), %lld clock samples, "
+           "%lld events dropped by the probes\n",
+           argv[1], st.events, st.files, st.skipped, st.clock_samples, st.dropped);
+    return MW_EXIT_OK;
+}

@@ -1,0 +1,26 @@
+/* merge — put the instrumentation's events (the spill files RUNDIR/probe/NAME.mwp written by
+ * libmwprobe, docs/probe.md) into the run store's phases, on the recorder host's clock.
+ *
+ * Each spill file is one process: its host, pid, rank, threads, names, events and clock
+ * samples (offset to the recorder's clock at a local time). An event's times are mapped
+ * with the offset interpolated linearly in local time between the file's clock samples
+ * (held constant before the first and after the last; 0 when a file has none: the process
+ * ran on the recorder's host). Merging replaces the phases of earlier merges (every kind
+ * but "mw", the recorder's own) and the clock_sync rows, so it can be redone. A partial last
+ * line (a process killed while writing) is ignored; any other malformed line is reported
+ * with its file and line and the file is skipped. */
+#ifndef MW_MERGE_H
+#define MW_MERGE_H
+#include <stddef.h>
+
+#include "mw_store.h"
+
+typedef struct {
+    int files, skipped;
+    long long events, clock_samples, dropped; /* dropped: counted by the probes themselves */
+} mw_merge_stats;
+
+/* Merge RUNDIR/probe/NAME.mwp into s (open for writing). Returns 0, or -1 with a message in
+ * err (a skipped file is not an error: its message is printed to stderr and counted). */
+int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st, char *err, size_t errlen);
+#endif
