@@ -4,7 +4,10 @@
 # Two variants of the host code are built from the same sources:
 #   build/obj/...       normal (-O2)
 #   build/asan/obj/...  -fsanitize=address,undefined, used to run the unit tests again.
+# libmwprobe's objects are position-independent, in build/pic/... and build/asan/pic/...
+# (collector/probe/probe.mk).
 
+.DEFAULT_GOAL := all
 BUILD    := build
 PREFIX   ?= /usr/local
 VERSION  := 0.1.0
@@ -36,6 +39,11 @@ INTEG_TESTS      :=   # tests/integration/test_*.sh, mw end to end
 include firmware/firmware.mk
 include host/host.mk
 include collector/collector.mk
+include collector/probe/probe.mk
+# the CUDA layer of the probe, only where nvcc is (it needs no GPU to build)
+ifneq ($(wildcard /usr/local/cuda/bin/nvcc)$(shell command -v nvcc),)
+include collector/probe/probe_cuda.mk
+endif
 include tests/tests.mk
 
 # ---- host objects, two variants -------------------------------------------------------
@@ -108,7 +116,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS) $(FW_ELF)
 .SECONDARY:
 .PHONY: all deps check check-build demo bench install clean help flash format
 
-all: $(MW) $(FW_ELF) $(FW_HEX)
+all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS)
 
 deps:
 	@scripts/deps.sh
@@ -130,7 +138,7 @@ demo:
 bench:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
-	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS)
+	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh
 
 # Without PORT, mw flash looks for the one Arduino Mega on USB.
 flash: $(MW) $(FW_HEX)
@@ -140,6 +148,11 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/megawatt/firmware
 	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
 	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 collector/probe/mwprobe.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(PROBE_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')
@@ -148,7 +161,7 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@echo "make            build mw (build/bin/mw) and the firmware (build/firmware/megawatt.{elf,hex})"
+	@echo "make            build mw (build/bin/mw), libmwprobe (build/lib) and the firmware (build/firmware/megawatt.{elf,hex})"
 	@echo "make check      install missing packages, build, run all tests (also under ASan/UBSan)"
 	@echo "make demo       the main job on the simulated board"
 	@echo "make bench      benchmarks; figures go to docs/performance.md"

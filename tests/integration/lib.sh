@@ -6,9 +6,10 @@
 
 set -u
 BUILD=${MW_BUILD:-build}
-MW=${MW:-$BUILD/bin/mw}
-ELF=${MW_FIRMWARE_ELF:-$BUILD/firmware/megawatt.elf}
-TEST_ELF=$BUILD/firmware/megawatt-test.elf
+abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+MW=$(abs "${MW:-$BUILD/bin/mw}")
+ELF=$(abs "${MW_FIRMWARE_ELF:-$BUILD/firmware/megawatt.elf}")
+TEST_ELF=$(abs "$BUILD/firmware/megawatt-test.elf")
 export MW_FIRMWARE_ELF=$ELF
 TMP=$(mktemp -d /tmp/mw-integ-XXXXXX)
 PIDS=()
@@ -18,7 +19,7 @@ PASSED=0
 cleanup() {
   for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
-  rm -rf "$TMP"
+  [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 
