@@ -1,17 +1,22 @@
 /* clock — the meter clock model (mw_clock.h): meter time of each window end -> host time.
  *
  * Design. Each pair (meter time x, host arrival) becomes a point (x, z), z = arrival minus
- * the assumed fastest delivery (latency_ns + line_bytes * (byte_ns + fw_byte_ns)) minus x:
- * host-minus-meter time plus the pair's extra delay, which is >= 0. The mapping is the line
- * z = a + s x under all points that is highest at their mean x, i.e. that minimises the
- * summed residuals subject to every residual >= 0 (the linear program of Moon, Skelly &
- * Towsley 1999); it is the edge of the points' lower convex hull spanning their mean x.
- * Its slope is clamped to +-max_drift_ppm and weighed against a prior by their errors
- * (the prior: 0 +- max_drift_ppm at first, the previous segment's drift after a
- * re-anchor); with fewer than 4 pairs or under 10 s of meter time the slope is the prior's
- * and the line touches the lowest point. Up to 10 s the prior does better than the few
- * pairs' envelope on 1-16 ms delays (measured: the p99 error between 5 and 15 s falls from
- * 3.9 to 3.5 ms against 2 s), later it loses.
+ * the assumed fastest delivery minus x: host-minus-meter time plus the pair's extra delay,
+ * which is >= 0. The fastest delivery is the firmware's line hold (a fixed time from the
+ * window's end to its first byte, docs/protocol.md), which the caller has already
+ * subtracted from the arrival, plus latency_ns + line_bytes * byte_ns (the UART up to the
+ * last byte, then the transport's minimum: USB's 1 ms frame by default); with the hold the
+ * firmware's part is constant to a few us, so latency_err_ns is small.
+ *
+ * The mapping is the line z = a + s x under all points that is highest at their mean x,
+ * i.e. that minimises the summed residuals subject to every residual >= 0 (the linear
+ * program of Moon, Skelly & Towsley 1999); it is the edge of the points' lower convex hull
+ * spanning their mean x. Its slope is clamped to +-max_drift_ppm and weighed against a
+ * prior by their errors (the prior: 0 +- max_drift_ppm at first, the previous segment's
+ * drift after a re-anchor or in a successor clock); with fewer than 4 pairs or under 10 s
+ * of meter time the slope is the prior's and the line touches the lowest point. Up to 10 s
+ * the prior does better than the few pairs' envelope on 1-16 ms delays (measured: the p99
+ * error between 5 and 15 s falls from 3.9 to 3.5 ms against 2 s), later it loses.
  *
  * Pairs are kept for the whole segment (16 bytes each, 1 flag byte, 1.25 bytes of block
  * cache, 4 bytes of hull scratch) in blocks of 64 whose lower hulls are cached: the hull
@@ -145,7 +150,7 @@ static double line_at(const fit_t *f, int64_t x)
 
 static int64_t latency_of(const mw_clock *c, size_t line_bytes)
 {
-    return c->cfg.latency_ns + (int64_t)line_bytes * (c->cfg.byte_ns + c->cfg.fw_byte_ns);
+    return c->cfg.latency_ns + (int64_t)line_bytes * c->cfg.byte_ns;
 }
 
 /* > 0 when o -> a -> b turns left (counter-clockwise): b lies above the line o-a. */
@@ -471,12 +476,11 @@ static double unc_at(const mw_clock *c, const fit_t *f, int64_t x)
 void mw_clock_config_default(mw_clock_config *cfg)
 {
     cfg->fit_window_s = 600.0;
-    cfg->latency_ns = MW_CLOCK_FW_LATENCY_NS + MW_CLOCK_USB_MIN_NS;
+    cfg->latency_ns = MW_CLOCK_USB_MIN_NS;
     cfg->byte_ns = 85000;
-    cfg->fw_byte_ns = MW_CLOCK_FW_BYTE_NS;
     cfg->max_drift_ppm = 1000.0;
     cfg->outlier_ns = 2000000;
-    cfg->latency_err_ns = MW_CLOCK_FW_MODEL_ERR_NS;
+    cfg->latency_err_ns = MW_CLOCK_LATENCY_ERR_NS;
 }
 
 mw_clock *mw_clock_new(const mw_clock_config *cfg)
@@ -550,17 +554,33 @@ int mw_clock_add(mw_clock *c, uint64_t meter_us, int64_t host_ns, size_t line_by
     return c->out[i] ? 1 : 0;
 }
 
+/* The prior for the segment after c's: the drift of its end (the last knot after
+ * refit_all, else the live fit when it is the envelope's), else c's own prior. */
+static void next_prior(const mw_clock *c, double *s, double *serr)
+{
+    *s = c->prior_s;
+    *serr = c->prior_serr;
+    if (c->n > 0 && c->use_knots) {
+        const knot_t *k = &c->knot[c->nknot - 1];
+        *s = k->s;
+        *serr = fmax(k->serr, 1e-6);
+    } else if (c->n > 0 && c->live.ok && !c->live.prior) {
+        *s = c->live.s;
+        *serr = fmax(c->live.serr, 1e-6);
+    }
+}
+
+mw_clock *mw_clock_successor(const mw_clock *c)
+{
+    mw_clock *d = mw_clock_new(&c->cfg);
+    if (d) next_prior(c, &d->prior_s, &d->prior_serr);
+    return d;
+}
+
 void mw_clock_reanchor(mw_clock *c)
 {
     /* the drift of the segment's end becomes the prior of the next one's start */
-    if (c->n > 0 && c->use_knots) {
-        const knot_t *k = &c->knot[c->nknot - 1];
-        c->prior_s = k->s;
-        c->prior_serr = fmax(k->serr, 1e-6);
-    } else if (c->n > 0 && c->live.ok && !c->live.prior) {
-        c->prior_s = c->live.s;
-        c->prior_serr = fmax(c->live.serr, 1e-6);
-    }
+    next_prior(c, &c->prior_s, &c->prior_serr);
     c->n = 0;
     c->nout = 0;
     c->lo = 0;

@@ -16,18 +16,11 @@
 #define UART_BYTE_NS 85000     /* 10 bits at 117,647 Bd */
 #define WAKE_MARGIN_NS 2000000 /* see pump() */
 
-/* a finished segment's final fit: host = a_ns + (meter - a_us) * slope */
-typedef struct {
-    uint64_t a_us;
-    int64_t a_ns;
-    double slope;
-    int64_t uncertainty_ns;
-} seg_fit;
-
 struct mw_meter {
     mw_port *port;
-    seg_fit *fits; /* fits[s] for segments 0 .. nfits-1 */
-    int nfits;
+    mw_clock **done; /* done[s]: the refit clock of finished segment s, 0 .. ndone-1 */
+    int ndone;
+    int finished; /* the current segment's clock was refit (mw_meter_finish) */
     mw_proto_reader rd;
     mw_clock *clock;
     mw_meter_event q[QCAP];
@@ -66,7 +59,9 @@ void mw_meter_close(mw_meter *m)
     if (!m) return;
     mw_port_close(m->port);
     mw_clock_free(m->clock);
-    free(m->fits);
+    for (int i = 0; i < m->ndone; i++)
+        mw_clock_free(m->done[i]);
+    free(m->done);
     free(m);
 }
 
@@ -96,41 +91,47 @@ void mw_meter_set_port(mw_meter *m, mw_port *p)
     mw_proto_reader_init(&m->rd); /* a partial line from the old port is not continued */
 }
 
-/* Refit the current segment over all its pairs and keep the line as its final fit. */
-static void keep_fit(mw_meter *m)
+/* The segment is over: refit its clock over all its pairs and keep it for restamping; the
+ * next segment starts with a successor clock (its drift as the prior). Returns 0, or -1 out
+ * of memory (then the clock is simply re-anchored). */
+static int keep_clock(mw_meter *m)
 {
-    if (!m->have_last) return;
-    mw_clock_refit_all(m->clock);
-    int64_t a, b;
-    uint64_t span_us = m->last_t1_us > 1000000 ? m->last_t1_us : 1000000;
-    if (mw_clock_map(m->clock, 0, &a) != 0 || mw_clock_map(m->clock, span_us, &b) != 0) return;
-    if (m->nfits <= m->segment) {
-        seg_fit *f = realloc(m->fits, (size_t)(m->segment + 1) * sizeof *f);
-        if (!f) return;
-        for (int i = m->nfits; i <= m->segment; i++)
-            f[i].slope = 0;
-        m->fits = f;
-        m->nfits = m->segment + 1;
+    mw_clock **d = realloc(m->done, (size_t)(m->ndone + 1) * sizeof *d);
+    mw_clock *next = d ? mw_clock_successor(m->clock) : NULL;
+    if (d) m->done = d;
+    if (!next) {
+        mw_clock_reanchor(m->clock);
+        return -1;
     }
-    mw_clock_state cs;
-    mw_clock_get_state(m->clock, &cs);
-    m->fits[m->segment] = (seg_fit){0, a, (double)(b - a) / (double)span_us, cs.uncertainty_ns};
+    mw_clock_refit_all(m->clock);
+    while (m->ndone < m->segment)
+        m->done[m->ndone++] = NULL; /* cannot happen: one per segment */
+    m->done[m->ndone++] = m->clock;
+    m->clock = next;
+    m->finished = 0;
+    return 0;
 }
 
 void mw_meter_finish(mw_meter *m)
 {
-    keep_fit(m);
+    if (!m->finished) mw_clock_refit_all(m->clock);
+    m->finished = 1;
 }
 
 int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t *t_ns,
                          int64_t *uncertainty_ns)
 {
-    if (seg < 0 || seg >= m->nfits || m->fits[seg].slope == 0) return -1;
-    const seg_fit *f = &m->fits[seg];
-    int64_t rt_minus_mono = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
-    *t_ns = f->a_ns + (int64_t)((double)((int64_t)meter_us - (int64_t)f->a_us) * f->slope) +
-            rt_minus_mono;
-    if (uncertainty_ns) *uncertainty_ns = f->uncertainty_ns;
+    const mw_clock *c = seg >= 0 && seg < m->ndone          ? m->done[seg]
+                        : seg == m->segment && m->have_last ? m->clock
+                                                            : NULL;
+    int64_t mono;
+    if (!c || mw_clock_map(c, meter_us, &mono) != 0) return -1;
+    *t_ns = mono + now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+    if (uncertainty_ns && mw_clock_uncertainty(c, meter_us, uncertainty_ns) != 0) {
+        mw_clock_state cs;
+        mw_clock_get_state(c, &cs);
+        *uncertainty_ns = cs.uncertainty_ns;
+    }
     return 0;
 }
 
@@ -143,10 +144,9 @@ static void window_event(mw_meter *m, mw_meter_event *ev)
         ev->restart = 1;
     } else if ((w->flags & MW_FLAG_FIRST) || w->seq <= m->last_seq || w->t1_us <= m->last_t1_us) {
         ev->restart = 1;
-        keep_fit(m);
+        keep_clock(m);
         m->segment++;
         m->st.restarts++;
-        mw_clock_reanchor(m->clock);
     } else if (w->seq > m->last_seq + 1) {
         ev->lost = w->seq - m->last_seq - 1;
         m->st.lost_windows += ev->lost;
@@ -155,7 +155,8 @@ static void window_event(mw_meter *m, mw_meter_event *ev)
     m->last_seq = w->seq;
     m->last_t1_us = w->t1_us;
     ev->segment = m->segment;
-    mw_clock_add(m->clock, w->t1_us, ev->arrival_mono_ns, ev->line_bytes);
+    /* the line left the meter its hold after the window's end (docs/protocol.md) */
+    mw_clock_add(m->clock, w->t1_us, ev->arrival_mono_ns - mw_proto_hold_ns(w), ev->line_bytes);
     int64_t t0, t1;
     mw_clock_map(m->clock, w->t0_us, &t0);
     mw_clock_map(m->clock, w->t1_us, &t1);

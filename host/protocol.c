@@ -206,3 +206,21 @@ int mw_proto_parse_cal(const char *body, int *channel, double *gain, double *pha
     if (errno || end == p || *end) return -1;
     return 0;
 }
+
+uint32_t mw_proto_period_us(const mw_proto_window *w)
+{
+    static const uint32_t periods[] = {1000000, 500000, 250000, 200000, 125000, 100000};
+    uint64_t len = w->t1_us - w->t0_us;
+    uint32_t best = periods[0];
+    for (size_t i = 1; i < sizeof periods / sizeof periods[0]; i++) {
+        uint64_t d = len > periods[i] ? len - periods[i] : periods[i] - len;
+        uint64_t db = len > best ? len - best : best - len;
+        if (d < db) best = periods[i];
+    }
+    return best;
+}
+
+int64_t mw_proto_hold_ns(const mw_proto_window *w)
+{
+    return (int64_t)MW_LINE_HOLD_US(w->nchan, mw_proto_period_us(w)) * 1000;
+}

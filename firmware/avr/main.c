@@ -1,6 +1,14 @@
 /* main — the meter: boot (reset cause, configuration from EEPROM), then a loop that turns
  * each finished window into one frame, executes commands, and feeds the watchdog.
  *
+ * The line hold (docs/protocol.md): a window's line is formatted as soon as the window is
+ * taken, then held until MW_LINE_HOLD_US after the window's end, counted in conversions
+ * (the last one timed with Timer1), and only then written to the UART, so the time from a
+ * window's end to its first byte is the same for every window whatever its values took to
+ * format. Commands that arrive meanwhile are read (up to one complete line, the rest waits
+ * in the receive ring) and executed after the line has been queued; a window whose work
+ * took longer than the hold is sent at once.
+ *
  * Everything slow (floating point, formatting, EEPROM, UART) runs here, never in an
  * interrupt. If the loop hangs the watchdog (1 s) resets the board, and the next boot line
  * says so; brown-out resets (BOD fuse, 2.7 V on the Mega) are reported the same way, and
@@ -40,6 +48,7 @@ static uint8_t first_pending;
 static uint16_t lost_seen;
 static uint64_t conv_base; /* 64-bit extension of the sampler's conversion counter */
 static uint32_t conv_last;
+static uint32_t hold_conv; /* the line hold in conversions */
 static mw_energy energy[MW_MAX_I];
 static mw_frame frame;
 static float freq_last = 50.0f;
@@ -110,7 +119,9 @@ static void send_cal(uint8_t ch)
 
 static void restart_sampling(void)
 {
-    sampler_start(cfg.pins, cfg.nchan_i, 1000000ul / cfg.rate_hz);
+    uint32_t period_us = 1000000ul / cfg.rate_hz;
+    sampler_start(cfg.pins, cfg.nchan_i, period_us);
+    hold_conv = MW_LINE_HOLD_US(cfg.nchan_i, period_us) / MW_CONV_US;
     conv_base = 0;
     conv_last = 0;
     first_pending = 1;
@@ -228,7 +239,8 @@ static uint64_t extend(uint32_t conv)
     return v;
 }
 
-static void report(const mw_sums *s)
+/* Formats the window's line into out; returns its length (0 if it did not fit). */
+static uint16_t report(const mw_sums *s)
 {
     mw_metrology r;
     mw_metrology_compute(s, cfg.nchan_i, cfg.cal, freq_last, &r);
@@ -265,8 +277,28 @@ static void report(const mw_sums *s)
         mw_energy_add(&energy[k], frame.p_mw[k], (uint32_t)(frame.t1_us - frame.t0_us));
         frame.e_mj[k] = mw_energy_mj(&energy[k]);
     }
-    uint16_t n = mw_frame_encode(&frame, out, sizeof out);
-    if (streaming && n) uart_write(out, n);
+    return mw_frame_encode(&frame, out, sizeof out);
+}
+
+/* Reads received bytes into the command reader until a line is complete: returns 1 (a
+ * command in reader.buf, valid until the next byte is pushed), -1 (an overlong line ended)
+ * or 0 (no complete line yet; everything received so far is consumed). */
+static int8_t read_command(void)
+{
+    int16_t ch;
+    while ((ch = uart_getc()) >= 0) {
+        int8_t r = mw_cmd_reader_push(&reader, (char)ch);
+        if (r) return r;
+    }
+    return 0;
+}
+
+static void handle_command(int8_t r)
+{
+    if (r == 1)
+        execute(reader.buf);
+    else if (r < 0)
+        send_err(MW_ERR_LONG, "line too long");
 }
 
 int main(void)
@@ -290,19 +322,26 @@ int main(void)
     restart_sampling();
     for (;;) {
         wdt_reset();
-        int16_t ch;
-        while ((ch = uart_getc()) >= 0) {
-            int8_t r = mw_cmd_reader_push(&reader, (char)ch);
-            if (r == 1)
-                execute(reader.buf);
-            else if (r < 0)
-                send_err(MW_ERR_LONG, "line too long");
-        }
+        int8_t r;
+        while ((r = read_command()) != 0)
+            handle_command(r);
         const mw_sums *s = sampler_take();
         if (s) {
-            PORTB ^= _BV(PB7); /* LED toggles once per window */
-            report(s);
+            PORTB ^= _BV(PB7);                   /* LED toggles once per window */
+            uint32_t due = s->conv1 + hold_conv; /* the window ends as conversion conv1 starts */
+            uint16_t n = report(s);
             sampler_release();
+            if (streaming && n) {
+                /* the line hold: out holds the line, so a command that completes meanwhile
+                 * (its reply would use out) waits in the reader until the line is queued */
+                r = 0;
+                do {
+                    wdt_reset();
+                    if (!r) r = read_command();
+                } while (!sampler_reached(due));
+                uart_write(out, n);
+                handle_command(r);
+            }
         }
     }
 }

@@ -21,7 +21,7 @@ static uint8_t m;                       /* conversions per set */
 static uint8_t lat_pos, wr_pos, expect; /* in-flight, written-to-mux, next wanted */
 static uint8_t resync, have_prev, first_isr, tail_pending;
 static uint16_t last_tick;
-static uint32_t conv; /* conversions completed since start (meter time / 104 us) */
+static volatile uint32_t conv; /* conversions completed since start (meter time / 104 us) */
 static int16_t v_cur, i_last[MW_MAX_I];
 static int16_t prev_rel;
 static uint8_t armed;
@@ -77,15 +77,19 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     memset(bufs, 0, sizeof bufs);
     mw_schedule_init(&sched, period_us, 0);
 
-    /* Timer1 free-running at clk/64 to time-stamp interrupts */
-    TCCR1A = 0;
-    TCCR1B = _BV(CS11) | _BV(CS10);
-
     /* conversion 0 uses position 0; position 1 is latched when conversion 1 starts */
     ADCSRB = mux5_of[0]; /* ADTS = 0: free running */
     ADMUX = admux_of[0];
     DIDR0 = 0xFF; /* digital input buffers off on the analog pins */
     DIDR2 = 0xFF;
+    /* Timer1 free-running at clk/64, to time-stamp interrupts and to time the line hold:
+     * restarted from 0 with its prescaler together with the ADC, so that its ticks keep a
+     * fixed phase with the conversions (see sampler_reached) */
+    TCCR1A = 0;
+    TCCR1B = 0;
+    GTCCR = _BV(PSRSYNC);
+    TCNT1 = 0;
+    TCCR1B = _BV(CS11) | _BV(CS10);
     ADCSRA = _BV(ADEN) | _BV(ADATE) | _BV(ADIE) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0) | _BV(ADSC);
     /* the datasheet forbids changing the mux in the first ADC clock after ADSC */
     _delay_us(20);
@@ -264,4 +268,45 @@ uint16_t sampler_lost_windows(void)
         l = lost;
     }
     return l;
+}
+
+uint32_t sampler_conversions(void)
+{
+    uint32_t v;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        v = conv;
+    }
+    return v;
+}
+
+/* Conversion k >= 1 starts (25 + 13 (k - 1)) x 128 cycles after the ADC was started (the
+ * first conversion takes 25 ADC clocks), i.e. 24 + 26 k Timer1 ticks after its restart in
+ * sampler_start, which precedes the ADC's by a few cycles; both run on the crystal, so this
+ * holds for as long as sampling runs, missed interrupts or not (mod 2^16 ticks). */
+#define FIRST_CONV_TICKS 24u
+/* sampler_reached returns this many ticks before the conversion starts: the caller's UART
+ * write then puts the first byte in UDR0 just before the ADC interrupt that the start of
+ * the conversion raises (which would otherwise come first and delay it by ~40 us): 2.2-2.9
+ * us early on the simulated board, whatever the channel map, rate and load (with two ticks
+ * it is ~1.5 us late, with one the ADC interrupt comes first: docs/clock-model.md). */
+#define LEAD_TICKS 3u
+
+uint8_t sampler_reached(uint32_t target)
+{
+    int32_t ahead = (int32_t)(target - sampler_conversions());
+    if (ahead <= 0) return 1;
+    if (ahead > 1) return 0;
+    /* conversion target - 1 is running: wait for the tick before target's start. TCNT1 is
+     * read with interrupts off (the ISR reads it too, and the two bytes of a 16-bit timer
+     * read share one TEMP register). */
+    uint16_t due = (uint16_t)(FIRST_CONV_TICKS + CONV_TICKS * (uint16_t)target - LEAD_TICKS);
+    for (;;) {
+        uint16_t now;
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+        {
+            now = TCNT1;
+        }
+        if ((int16_t)(now - due) >= 0) return 1;
+    }
 }

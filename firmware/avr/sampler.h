@@ -28,4 +28,13 @@ void sampler_release(void);
 void sampler_set_vthreshold(int16_t thr);
 /* Windows that were dropped because the main loop did not take them in time. */
 uint16_t sampler_lost_windows(void);
+/* The conversion counter: conversions completed since sampling (re)started, i.e. meter
+ * time / MW_CONV_US of the conversion now running (read atomically). */
+uint32_t sampler_conversions(void);
+/* Has conversion `conv` started (meter time conv x MW_CONV_US)? Returns 1 once it has, or
+ * when it is one conversion away: then it busy-waits on Timer1 until just before that
+ * conversion starts (at most 104 us, so that what the caller does next, e.g. start a UART
+ * transfer, happens at that instant rather than after the ADC interrupt that marks it);
+ * 0 while it is further away. A conversion in the past returns 1 at once. */
+uint8_t sampler_reached(uint32_t conv);
 #endif

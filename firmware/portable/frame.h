@@ -21,6 +21,19 @@
 
 #define MW_FRAME_MIN_VRMS_V 23.0f /* 10 % of 230 V */
 
+/* The line hold (docs/protocol.md): a window's line starts leaving the UART exactly
+ * MW_LINE_HOLD_US after the window's end (t1_us), whatever its values took to compute and
+ * format, so that the host's clock model sees a constant latency: 8 ms + 6.2 ms per current
+ * channel (the worst formatting time with margin), at most the period less 20 ms, rounded
+ * down to whole conversions (MW_CONV_US: the firmware counts them). When the work takes
+ * longer (10 Hz with 12 or more channels) the line leaves when it is ready. */
+#define MW_LINE_HOLD_RAW_US(nchan, period_us)                                                      \
+    ((8000ul + 6200ul * (uint32_t)(nchan)) < (uint32_t)(period_us)-20000ul                         \
+         ? (8000ul + 6200ul * (uint32_t)(nchan))                                                   \
+         : (uint32_t)(period_us)-20000ul)
+#define MW_LINE_HOLD_US(nchan, period_us)                                                          \
+    ((uint32_t)MW_CONV_US * (MW_LINE_HOLD_RAW_US(nchan, period_us) / (uint32_t)MW_CONV_US))
+
 typedef struct {
     uint32_t seq;
     uint64_t t0_us, t1_us; /* meter time */

@@ -2,22 +2,23 @@
  *
  * The meter stamps every window with its own time (t1_us of a W line: crystal time, off by
  * the crystal's error, typically +-100 ppm, and restarting at 0 after a meter reset). The
- * host knows when each line arrived. Delivery only ever delays a line (firmware computing
- * the window, the UART sending it, USB, the host's scheduler), so the true mapping
+ * host knows when each line arrived. Delivery only ever delays a line (the firmware's line
+ * hold, the UART sending it, USB, the host's scheduler), so the true mapping
  * host = offset + slope * meter is the LOWER ENVELOPE of the (meter time, arrival time)
  * pairs, not their mean: the fit is the line under all pairs that minimises the summed
  * distance to them (the linear program of Moon, Skelly & Towsley 1999, solved on the lower
  * convex hull of the pairs), over a sliding window of recent pairs, with isolated pairs far
  * below their neighbours (impossible early arrivals) set aside as outliers.
  *
- * What no one-way method can observe is the fastest delivery itself: it is supplied as
- * latency_ns + line_bytes * (byte_ns + fw_byte_ns) and subtracted from every arrival. The
- * firmware formats a line digit by digit (64-bit divisions) before its first byte leaves,
- * so its part grows with the line's length: measured on the simulated board, the fastest
- * time from a window's end to its line's first byte is about -5.06 ms + 195.5 us per line
- * byte (10 ms with 1 channel, 29 ms with the default 5, 78 ms with 15); the UART then takes
- * byte_ns per byte until the last one, which marks the arrival; USB adds at least 1 ms.
- * docs/clock-model.md has the figures and the limits of this model.
+ * What no one-way method can observe is the fastest delivery itself. The firmware holds
+ * each window's line until a fixed time after the window's end (the line hold,
+ * MW_LINE_HOLD_US in docs/protocol.md: 8 ms + 6.2 ms per current channel, at most the period
+ * less 20 ms), so its first byte leaves exactly then (within 3 us, measured on the simulated
+ * board) whatever the values took to format. The CALLER subtracts that hold from the arrival
+ * before mw_clock_add (the meter session does: mw_proto_hold_ns); the clock subtracts the
+ * rest, latency_ns + line_bytes * byte_ns: the UART's byte_ns per byte until the last one,
+ * which marks the arrival, and the transport's fastest delivery after it (USB: at least one
+ * 1 ms frame). docs/clock-model.md has the figures and the limits of this model.
  *
  * Host times are int64 ns of one host clock that does not jump (CLOCK_MONOTONIC is what
  * the recorder uses; it converts to CLOCK_REALTIME itself). Sign convention: drift_ppm
@@ -29,25 +30,25 @@
 
 typedef struct mw_clock mw_clock;
 
-/* Measured defaults (docs/clock-model.md), for firmware 0.1.0: the firmware's fastest
- * window-end-to-first-byte time is MW_CLOCK_FW_LATENCY_NS + line bytes * MW_CLOCK_FW_BYTE_NS
- * (fitted over 1-15 channels at 1, 4, 10 Hz with loads of 3 W-4 kW; lines of 70-500 bytes;
- * not 10 Hz with 12 or more channels, where the firmware falls behind), USB's at least one
- * 1 ms frame. */
-#define MW_CLOCK_FW_LATENCY_NS (-5064000LL)
-#define MW_CLOCK_FW_BYTE_NS 195500LL
+/* The transport's fastest delivery after the line's last byte has left the meter: USB's one
+ * 1 ms full-speed frame (docs/clock-model.md). */
 #define MW_CLOCK_USB_MIN_NS 1000000LL
-/* ... and the firmware's fastest time is within this of that model for positive loads
- * (worse without load or with export: docs/clock-model.md, "Limits"). */
-#define MW_CLOCK_FW_MODEL_ERR_NS 800000LL
+/* How far the meter side of the fastest delivery may be from hold + line_bytes * byte_ns:
+ * the firmware's first byte leaves 2.2-2.9 us before the end of its hold on the simulated
+ * board (1-15 channels, every rate and load; docs/clock-model.md); a real ADC may start its
+ * conversions up to one ADC clock (8 us) after the timer the firmware counts the hold with,
+ * and a real UART sends the start bit up to one bit (8.5 us) after the write; and the hold
+ * elapses in meter time, which the caller takes as host time: off by the crystal's error,
+ * 10 us for a 101 ms hold at 100 ppm. */
+#define MW_CLOCK_LATENCY_ERR_NS 20000LL
 
 typedef struct {
     double fit_window_s;    /* live fit over the pairs of the last fit_window_s s of meter time */
-    int64_t latency_ns;     /* fixed part of the fastest delivery, subtracted from arrivals */
+    int64_t latency_ns;     /* fixed part of the fastest delivery after the line's last byte
+                               (the caller has removed the line hold), subtracted from arrivals */
     int64_t byte_ns;        /* UART time of one byte (10 bits at 117,647 Bd = 85,000 ns) */
     double max_drift_ppm;   /* a fit steeper than this is not believed (clamped) */
     int64_t outlier_ns;     /* a pair this far below the envelope of the others is an outlier */
-    int64_t fw_byte_ns;     /* firmware time per line byte before the first byte leaves */
     int64_t latency_err_ns; /* how far the true fastest delivery may be from the assumed one:
                                added to uncertainty_ns */
 } mw_clock_config;
@@ -62,9 +63,8 @@ typedef struct {
                                atop clock.c; large until a few seconds of pairs exist */
 } mw_clock_state;
 
-/* Defaults: fit window 600 s, latency MW_CLOCK_FW_LATENCY_NS + MW_CLOCK_USB_MIN_NS,
- * byte_ns 85,000, fw_byte_ns MW_CLOCK_FW_BYTE_NS, max drift 1000 ppm, outliers 2 ms,
- * latency_err_ns MW_CLOCK_FW_MODEL_ERR_NS. */
+/* Defaults: fit window 600 s, latency MW_CLOCK_USB_MIN_NS, byte_ns 85,000, max drift
+ * 1000 ppm, outliers 2 ms, latency_err_ns MW_CLOCK_LATENCY_ERR_NS. */
 void mw_clock_config_default(mw_clock_config *cfg);
 
 /* cfg NULL = defaults. Returns NULL only when out of memory. */
@@ -72,7 +72,8 @@ mw_clock *mw_clock_new(const mw_clock_config *cfg);
 void mw_clock_free(mw_clock *c);
 
 /* One pair: meter_us = the window's end in meter time (t1_us), host_ns = when the line's
- * last byte was available on the host, line_bytes = the line's length including "*XXXX\r\n".
+ * last byte was available on the host MINUS the line hold (mw_proto_hold_ns of the window),
+ * line_bytes = the line's length including "*XXXX\r\n".
  * Pairs come in increasing meter time; a pair at or before the previous one means the
  * meter's time restarted and re-anchors first. Returns 0, or 1 when the pair was set aside
  * as an outlier (it is still kept, and may be taken back when later pairs confirm it), or
@@ -82,6 +83,12 @@ int mw_clock_add(mw_clock *c, uint64_t meter_us, int64_t host_ns, size_t line_by
 /* The meter's time restarted (reset, RATE/CH/LOAD/DEFAULTS, reconnect): forget the pairs;
  * the last drift is kept as the prior for the new segment's first seconds. */
 void mw_clock_reanchor(mw_clock *c);
+
+/* A new clock for the next segment: c's configuration, and c's drift (with its error) as
+ * its prior, as mw_clock_reanchor would leave c, while c itself is left intact, so that a
+ * finished segment's clock (after mw_clock_refit_all) can go on restamping that segment's
+ * windows while the successor takes the next one's pairs. NULL only when out of memory. */
+mw_clock *mw_clock_successor(const mw_clock *c);
 
 /* Host time of meter time meter_us under the current fit. Returns 0, or -1 before the
  * first pair of the segment. */

@@ -48,6 +48,13 @@ int mw_proto_check_crc(const char *line, size_t len);
 /* Parse a window body ("W,..."). Returns 0, or -1 if any field is malformed. */
 int mw_proto_parse_window(const char *body, mw_proto_window *w);
 
+/* The nominal period of a window (1e6 / rate, us): the one of the six rates nearest to its
+ * length (a window is k x period rounded to whole sample sets). */
+uint32_t mw_proto_period_us(const mw_proto_window *w);
+/* The firmware's line hold for this window (MW_LINE_HOLD_US): its line's first byte left
+ * the meter this long after t1_us, ns. */
+int64_t mw_proto_hold_ns(const mw_proto_window *w);
+
 /* The identification line ("I,megawatt,..."). */
 typedef struct {
     char fw_version[32];

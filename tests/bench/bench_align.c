@@ -1,8 +1,7 @@
 /* bench_align — the meter clock model (host/clock.c) against the simulated board, printed
  * as a Markdown section for docs/performance.md:
- *  - the firmware's time from a window's end to its line's first byte, per channel count,
- *    against the model the clock's defaults use (MW_CLOCK_FW_LATENCY_NS + bytes x
- *    MW_CLOCK_FW_BYTE_NS);
+ *  - the firmware's time from a window's end to its line's first byte, per rate and channel
+ *    count, against the line hold of the protocol (MW_LINE_HOLD_US);
  *  - alignment error percentiles (|mapped - true window end|), live (mapped when the line
  *    arrives, with the fit so far, after a 30 s warm-up) and final (mw_clock_refit_all),
  *    for crystals at -100, 0, +100 ppm, two delivery-delay models, with the real firmware's
@@ -11,7 +10,8 @@
  * Design: each board run is recorded once (per W line: meter time, true end, true times of
  * its first and last byte, length); the delay models are then applied to the recording, so
  * they see the same firmware output. Lines keep their order (a late line delays the ones
- * behind it). True window end = mw_sim_adc_sample_time(t1_us / 104) - 1.5 ADC clocks. */
+ * behind it). The clock gets each arrival less the window's line hold, as the meter session
+ * gives it. True window end = mw_sim_adc_sample_time(t1_us / 104) - 1.5 ADC clocks. */
 #include <math.h>
 #include <time.h>
 
@@ -23,7 +23,7 @@
 #include "../sim/harness.h"
 #include "mw_clock.h"
 
-#define SIM_BYTE_NS 93000LL /* simavr 1.6's UART byte time (11 bits), see test_alignment.c */
+#define SIM_BYTE_NS 93500LL /* simavr 1.6's UART byte time (11 bits + wait), test_alignment.c */
 #define SAMPLE_DELAY_CYCLES 192.0
 #define HOST_OFFSET_NS 987654321098765LL
 #define SECONDS 120.0
@@ -32,7 +32,7 @@
 
 typedef struct {
     uint64_t t1_us;
-    int64_t true_end_ns, first_ns, last_ns;
+    int64_t true_end_ns, first_ns, last_ns, hold_ns;
     size_t bytes;
 } rec;
 
@@ -63,6 +63,7 @@ static void rec_sink(void *ctx, uint8_t b)
         q->true_end_ns = (int64_t)llround(s * 1e9);
         q->first_ns = R->first_ns;
         q->last_ns = now;
+        q->hold_ns = mw_proto_hold_ns(&R->w);
         q->bytes = (size_t)R->nbytes;
     }
     R->pending = 0;
@@ -74,8 +75,9 @@ static double stepping(void *ctx, int pin, uint64_t t_ns)
     return (t_ns / 3700000000ull) % 2 ? 420.0 : 180.0;
 }
 
-/* The board with nch current channels (loads of 75-1200 W, one stepping) for `seconds`. */
-static recorder *record(double ppm, int nch, double seconds)
+/* The board at hz with nch current channels (loads of 75-1200 W, one stepping) for
+ * `seconds`. */
+static recorder *record(double ppm, int hz, int nch, double seconds)
 {
     h_board *h = h_open();
     recorder *R = calloc(1, sizeof *R);
@@ -94,6 +96,11 @@ static recorder *record(double ppm, int nch, double seconds)
         else
             mw_sim_set_load(h->sim, p, w[(p - 1) % 5] + 10 * p, 0.9,
                             (p & 1) ? MW_SIM_SMPS : MW_SIM_SINE);
+    if (hz != 4) {
+        char cmd[32];
+        snprintf(cmd, sizeof cmd, "RATE %d", hz);
+        assert_string_equal(h_cmd(h, cmd), "OK,RATE");
+    }
     if (nch != 5) {
         char cmd[96] = "CH 0";
         for (int i = 1; i <= nch; i++)
@@ -122,34 +129,50 @@ static int cmp_double(const void *a, const void *b)
 static void firmware_latency(void)
 {
     printf("### Firmware: window end to first byte\n\n");
-    printf("True time from a window's end to its line's first byte leaving the UART, 4 Hz, "
-           "loads of 75-1200 W, 20 s after the channel map is set; the model is the clock "
-           "defaults' MW_CLOCK_FW_LATENCY_NS + line bytes x MW_CLOCK_FW_BYTE_NS (-5.064 ms + "
-           "195.5 us/byte). Then the UART: %lld ns per byte on the simulated board (simavr "
-           "counts 11 bits), 85,000 on a real one (10 bits at 117,647 Bd).\n\n",
+    printf("True time from a window's end to its line's first byte leaving the UART, less the "
+           "line hold (MW_LINE_HOLD_US: min(8 ms + 6.2 ms per current channel, period - 20 ms) "
+           "in whole conversions), in meter time, over 20 s after the channel map is set "
+           "(+37 ppm crystal, loads of 75-1200 W, one stepping); a line is late when its first "
+           "byte left more than 5 us after the hold (the firmware's work took longer). Then the "
+           "UART: %lld ns per byte on the simulated board (simavr counts 11 bits), 85,000 on a "
+           "real one (10 bits at 117,647 Bd).\n\n",
            (long long)SIM_BYTE_NS);
-    printf("| current channels | line bytes | fastest (ms) | median (ms) | slowest (ms) | fastest "
-           "- model (ms) |\n|---|---|---|---|---|---|\n");
-    static const int nchs[] = {1, 5, 10, 15};
-    for (int k = 0; k < 4; k++) {
-        recorder *R = record(37, nchs[k], 20);
-        double lat[256], over = INFINITY;
-        int n = 0;
-        size_t bmin = 10000, bmax = 0;
-        for (int i = 1; i < R->n && n < 256; i++) {
-            const rec *q = &R->r[i];
-            lat[n++] = (double)(q->first_ns - q->true_end_ns) / 1e6;
-            over = fmin(over, (double)(q->first_ns - q->true_end_ns - MW_CLOCK_FW_LATENCY_NS -
-                                       (int64_t)q->bytes * MW_CLOCK_FW_BYTE_NS) /
-                                  1e6);
-            bmin = q->bytes < bmin ? q->bytes : bmin;
-            bmax = q->bytes > bmax ? q->bytes : bmax;
+    printf("| rate | current channels | line bytes | hold (ms) | first byte - hold, min / median / "
+           "max (us) | late lines (latest, ms) |\n|---|---|---|---|---|---|\n");
+    static const int hzs[] = {1, 4, 10}, nchs[] = {1, 5, 10, 15};
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k < 4; k++) {
+            recorder *R = record(37, hzs[a], nchs[k], 20);
+            double off[256], late_ms = 0;
+            int n = 0, late = 0;
+            size_t bmin = 10000, bmax = 0;
+            for (int i = 1; i < R->n; i++) {
+                const rec *q = &R->r[i];
+                double us =
+                    ((double)(q->first_ns - q->true_end_ns) * (1 + 37e-6) - (double)q->hold_ns) /
+                    1e3;
+                if (us > 5) {
+                    late++;
+                    late_ms = fmax(late_ms, us / 1e3);
+                } else if (n < 256) {
+                    off[n++] = us;
+                }
+                bmin = q->bytes < bmin ? q->bytes : bmin;
+                bmax = q->bytes > bmax ? q->bytes : bmax;
+            }
+            qsort(off, (size_t)n, sizeof *off, cmp_double);
+            printf("| %d Hz | %d | %zu-%zu | %.3f | ", hzs[a], nchs[k], bmin, bmax,
+                   R->r[1].hold_ns / 1e6);
+            if (n)
+                printf("%+.1f / %+.1f / %+.1f | ", off[0], off[n / 2], off[n - 1]);
+            else
+                printf("- | ");
+            if (late)
+                printf("%d of %d (%.1f) |\n", late, R->n - 1, late_ms);
+            else
+                printf("0 of %d |\n", R->n - 1);
+            recorder_free(R);
         }
-        qsort(lat, (size_t)n, sizeof *lat, cmp_double);
-        printf("| %d | %zu-%zu | %.2f | %.2f | %.2f | %+.2f |\n", nchs[k], bmin, bmax, lat[0],
-               lat[n / 2], lat[n - 1], over);
-        recorder_free(R);
-    }
     printf("\n");
 }
 
@@ -188,12 +211,11 @@ static void score(const recorder *R, int model, int how, double ppm)
         const rec *q = &R->r[i];
         int64_t ready = how == REAL_FIRMWARE
                             ? q->last_ns + SIM_BYTE_NS
-                            : q->true_end_ns + MW_CLOCK_FW_LATENCY_NS +
-                                  (int64_t)q->bytes * (MW_CLOCK_FW_BYTE_NS + SIM_BYTE_NS);
+                            : q->true_end_ns + q->hold_ns + (int64_t)q->bytes * SIM_BYTE_NS;
         int64_t arrival = ready + (int64_t)llround(delay_ns(rng, model));
         if (arrival < prev) arrival = prev;
         prev = arrival;
-        mw_clock_add(c, q->t1_us, arrival + HOST_OFFSET_NS, q->bytes);
+        mw_clock_add(c, q->t1_us, arrival + HOST_OFFSET_NS - q->hold_ns, q->bytes);
         int64_t host;
         mw_clock_map(c, q->t1_us, &host);
         double t = (double)(q->true_end_ns - R->r[0].true_end_ns) * 1e-9;
@@ -245,9 +267,9 @@ static void cost(double hz)
     double spent = 0;
     for (int k = 1; k <= n; k++) {
         uint64_t m = (uint64_t)llround(k * 1e6 / hz);
-        int64_t arrival = (int64_t)llround(
-            (double)m * 1e3 / (1 + 100e-6) + delay_ns(rng, UNIFORM) +
-            (double)(MW_CLOCK_FW_LATENCY_NS + 183 * (MW_CLOCK_FW_BYTE_NS + 85000)));
+        /* less the line hold, as the meter session passes it */
+        int64_t arrival = (int64_t)llround((double)m * 1e3 / (1 + 100e-6) + delay_ns(rng, UNIFORM) +
+                                           183 * 85000.0);
         double t0 = now_s();
         mw_clock_add(c, m, arrival, 183);
         int64_t h, u;
@@ -266,25 +288,25 @@ static void cost(double hz)
 static void bench(void **s)
 {
     printf("## Meter clock alignment\n\n");
-    printf("`make bench` (tests/bench/bench_align.c): the clock model (host/clock.c, "
-           "docs/clock-model.md) against the real firmware on the simulated board, default "
-           "channel map (5 current channels), 4 Hz.\n\n");
+    printf("`make bench` (tests/bench/bench_align.c): the firmware's line hold, and the clock "
+           "model (host/clock.c, docs/clock-model.md) against the real firmware on the "
+           "simulated board with the default channel map (5 current channels) at 4 Hz.\n\n");
     firmware_latency();
     printf("### Alignment error\n\n");
     printf("|mapped - true| window end over %.0f s of windows: live = mapped when the line "
            "arrives, with the fit so far (p99 / max from %.0f to %.0f s; p50 / p90 / p99 / max "
            "from %.0f s on); final = after refit_all (p50 / p90 / p99 / max), in us. Lines are "
-           "delivered after the delay shown (in order: a late line delays the next). "
-           "Firmware \"real\": the lines leave when the firmware sent them; \"as modelled\": "
-           "when the clock defaults assume the fastest firmware would (isolates the fit). Drift "
-           "error: after refit_all.\n\n",
+           "delivered after the delay shown (in order: a late line delays the next), and the "
+           "clock gets each arrival less the window's line hold. Firmware \"real\": the lines "
+           "leave when the firmware sent them; \"as modelled\": exactly at the end of the hold "
+           "(isolates the fit). Drift error: after refit_all.\n\n",
            SECONDS, EARLY_S, LATE_S, LATE_S);
     printf("| crystal (ppm) | delivery delay | firmware | live %.0f-%.0f s | live from %.0f s | "
            "final | drift error (ppm) |\n|---|---|---|---|---|---|---|\n",
            EARLY_S, LATE_S, LATE_S);
     static const double ppms[] = {-100, 0, +100};
     for (int p = 0; p < 3; p++) {
-        recorder *R = record(ppms[p], 5, SECONDS);
+        recorder *R = record(ppms[p], 4, 5, SECONDS);
         for (int model = UNIFORM; model <= EXP_SPIKES; model++)
             for (int how = REAL_FIRMWARE; how <= MODEL_FIRMWARE; how++)
                 score(R, model, how, ppms[p]);

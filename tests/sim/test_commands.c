@@ -1,7 +1,8 @@
 /* Commands and EEPROM on the real firmware: calibration set/save survives a reset;
  * a blank or corrupted EEPROM gives defaults and the calibration-defaults flag, never
  * garbage; malformed, oversize and unknown commands get error replies while sampling goes
- * on undisturbed; the watchdog recovers a hung main loop (test build). */
+ * on undisturbed; commands that arrive while a window's line is held are all answered,
+ * after that line; the watchdog recovers a hung main loop (test build). */
 #include <math.h>
 
 #include "harness.h"
@@ -113,6 +114,70 @@ static void stop_start_and_energy_reset(void **s)
     h_close(h);
 }
 
+/* With 15 channels the main loop formats a window's line for ~90 ms, then holds it until
+ * 101 ms after the window's end; 117 bytes of commands sent 10 ms into that (fourteen CAL?
+ * queries, nearly the 128-byte receive ring) are all answered, in order, after the window's
+ * line, which still leaves on time. Lines are recorded in order as they complete. */
+typedef struct {
+    h_board *h;
+    char kind[64]; /* 'W' or the first letter of each other line, in order */
+    int n, nbytes;
+    int64_t first_ns[64];
+} order_rec;
+
+static void order_sink(void *ctx, uint8_t b)
+{
+    order_rec *R = ctx;
+    if (R->nbytes++ == 0 && R->n < 64) R->first_ns[R->n] = (int64_t)mw_sim_time_ns(R->h->sim);
+    int nwin = R->h->nwin, nlines = R->h->nlines;
+    h_sink(R->h, b);
+    if (R->n < 64 && (R->h->nwin > nwin || R->h->nlines > nlines))
+        R->kind[R->n++] = R->h->nwin > nwin ? 'W' : R->h->lines[nlines][0];
+    if (b == '\n') R->nbytes = 0;
+}
+
+static void commands_during_the_line_hold(void **s)
+{
+    h_board *h = h_open();
+    assert_string_equal(h_cmd(h, "RATE 1"), "OK,RATE");
+    assert_string_equal(h_cmd(h, "CH 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"), "OK,CH");
+    for (int p = 1; p <= 15; p++)
+        mw_sim_set_load(h->sim, p, 500, 0.9, MW_SIM_SINE);
+    h_forget(h);
+    h_run_windows(h, 1, 2.0);
+    /* the window after it ends 1 s after this one (within a sample set); 10 ms later its
+     * line is being held until 100.984 ms after that end */
+    double end_s = mw_sim_adc_sample_time(h->sim, h->win[0].t1_us / 104);
+    double now_s = (double)mw_sim_time_ns(h->sim) * 1e-9;
+    h_run(h, end_s + 1.010 - now_s);
+    order_rec R = {.h = h};
+    mw_sim_set_uart_sink(h->sim, order_sink, &R);
+    int nlines = h->nlines, nwin = h->nwin;
+    char burst[256];
+    int len = 0;
+    for (int c = 1; c <= 14; c++)
+        len += snprintf(burst + len, sizeof burst - (size_t)len, "CAL? %d\r\n", c);
+    assert_int_equal(len, 117);
+    assert_int_equal(mw_sim_uart_send(h->sim, burst, (size_t)len), 0);
+    h_run(h, 0.3);
+    assert_int_equal(h->nwin, nwin + 1);
+    assert_int_equal(h->nlines, nlines + 14);
+    assert_true(R.n == 15 && !strncmp(R.kind, "WCCCCCCCCCCCCCC", 15));
+    for (int c = 1; c <= 14; c++) {
+        char want[32];
+        snprintf(want, sizeof want, "C,%d,0.048828,0.000", c);
+        assert_string_equal(h->lines[nlines + c - 1], want);
+    }
+    /* the window's line left when its hold ended (the board's clock runs true here) */
+    const mw_proto_window *w = &h->win[nwin];
+    double end1_s = mw_sim_adc_sample_time(h->sim, w->t1_us / 104) - 192.0 / 16e6;
+    double off_us = ((double)R.first_ns[0] * 1e-9 - end1_s) * 1e6 - 100984.0;
+    print_message("line hold: first byte %+.1f us from its end; then %d replies\n", off_us,
+                  R.n - 1);
+    assert_true(fabs(off_us) < 5.0);
+    h_close(h);
+}
+
 static void watchdog_recovers_a_hang(void **s)
 {
     h_board *h = h_open_elf(h_elf("MW_FIRMWARE_TEST_ELF", "build/firmware/megawatt-test.elf"));
@@ -134,6 +199,7 @@ int main(void)
         cmocka_unit_test(corrupt_eeprom_gives_defaults),
         cmocka_unit_test(bad_commands_get_errors_sampling_unaffected),
         cmocka_unit_test(stop_start_and_energy_reset),
+        cmocka_unit_test(commands_during_the_line_hold),
         cmocka_unit_test(watchdog_recovers_a_hang),
     };
     return cmocka_run_group_tests_name("commands", tests, NULL, NULL);

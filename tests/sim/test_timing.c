@@ -3,7 +3,8 @@
  * boundaries never drift from k * period by more than one sample set, consecutive windows
  * chain without gaps, and the meter's time stamps agree with the crystal cycles the board
  * actually ran (independently known to the simulated board), also with a +100 ppm crystal
- * where true time and crystal time differ. */
+ * where true time and crystal time differ. And the line hold: each window's line leaves
+ * a fixed time after the window's end, whatever its values took to format. */
 #include <math.h>
 
 #include "harness.h"
@@ -83,6 +84,97 @@ static void rate_4_fast_crystal(void **s)
     check_rate(4, 100);
 }
 
+/* The line hold (docs/protocol.md): every W line's first byte leaves the UART
+ * min(8 ms + 6.2 ms per current channel, period - 20 ms), in whole conversions of 104 us,
+ * after its window's end, in meter time (the board knows the true end: the start of
+ * conversion t1_us / 104, and the true time of every byte), within a few us, for any
+ * channel map, rate, load and crystal; where the firmware's work takes longer than the hold
+ * (10 Hz with 15 channels near full scale) the lines leave late, never early, none lost. */
+typedef struct {
+    h_board *h;
+    double ppm;
+    int nbytes, nwin; /* bytes of the line so far; windows when it began */
+    int64_t first_ns;
+    int n, late;
+    double off_min_us, off_max_us;   /* lines on time (within 5 us): first byte - hold */
+    double late_min_ms, late_max_ms; /* the others */
+} hold_rec;
+
+static void hold_sink(void *ctx, uint8_t b)
+{
+    hold_rec *R = ctx;
+    if (R->nbytes++ == 0) {
+        R->first_ns = (int64_t)mw_sim_time_ns(R->h->sim);
+        R->nwin = R->h->nwin;
+    }
+    h_sink(R->h, b); /* a line is complete at its CR */
+    if (b != '\n') return;
+    R->nbytes = 0;
+    if (R->h->nwin == R->nwin) return;
+    const mw_proto_window *w = &R->h->win[R->nwin];
+    double end_s = mw_sim_adc_sample_time(R->h->sim, w->t1_us / 104) -
+                   192.0 / (16e6 * (1 + R->ppm * 1e-6)); /* 1.5 ADC clocks before the sample */
+    double meter_us = ((double)R->first_ns * 1e-9 - end_s) * (1 + R->ppm * 1e-6) * 1e6;
+    double off_us = meter_us - (double)mw_proto_hold_ns(w) / 1e3;
+    if (off_us > 5) {
+        R->late_min_ms = R->late ? fmin(R->late_min_ms, off_us / 1e3) : off_us / 1e3;
+        R->late_max_ms = R->late ? fmax(R->late_max_ms, off_us / 1e3) : off_us / 1e3;
+        R->late++;
+    } else {
+        int k = R->n - R->late;
+        R->off_min_us = k ? fmin(R->off_min_us, off_us) : off_us;
+        R->off_max_us = k ? fmax(R->off_max_us, off_us) : off_us;
+    }
+    R->n++;
+}
+
+static hold_rec check_hold(int hz, int nch, double load_w, double ppm, int64_t hold_us, int n)
+{
+    h_board *h = h_open();
+    hold_rec R = {.h = h, .ppm = ppm};
+    mw_sim_set_crystal_ppm(h->sim, ppm);
+    for (int p = 1; p <= 15; p++) /* every other channel exports */
+        mw_sim_set_load(h->sim, p, (p & 1 ? 1 : -1) * (load_w + 10 * p), 0.9,
+                        p % 3 ? MW_SIM_SINE : MW_SIM_SMPS);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "RATE %d", hz);
+    assert_string_equal(h_cmd(h, cmd), "OK,RATE");
+    snprintf(cmd, sizeof cmd, "CH 0");
+    for (int i = 1; i <= nch; i++)
+        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %d", i);
+    assert_string_equal(h_cmd(h, cmd), "OK,CH");
+    h_forget(h);
+    mw_sim_set_uart_sink(h->sim, hold_sink, &R);
+    h_run_windows(h, n, (double)n / hz + 1.0);
+    assert_int_equal(mw_proto_hold_ns(&h->win[0]), hold_us * 1000);
+    for (int i = 1; i < h->nwin; i++)
+        assert_int_equal(h->win[i].seq, h->win[i - 1].seq + 1);
+    print_message("%2d Hz, %2d channels, %4.0f W, %+4.0f ppm, hold %.3f ms: first byte after it "
+                  "%+.1f..%+.1f us (%d lines), late %.1f..%.1f ms (%d lines)\n",
+                  hz, nch, load_w, ppm, hold_us / 1e3, R.off_min_us, R.off_max_us, R.n - R.late,
+                  R.late_min_ms, R.late_max_ms, R.late);
+    assert_true(R.n >= n);
+    if (R.n > R.late) assert_true(R.off_min_us >= -5.0); /* never early */
+    h_close(h);
+    return R;
+}
+
+static void line_hold(void **s)
+{
+    /* the holds, by hand: 8 + 6.2 n ms or period - 20 ms, down to a multiple of 104 us */
+    hold_rec r = check_hold(1, 15, 300, +100, 100984, 6); /* 101 ms: 971 conversions */
+    assert_int_equal(r.late, 0);
+    r = check_hold(4, 5, 2500, -100, 39000, 12); /* 39 ms: 375 */
+    assert_int_equal(r.late, 0);
+    r = check_hold(10, 1, 50, 0, 14144, 20); /* 14.2 ms: 136 */
+    assert_int_equal(r.late, 0);
+    r = check_hold(10, 12, 300, 37, 79976, 20); /* 100 - 20 = 80 ms: 769 */
+    assert_int_equal(r.late, 0);
+    /* 10 Hz, 15 channels of 2.6-2.75 kW: the firmware needs more than the 80 ms */
+    r = check_hold(10, 15, 2600, 0, 79976, 20);
+    assert_true(r.late > 0);
+}
+
 static void bad_rate_rejected(void **s)
 {
     h_board *h = h_open();
@@ -101,6 +193,7 @@ int main(void)
         cmocka_unit_test(rate_8),
         cmocka_unit_test(rate_10),
         cmocka_unit_test(rate_4_fast_crystal),
+        cmocka_unit_test(line_hold),
         cmocka_unit_test(bad_rate_rejected),
     };
     return cmocka_run_group_tests_name("timing", tests, NULL, NULL);

@@ -1,9 +1,10 @@
 /* Meter clock model (host/clock.c) on synthetic pairs whose truth is known: a meter whose
  * crystal is off by a known ppm closes windows at the firmware's instants (the first
  * sample-set boundary at or after k x 250 ms of meter time); each window's true end in
- * host time is offset + meter time / (1 + ppm); its line arrives after the meter side of
- * the fastest delivery the defaults assume (the firmware's -5.064 ms + 195.5 us per byte,
- * then 85 us per byte on the UART) plus a random delivery delay from a seeded generator.
+ * host time is offset + meter time / (1 + ppm); its line's last byte leaves the meter its
+ * UART time (85 us per byte) after the window's end (plus the firmware's line hold, which the
+ * caller subtracts before mw_clock_add, so it is left out here), and arrives after a random
+ * delivery delay from a seeded generator, never under the 1 ms the defaults assume.
  * The tests compare the mapped window ends with the true ones: live (at each arrival, with
  * the fit so far) and after mw_clock_refit_all. Delays: uniform 1-16 ms, 1 ms + exponential
  * (mean 3 ms) with 1 % 50 ms spikes, Pareto (1 ms minimum, tail index 1.2), none. */
@@ -75,10 +76,10 @@ static double delay_ns(gsl_rng *r, int model)
     }
 }
 
-/* The meter side of the fastest delivery as the defaults model it. */
+/* The meter side of the fastest delivery after the line hold: the UART's 85 us per byte. */
 static int64_t meter_side_ns(size_t bytes)
 {
-    return MW_CLOCK_FW_LATENCY_NS + (int64_t)bytes * (MW_CLOCK_FW_BYTE_NS + 85000);
+    return (int64_t)bytes * 85000;
 }
 
 static int is_glitch(const scenario *s, int k)
@@ -180,12 +181,12 @@ static void defaults(void **state)
     mw_clock_config cfg;
     mw_clock_config_default(&cfg);
     assert_true(cfg.fit_window_s == 600.0);
-    assert_int_equal(cfg.byte_ns, 85000); /* 10 bits at 16 MHz / (8 x 17) = 117,647 Bd */
-    assert_int_equal(cfg.latency_ns, -5064000 + 1000000);
-    assert_int_equal(cfg.fw_byte_ns, 195500);
+    assert_int_equal(cfg.byte_ns, 85000);      /* 10 bits at 16 MHz / (8 x 17) = 117,647 Bd */
+    assert_int_equal(cfg.latency_ns, 1000000); /* one USB full-speed frame */
     assert_true(cfg.max_drift_ppm == 1000.0);
     assert_int_equal(cfg.outlier_ns, 2000000);
-    assert_int_equal(cfg.latency_err_ns, 800000);
+    assert_int_equal(cfg.latency_err_ns, MW_CLOCK_LATENCY_ERR_NS);
+    assert_true(MW_CLOCK_LATENCY_ERR_NS > 0 && MW_CLOCK_LATENCY_ERR_NS <= 20000);
 }
 
 static void map_before_any_pair(void **state)
@@ -203,9 +204,9 @@ static void map_before_any_pair(void **state)
     /* one pair: mapped through the assumed fastest delivery, with a large uncertainty */
     assert_int_equal(mw_clock_add(c, 250000, 1000000000, 100), 0);
     assert_int_equal(mw_clock_map(c, 250000, &h), 0);
-    assert_int_equal(h, 1000000000 - (-4064000 + 100 * (195500 + 85000)));
+    assert_int_equal(h, 1000000000 - (1000000 + 100 * 85000));
     assert_int_equal(mw_clock_map(c, 1250000, &h), 0); /* 1 s later, drift 0 so far */
-    assert_int_equal(h, 1000000000 - (-4064000 + 100 * (195500 + 85000)) + 1000000000);
+    assert_int_equal(h, 1000000000 - (1000000 + 100 * 85000) + 1000000000);
     assert_int_equal(mw_clock_uncertainty(c, 250000, &u), 0);
     assert_true(u >= 20000000);
     mw_clock_reanchor(c);
@@ -308,7 +309,7 @@ static void uncertainty_covers(void **state)
     print_message("uncertainty: %.1f ms with one pair, %.0f us after 60 s (+ %.0f us)\n", u1 / 1e6,
                   u2 / 1e3, (u3 - u2) / 1e3);
     assert_true(u1 >= 20000000 && u2 < 1000000);
-    assert_int_equal(u3 - u2, MW_CLOCK_FW_MODEL_ERR_NS);
+    assert_int_equal(u3 - u2, MW_CLOCK_LATENCY_ERR_NS);
     mw_clock_free(c);
     mw_clock_free(d);
 }
@@ -373,6 +374,80 @@ static void reanchor_after_reset(void **state)
         assert_true(out_b.live_p99_us <= 1000 && out_b.final_p99_us <= 1000);
         mw_clock_free(c);
     }
+}
+
+/* A successor clock takes the next segment as a re-anchored clock would (same prior, so the
+ * same mapping window for window), while the finished segment's clock keeps mapping its own
+ * windows exactly as before; the configuration is carried over. */
+static void successor_keeps_the_old_segment(void **state)
+{
+    scenario a = {.ppm = -100, .delays = D_UNIFORM, .seconds = 300, .seed = 43};
+    scenario b = a;
+    b.seed = 44;
+    b.seconds = 120;
+    b.warm_s = 20;
+    b.t0_s = 302.5;
+    static outcome ref_b;
+    mw_clock_config cfg;
+    mw_clock_config_default(&cfg);
+    cfg.outlier_ns = 2500000; /* not the default */
+    mw_clock *ref = mw_clock_new(&cfg);
+    run(ref, &a, &out_a); /* ends with refit_all */
+    mw_clock_reanchor(ref);
+    run(ref, &b, &ref_b);
+
+    mw_clock *old = mw_clock_new(&cfg);
+    run(old, &a, &out_a);
+    mw_clock_state st_old;
+    mw_clock_get_state(old, &st_old);
+    mw_clock *next = mw_clock_successor(old);
+    assert_non_null(next);
+    /* nothing yet in the successor; its first pair is placed with the old drift */
+    int64_t h;
+    assert_int_equal(mw_clock_map(next, 250000, &h), -1);
+    assert_int_equal(mw_clock_add(next, 250000, 5000000000, 100), 0);
+    mw_clock_state st;
+    mw_clock_get_state(next, &st);
+    assert_true(fabs(st.drift_ppm - st_old.drift_ppm) < 1e-6);
+    assert_true(fabs(st.drift_ppm + 100) < 2);
+    int64_t h0, h1;
+    assert_int_equal(mw_clock_map(next, 250000, &h0), 0);
+    assert_int_equal(mw_clock_map(next, 10250000, &h1), 0);
+    /* 10 s of meter time later: 10 s / (1 + drift) of host time */
+    assert_true(llabs(h1 - h0 - (int64_t)llround(10e9 / (1 + st_old.drift_ppm * 1e-6))) <= 2);
+    mw_clock_free(next);
+
+    next = mw_clock_successor(old);
+    run(next, &b, &out_b);
+    show("successor segment", &out_b);
+    for (int k = 0; k < out_b.nwin; k++)
+        assert_int_equal(out_b.mapped[k], ref_b.mapped[k]);
+    assert_true(out_b.live_p99_us <= 1000 && out_b.final_p99_us <= 1000);
+    /* the old clock still maps segment a as it did after its refit */
+    for (int k = 1; k <= out_a.nwin; k++) {
+        assert_int_equal(mw_clock_map(old, window_end_us(k), &h), 0);
+        assert_int_equal(h, out_a.mapped[k - 1]);
+    }
+    mw_clock_get_state(old, &st);
+    assert_int_equal(st.npairs, st_old.npairs);
+    assert_true(st.drift_ppm == st_old.drift_ppm);
+    /* the configuration comes along (a first pair is mapped through its latency and byte
+     * time), and a fresh clock's successor has the fresh prior (drift 0) */
+    mw_clock_config cfg2;
+    mw_clock_config_default(&cfg2);
+    cfg2.latency_ns = 3000000;
+    cfg2.byte_ns = 93000;
+    mw_clock *fresh = mw_clock_new(&cfg2), *fs = mw_clock_successor(fresh);
+    assert_int_equal(mw_clock_add(fs, 250000, 1000000000, 100), 0);
+    assert_int_equal(mw_clock_map(fs, 250000, &h), 0);
+    assert_int_equal(h, 1000000000 - (3000000 + 100 * 93000));
+    mw_clock_get_state(fs, &st);
+    assert_true(st.drift_ppm == 0);
+    mw_clock_free(fs);
+    mw_clock_free(fresh);
+    mw_clock_free(next);
+    mw_clock_free(old);
+    mw_clock_free(ref);
 }
 
 /* A crystal whose error wanders (+100 ppm falling by 20 ppm per hour, as with a warming
@@ -445,6 +520,7 @@ int main(void)
         cmocka_unit_test(uncertainty_covers),
         cmocka_unit_test(outliers_set_aside),
         cmocka_unit_test(reanchor_after_reset),
+        cmocka_unit_test(successor_keeps_the_old_segment),
         cmocka_unit_test(wandering_drift),
         cmocka_unit_test(drift_clamped),
     };

@@ -258,10 +258,11 @@ static void boot_and_ident_lines(void **state)
 
 static void window_times_follow_arrivals(void **state)
 {
-    /* every line arrives exactly the clock model's fixed latency plus its bytes' UART time
-     * after its window's end, on a host clock 1 s ahead of the meter: the mapped window ends
-     * are the true ones (CLOCK_REALTIME differs from CLOCK_MONOTONIC by a constant the test
-     * measures; the window lengths are the meter's) */
+    /* every line arrives exactly the firmware's line hold (3 channels at 4 Hz: 8 + 3 x 6.2 =
+     * 26.6 ms, in whole conversions of 104 us: 255, 26.52 ms), its bytes' UART time and the
+     * clock model's fixed latency after its window's end, on a host clock 1 s ahead of the
+     * meter: the mapped window ends are the true ones (CLOCK_REALTIME differs from
+     * CLOCK_MONOTONIC by a constant the test measures; the window lengths are the meter's) */
     mw_clock_config cfg;
     mw_clock_config_default(&cfg);
     mw_meter *m = mw_meter_new();
@@ -274,8 +275,8 @@ static void window_times_follow_arrivals(void **state)
         mw_frame f = make(i, i ? 0 : MW_FLAG_FIRST);
         size_t n = line(&f, buf, sizeof buf);
         mw_meter_feed(m, buf, n,
-                      1000000000LL + (int64_t)f.t1_us * 1000 + cfg.latency_ns +
-                          (int64_t)n * (cfg.byte_ns + cfg.fw_byte_ns));
+                      1000000000LL + (int64_t)f.t1_us * 1000 + 26520000 + cfg.latency_ns +
+                          (int64_t)n * cfg.byte_ns);
         mw_meter_event ev;
         assert_int_equal(next_window(m, &ev), 1);
         double err_ms =

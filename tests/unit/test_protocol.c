@@ -145,12 +145,44 @@ static void malformed_windows_rejected(void **s)
     assert_int_equal(w.nchan, 0);
 }
 
+/* The line hold of a window (docs/protocol.md), worked out by hand: min(8 ms + 6.2 ms per
+ * current channel, period - 20 ms), rounded down to whole conversions of 104 us; the period
+ * is the nominal one nearest to the window's length (a window is whole sample sets long). */
+static void line_hold_of_a_window(void **s)
+{
+    mw_proto_window w;
+    memset(&w, 0, sizeof w);
+    static const struct {
+        uint64_t len_us; /* t1 - t0 */
+        int nchan;
+        uint32_t period_us;
+        int64_t hold_ns;
+    } c[] = {
+        {250224, 5, 250000, 39000000},     /* 39 ms = 375 conversions */
+        {249600, 1, 250000, 14144000},     /* 14.2 ms -> 136 -> 14.144 ms */
+        {1000896, 15, 1000000, 100984000}, /* 101 ms -> 971 -> 100.984 */
+        {100048, 15, 100000, 79976000},    /* capped: 80 ms -> 769 -> 79.976 */
+        {100048, 11, 100000, 76128000},    /* 76.2 ms -> 732 -> 76.128 */
+        {125008, 15, 125000, 100984000},   /* 105 ms cap not reached */
+        {200096, 15, 200000, 100984000},
+        {499408, 2, 500000, 20384000}, /* 20.4 ms -> 196 -> 20.384 */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        w.t0_us = 1000000000ull;
+        w.t1_us = w.t0_us + c[i].len_us;
+        w.nchan = c[i].nchan;
+        assert_int_equal(mw_proto_period_us(&w), c[i].period_us);
+        assert_int_equal(mw_proto_hold_ns(&w), c[i].hold_ns);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(decodes_what_the_firmware_encodes),
                                        cmocka_unit_test(decodes_the_documented_example),
                                        cmocka_unit_test(resynchronises_after_garbage),
                                        cmocka_unit_test(overlong_lines_dropped),
-                                       cmocka_unit_test(malformed_windows_rejected)};
+                                       cmocka_unit_test(malformed_windows_rejected),
+                                       cmocka_unit_test(line_hold_of_a_window)};
     return cmocka_run_group_tests_name("protocol", tests, NULL, NULL);
 }
