@@ -9,14 +9,11 @@
  * which is sent only once the bootloader must have handed over (a byte arriving while the
  * bootloader waits would keep it waiting longer).
  *
- * Ports are opened with libserialport. libserialport 0.1.1 only knows devices listed in
- * /sys/class/tty and refuses pseudo-terminals such as the simulated board's, so a port it
- * does not know but that is a terminal is opened with termios instead. */
+ * The port is found and opened with the serial transport of libmw (mw_port.h:
+ * libserialport, or termios for a pseudo-terminal such as the simulated board's). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libserialport.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -24,13 +21,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "firmware_path.h"
 #include "flash_id.h"
+#include "mw_port.h"
 #include "mw_simboot.h"
 
 extern char **environ;
@@ -38,16 +35,6 @@ extern char **environ;
 #define PROBE_AFTER_S 2.0 /* first "ID" probe: the bootloader has surely handed over */
 #define PROBE_EVERY_S 1.5
 #define AVRDUDE_LIMIT_S 180.0
-
-static const struct {
-    int vid, pid;
-    const char *what;
-} mega_ids[] = {
-    {0x2341, 0x0010, "Arduino Mega 2560"},
-    {0x2341, 0x0042, "Arduino Mega 2560 R3"},
-    {0x1a86, 0x7523, "CH340 serial (Mega clone)"},
-    {0x0403, 0x6001, "FTDI FT232R serial (Mega clone)"},
-};
 
 static void usage(FILE *out)
 {
@@ -76,48 +63,12 @@ static double now_s(void)
 
 /* ---- finding the meter ---------------------------------------------------------------- */
 
-static void append_item(char *list, size_t cap, const char *item)
-{
-    size_t n = strlen(list);
-    snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
-}
-
+/* The one meter on USB (mw_port_find_meter): 0, or the exit status after a message. */
 static int detect_port(char *out, size_t outlen)
 {
-    struct sp_port **ports = NULL;
-    if (sp_list_ports(&ports) != SP_OK) {
-        fprintf(stderr, "mw flash: cannot list serial ports; give --port\n");
-        return MW_EXIT_USAGE;
-    }
-    char found[1024] = "", others[1024] = "";
-    int nfound = 0;
-    for (int i = 0; ports[i]; i++) {
-        const char *name = sp_get_port_name(ports[i]);
-        int vid = -1, pid = -1;
-        if (sp_get_port_transport(ports[i]) == SP_TRANSPORT_USB)
-            sp_get_port_usb_vid_pid(ports[i], &vid, &pid);
-        const char *what = NULL;
-        for (size_t k = 0; k < sizeof mega_ids / sizeof mega_ids[0]; k++)
-            if (vid == mega_ids[k].vid && pid == mega_ids[k].pid) what = mega_ids[k].what;
-        char item[256];
-        if (vid >= 0)
-            snprintf(item, sizeof item, "%s (%04x:%04x%s%s)", name, (unsigned)vid, (unsigned)pid,
-                     what ? ", " : "", what ? what : "");
-        else
-            snprintf(item, sizeof item, "%s", name);
-        if (what && nfound++ == 0) snprintf(out, outlen, "%s", name);
-        append_item(what ? found : others, sizeof found, item);
-    }
-    sp_free_port_list(ports);
-    if (nfound == 1) return 0;
-    if (nfound == 0)
-        fprintf(stderr,
-                "mw flash: no Arduino Mega found (USB 2341:0010, 2341:0042, 1a86:7523, "
-                "0403:6001); serial ports seen: %s; give --port\n",
-                others[0] ? others : "none");
-    else
-        fprintf(stderr, "mw flash: %d possible meters: %s; choose one with --port\n", nfound,
-                found);
+    char err[2048];
+    if (mw_port_find_meter(out, outlen, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "mw flash: %s; give --port\n", err);
     return MW_EXIT_USAGE;
 }
 
@@ -190,103 +141,9 @@ static int run_avrdude(const char *port, const char *hex, int verify, int verbos
 
 /* ---- talking to the meter ------------------------------------------------------------- */
 
-typedef struct {
-    struct sp_port *sp; /* libserialport, or */
-    int fd;             /* termios (a terminal libserialport does not know, e.g. a pty) */
-} port_t;
-
-static int sp_fail(const char *what, char *err, size_t errlen)
-{
-    char *m = sp_last_error_message();
-    snprintf(err, errlen, "%s: %s", what, m ? m : "failed");
-    sp_free_error_message(m);
-    return -1;
-}
-
-static int port_open(port_t *pt, const char *name, char *err, size_t errlen)
-{
-    pt->sp = NULL;
-    pt->fd = -1;
-    if (sp_get_port_by_name(name, &pt->sp) == SP_OK) {
-        if (sp_open(pt->sp, SP_MODE_READ_WRITE) != SP_OK) {
-            sp_fail("cannot open it", err, errlen);
-            sp_free_port(pt->sp);
-            pt->sp = NULL;
-            return -1;
-        }
-        if (sp_set_baudrate(pt->sp, 115200) != SP_OK || sp_set_bits(pt->sp, 8) != SP_OK ||
-            sp_set_parity(pt->sp, SP_PARITY_NONE) != SP_OK || sp_set_stopbits(pt->sp, 1) != SP_OK ||
-            sp_set_flowcontrol(pt->sp, SP_FLOWCONTROL_NONE) != SP_OK) {
-            sp_fail("cannot set 115200 8N1", err, errlen);
-            sp_close(pt->sp);
-            sp_free_port(pt->sp);
-            pt->sp = NULL;
-            return -1;
-        }
-        return 0;
-    }
-    pt->sp = NULL;
-    pt->fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (pt->fd < 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        return -1;
-    }
-    struct termios t;
-    if (tcgetattr(pt->fd, &t) != 0) {
-        snprintf(err, errlen, "not a serial port (%s)", strerror(errno));
-        close(pt->fd);
-        pt->fd = -1;
-        return -1;
-    }
-    cfmakeraw(&t);
-    t.c_cflag &= ~(tcflag_t)(CSTOPB | PARENB | CRTSCTS);
-    t.c_cflag |= CS8 | CLOCAL | CREAD;
-    cfsetispeed(&t, B115200);
-    cfsetospeed(&t, B115200);
-    tcsetattr(pt->fd, TCSANOW, &t);
-    return 0;
-}
-
-static void port_close(port_t *pt)
-{
-    if (pt->sp) {
-        sp_close(pt->sp);
-        sp_free_port(pt->sp);
-    }
-    if (pt->fd >= 0) close(pt->fd);
-}
-
-/* Read what arrives within timeout_ms (at least 1). Returns bytes read, 0, or -1. */
-static int port_read(port_t *pt, char *buf, size_t n, int timeout_ms)
-{
-    if (timeout_ms < 1) timeout_ms = 1;
-    if (pt->sp) {
-        int r = sp_blocking_read_next(pt->sp, buf, n, (unsigned)timeout_ms);
-        return r < 0 ? -1 : r;
-    }
-    struct pollfd pfd = {.fd = pt->fd, .events = POLLIN};
-    int r = poll(&pfd, 1, timeout_ms);
-    if (r < 0) return errno == EINTR ? 0 : -1;
-    if (r == 0) return 0;
-    ssize_t got = read(pt->fd, buf, n);
-    if (got < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
-    return (int)got;
-}
-
-static void port_write(port_t *pt, const char *s)
-{
-    size_t n = strlen(s);
-    if (pt->sp) {
-        sp_blocking_write(pt->sp, s, n, 500);
-        return;
-    }
-    ssize_t w = write(pt->fd, s, n);
-    (void)w;
-}
-
 /* Wait for a valid identification line. Returns 1 found, 0 none within the time, -1 on a
  * port error (message in err). *bad counts identification lines with a wrong CRC. */
-static int wait_for_id(port_t *pt, double timeout_s, mw_flash_id *id, int *bad, char *err,
+static int wait_for_id(mw_port *pt, double timeout_s, mw_flash_id *id, int *bad, char *err,
                        size_t errlen)
 {
     char line[512];
@@ -297,12 +154,12 @@ static int wait_for_id(port_t *pt, double timeout_s, mw_flash_id *id, int *bad, 
         double t = now_s();
         if (t >= deadline) return 0;
         if (t >= probe) {
-            port_write(pt, "ID\r\n");
+            mw_port_write(pt, "ID\r\n", 4, 500);
             probe = t + PROBE_EVERY_S;
         }
         double until = probe < deadline ? probe : deadline;
         char buf[256];
-        int n = port_read(pt, buf, sizeof buf, (int)((until - t) * 1000.0) + 1);
+        int n = mw_port_read(pt, buf, sizeof buf, (int)((until - t) * 1000.0) + 1);
         if (n < 0) {
             snprintf(err, errlen, "reading the port failed");
             return -1;
@@ -419,16 +276,16 @@ int cmd_flash(int argc, char **argv)
            verify ? ", verified" : "", port, t1 - t0);
     fflush(stdout);
 
-    port_t pt;
-    if (port_open(&pt, port, err, sizeof err) != 0) {
-        fprintf(stderr, "mw flash: flashed, but cannot open %s to check the meter: %s\n", port,
+    mw_port *pt = mw_port_open(port, NULL, err, sizeof err);
+    if (!pt) {
+        fprintf(stderr, "mw flash: flashed, but cannot open the port to check the meter: %s\n",
                 err);
         return MW_EXIT_FAIL;
     }
     mw_flash_id id;
     int bad = 0;
-    int found = wait_for_id(&pt, timeout, &id, &bad, err, sizeof err);
-    port_close(&pt);
+    int found = wait_for_id(pt, timeout, &id, &bad, err, sizeof err);
+    mw_port_close(pt);
     if (found < 0) {
         fprintf(stderr, "mw flash: flashed, but %s on %s\n", err, port);
         return MW_EXIT_FAIL;
