@@ -21,59 +21,13 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "../sim/harness.h"
+#include "../sim/linerec.h"
 #include "mw_clock.h"
 
-#define SIM_BYTE_NS 93500LL /* simavr 1.6's UART byte time (11 bits + wait), test_alignment.c */
-#define SAMPLE_DELAY_CYCLES 192.0
 #define HOST_OFFSET_NS 987654321098765LL
 #define SECONDS 120.0
 #define EARLY_S 20.0 /* live errors: from EARLY_S to LATE_S, and from LATE_S on */
 #define LATE_S 60.0
-
-typedef struct {
-    uint64_t t1_us;
-    int64_t true_end_ns, first_ns, last_ns, hold_ns;
-    size_t bytes;
-} rec;
-
-typedef struct {
-    mw_sim *sim;
-    double ppm;
-    mw_proto_reader rd;
-    mw_proto_window w;
-    int pending, nbytes;
-    int64_t first_ns;
-    rec *r;
-    int n, cap;
-} recorder;
-
-static void rec_sink(void *ctx, uint8_t b)
-{
-    recorder *R = ctx;
-    int64_t now = (int64_t)mw_sim_time_ns(R->sim);
-    if (R->nbytes++ == 0) R->first_ns = now;
-    if (mw_proto_reader_push(&R->rd, b) && R->rd.line[0] == 'W')
-        R->pending = mw_proto_parse_window(R->rd.line, &R->w) == 0;
-    if (b != '\n') return;
-    if (R->pending && R->n < R->cap) {
-        rec *q = &R->r[R->n++];
-        q->t1_us = R->w.t1_us;
-        double s = mw_sim_adc_sample_time(R->sim, R->w.t1_us / 104) -
-                   SAMPLE_DELAY_CYCLES / (16e6 * (1 + R->ppm * 1e-6));
-        q->true_end_ns = (int64_t)llround(s * 1e9);
-        q->first_ns = R->first_ns;
-        q->last_ns = now;
-        q->hold_ns = mw_proto_hold_ns(&R->w);
-        q->bytes = (size_t)R->nbytes;
-    }
-    R->pending = 0;
-    R->nbytes = 0;
-}
-
-static double stepping(void *ctx, int pin, uint64_t t_ns)
-{
-    return (t_ns / 3700000000ull) % 2 ? 420.0 : 180.0;
-}
 
 /* The board at hz with nch current channels (loads of 75-1200 W, one stepping) for
  * `seconds`. */
