@@ -229,6 +229,20 @@ static int hull_build(mw_clock *c, int lo, int hi, int *n, double *sumx)
     return m;
 }
 
+/* The lowest residual above f among block b's hull vertices (INFINITY when it has none): no
+ * pair of the block lies lower than its hull. */
+static double block_min_residual(const mw_clock *c, const fit_t *f, int b)
+{
+    const block_t *k = &c->blk[b];
+    double m = INFINITY;
+    for (int j = 0; j < k->nv; j++) {
+        const pair_t *q = &c->p[b * BLK + k->v[j]];
+        double r = (double)q->z - line_at(f, q->x);
+        if (r < m) m = r;
+    }
+    return m;
+}
+
 static double floor_gap(const mw_clock *c, const fit_t *f);
 static double unc_at(const mw_clock *c, const fit_t *f, int64_t x);
 
@@ -426,12 +440,7 @@ static double floor_gap(const mw_clock *c, const fit_t *f)
         int b = i / BLK;
         const block_t *k = &c->blk[b];
         if (i == b * BLK && (b + 1) * BLK <= f->hi && block_complete(c, b) && k->nv >= 0) {
-            double m = INFINITY;
-            for (int j = 0; j < k->nv; j++) {
-                const pair_t *q = &c->p[b * BLK + k->v[j]];
-                double r = (double)q->z - line_at(f, q->x);
-                if (r < m) m = r;
-            }
+            double m = block_min_residual(c, f, b);
             if (k->nv) keep_low(bmin, &nb, m);
             i += BLK;
             continue;
@@ -445,12 +454,7 @@ static double floor_gap(const mw_clock *c, const fit_t *f)
         int b = i / BLK;
         const block_t *k = &c->blk[b];
         if (i == b * BLK && (b + 1) * BLK <= f->hi && block_complete(c, b) && k->nv >= 0) {
-            double m = INFINITY;
-            for (int j = 0; j < k->nv; j++) {
-                const pair_t *q = &c->p[b * BLK + k->v[j]];
-                double r = (double)q->z - line_at(f, q->x);
-                if (r < m) m = r;
-            }
+            double m = block_min_residual(c, f, b);
             if (m > bound) {
                 i += BLK;
                 continue;
