@@ -21,7 +21,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lpthread -lut
 CC       := gcc
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CPPFLAGS := -D_GNU_SOURCE -DMW_VERSION=\"$(VERSION)\" -DMW_GIT_ID=\"$(GIT_ID)\" \
-            -Ihost/include -Ifirmware/portable -Icollector
+            -Ihost/include -Ifirmware/portable -Icollector -Imodels
 CFLAGS   := -std=c11 -O2 -g $(WARN) -MMD -MP
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1
 
@@ -39,6 +39,7 @@ INTEG_TESTS      :=   # tests/integration/test_*.sh, mw end to end
 include firmware/firmware.mk
 include host/host.mk
 include collector/collector.mk
+include models/models.mk
 include collector/probe/probe.mk
 # the CUDA layer of the probe, only where nvcc is (it needs no GPU to build)
 ifneq ($(wildcard /usr/local/cuda/bin/nvcc)$(shell command -v nvcc),)
