@@ -13,11 +13,15 @@
 
 static void info_usage(FILE *out)
 {
-    fprintf(out, "usage: mw info [--meter PORT|auto|sim[:PROFILE]]\n\n"
+    fprintf(out, "usage: mw info [--meter PORT|auto|sim[:PROFILE]]\n"
+                 "       mw info --list\n\n"
                  "Shows the meter's identity (firmware version and build, USB identity), its\n"
-                 "window length, channel map and calibration.\n\n"
+                 "window length, channel map and calibration. --list lists the serial ports\n"
+                 "instead, candidate meters (Arduino Mega VID:PID or a usual clone) first,\n"
+                 "with their USB VID:PID and serial number.\n\n"
                  "  --meter M    serial port (e.g. /dev/ttyACM0), 'auto' (default: the one\n"
                  "               Arduino Mega on USB) or 'sim' (the simulated board)\n"
+                 "  --list       list the serial ports and which could be meters\n"
                  "  -h, --help   this text\n\n"
                  "Exit status: 0 ok, 1 the meter failed to answer, 2 bad usage or no usable "
                  "port.\n");
@@ -37,10 +41,11 @@ static void monitor_usage(FILE *out)
 
 /* Parse --meter (and --seconds when seconds != NULL). Returns -1 to go on, else exit code. */
 static int parse(const char *cmd, int argc, char **argv, const char **meter, double *seconds,
-                 void (*usage)(FILE *))
+                 int *list, void (*usage)(FILE *))
 {
     static const struct option opts[] = {{"meter", required_argument, NULL, 'm'},
                                          {"seconds", required_argument, NULL, 's'},
+                                         {"list", no_argument, NULL, 'l'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     optind = 0;
@@ -50,6 +55,10 @@ static int parse(const char *cmd, int argc, char **argv, const char **meter, dou
         switch (c) {
         case 'm':
             *meter = optarg;
+            break;
+        case 'l':
+            if (!list) return mw_cli_usage_error(cmd, "unknown option '--list'");
+            *list = 1;
             break;
         case 's': {
             char *end;
@@ -76,11 +85,36 @@ static int parse(const char *cmd, int argc, char **argv, const char **meter, dou
     return -1;
 }
 
+static int list_ports(void)
+{
+    mw_port_info *v;
+    int n = mw_port_list(&v);
+    if (n < 0) {
+        fprintf(stderr, "mw info: cannot list the serial ports\n");
+        return MW_EXIT_FAIL;
+    }
+    printf("%-24s %-9s %-22s %s\n", "port", "usb", "serial", "what");
+    for (int i = 0; i < n; i++) {
+        char usb[16] = "-";
+        if (v[i].vid >= 0)
+            snprintf(usb, sizeof usb, "%04x:%04x", (unsigned)v[i].vid, (unsigned)v[i].pid);
+        printf("%-24s %-9s %-22s %s\n", v[i].path, usb, v[i].serial[0] ? v[i].serial : "-",
+               v[i].kind       ? v[i].kind
+               : v[i].vid >= 0 ? "not a known meter"
+                               : "not on USB");
+    }
+    if (n == 0) printf("(no serial ports)\n");
+    free(v);
+    return MW_EXIT_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *meter = NULL;
-    int rc = parse("info", argc, argv, &meter, NULL, info_usage);
+    int list = 0;
+    int rc = parse("info", argc, argv, &meter, NULL, &list, info_usage);
     if (rc >= 0) return rc;
+    if (list) return list_ports();
     mw_meter_spec *ms;
     if ((rc = mw_meter_spec_open("info", meter, &ms)) != 0) return rc;
     mw_meter *m = mw_meter_spec_meter(ms);
@@ -133,7 +167,7 @@ int cmd_monitor(int argc, char **argv)
 {
     const char *meter = NULL;
     double seconds = 0;
-    int rc = parse("monitor", argc, argv, &meter, &seconds, monitor_usage);
+    int rc = parse("monitor", argc, argv, &meter, &seconds, NULL, monitor_usage);
     if (rc >= 0) return rc;
     mw_meter_spec *ms;
     if ((rc = mw_meter_spec_open("monitor", meter, &ms)) != 0) return rc;

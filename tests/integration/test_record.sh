@@ -240,6 +240,9 @@ info_and_monitor() {
   expect_grep "names the port" "mw info: /nonexistent/tty: no such port" "$out"
   "$MW" monitor --seconds x >"$out" 2>&1
   expect_eq "monitor, bad --seconds: exit" "$?" 2
+  "$MW" info --list >"$out" 2>&1
+  expect_eq "info --list: exit" "$?" 0
+  expect_grep "info --list: header" "port  *usb  *serial  *what" "$out"
 }
 
 run_case plain_run
