@@ -15,6 +15,9 @@ int cmd_record(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_align(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
@@ -27,6 +30,10 @@ const mw_cli_command mw_cli_commands[] = {
     {"monitor", "show the meter's readings live, without recording", cmd_monitor},
     {"info", "show the meter's identity, channel map and calibration", cmd_info},
     {"merge", "put the instrumented program's events into a run (mw record does it)", cmd_merge},
+    {"import", "make a run from another meter's power trace (CSV)", cmd_import},
+    {"align", "check the meter's timeline against the program's phases (offset, drift)", cmd_align},
+    {"analyze", "energy per channel, phase, rank; Pow_idle/Pow_work; mean +- sd across runs",
+     cmd_analyze},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,467 @@
+/* cmd_align — "mw align RUNDIR [--channel NAME] [--phases KIND|NAME] [--json]": the
+ * alignment check (models/align.h, docs/analysis.md "Alignment check"): how many ms the
+ * meter's windows are off the program's phases, with its uncertainty, and the drift
+ * between the run's start and end.
+ *
+ * Inside one read transaction it picks the channel (--channel, else the first whose host
+ * ran busy phases, else the only channel), takes the busy phases of that host (all hosts
+ * for a channel without one): those of kind or name --phases, else of kind compute, else of
+ * kind user; merges each process's (rank, pid) phases into their union so that nested or
+ * per-thread phases count once, and hands the channel's windows and the processes' spans,
+ * in seconds since the run's start, to mw_align_estimate(). Text by default, or one JSON
+ * object. No pattern (no such phases, or none beginning or ending within the windows) is
+ * unusable input: exit 2; a pattern the power does not follow exits 1. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "align.h"
+#include "cli.h"
+#include "mw_store.h"
+
+typedef struct {
+    const char *rundir;
+    const char *channel; /* NULL: pick */
+    const char *phases;  /* NULL: compute, else user */
+    int json;
+} align_opts;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mw align RUNDIR [--channel NAME] [--phases KIND|NAME] [--json]\n\n"
+            "Estimates how far the meter's windows are off the host's timeline, from a load\n"
+            "pattern in the run's phases: the busy phases' shape (1 while a process is busy,\n"
+            "0 idle), averaged over every window shifted by a trial offset, is correlated with\n"
+            "the measured window powers within +-2 s; the best offset is refined to a fraction\n"
+            "of a ms. With enough pattern at both ends of the run the offset is estimated at\n"
+            "each end too, giving the drift. The uncertainty is one standard error of the\n"
+            "least-squares fit (docs/analysis.md, \"Alignment check\").\n\n"
+            "  --channel NAME       the channel to check (default: the first whose host ran\n"
+            "                       busy phases, or the only channel)\n"
+            "  --phases KIND|NAME   the busy phases: those of this kind or name (default: kind\n"
+            "                       compute, or kind user when there are none)\n"
+            "  --json               one JSON object instead of text\n"
+            "  -h, --help           this text\n\n"
+            "Offsets are in ms, positive when the meter's timeline is late (a change of power\n"
+            "is stamped after the phase that caused it); drift in ppm, positive when the\n"
+            "offset grows during the run.\n\n"
+            "Exit status: 0 estimated, 1 the power does not follow the pattern, 2 bad usage,\n"
+            "not a run, or no load pattern.\n");
+}
+
+/* Returns -1 when parsing went fine, else the exit code. */
+static int parse_args(int argc, char **argv, align_opts *o)
+{
+    static const struct option opts[] = {
+        {"channel", required_argument, NULL, 'c'},
+        {"phases", required_argument, NULL, 'p'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            if (!*optarg) return mw_cli_usage_error("align", "--channel: needs a name");
+            o->channel = optarg;
+            break;
+        case 'p':
+            if (!*optarg) return mw_cli_usage_error("align", "--phases: needs a kind or name");
+            o->phases = optarg;
+            break;
+        case 'j':
+            o->json = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return MW_EXIT_OK;
+        case ':':
+            return mw_cli_usage_error("align", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return mw_cli_usage_error("align", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return mw_cli_usage_error("align", "missing RUNDIR");
+    if (argc - optind > 1)
+        return mw_cli_usage_error("align", "unexpected argument '%s' (one RUNDIR only)",
+                                  argv[optind + 1]);
+    o->rundir = argv[optind];
+    return -1;
+}
+
+/* ---- reading the run ------------------------------------------------------------------ */
+
+typedef struct {
+    int channel;
+    char name[128];
+    char host[128]; /* "" when none */
+} align_channel;
+
+typedef struct {
+    mw_store *s;
+    const char *rundir;
+    int64_t origin_ns;
+    align_channel ch;
+    char select[160]; /* what the phases were selected by, for the report */
+    size_t phases, processes;
+    mw_align_window *w;
+    size_t nw;
+    mw_align_span *sp;
+    size_t nsp;
+} align_run;
+
+static int db_error(const align_run *r)
+{
+    fprintf(stderr, "mw align: %s: %s\n", mw_store_path(r->s), sqlite3_errmsg(mw_store_db(r->s)));
+    return MW_EXIT_FAIL;
+}
+
+/* Busy phases selected by kind (by_kind) or by kind-or-name, on host (NULL: any). */
+static const char phase_sql[] = "SELECT rank, pid, start_ns, end_ns FROM phases "
+                                "WHERE end_ns > start_ns AND (?1 IS NULL OR host = ?1) AND "
+                                "(kind = ?2 OR (?3 AND name = ?2)) ORDER BY rank, pid, start_ns";
+
+static int count_phases(align_run *r, const char *host, const char *what, int by_name,
+                        int64_t *count)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mw_store_db(r->s),
+                           "SELECT count(*) FROM phases WHERE end_ns > start_ns AND "
+                           "(?1 IS NULL OR host = ?1) AND (kind = ?2 OR (?3 AND name = ?2))",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(r);
+    if (host)
+        sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 1);
+    sqlite3_bind_text(st, 2, what, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, by_name);
+    int rc = sqlite3_step(st);
+    *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : db_error(r);
+}
+
+/* The selector for host: --phases, else compute, else user. *what = NULL: none found. */
+static int pick_phases(align_run *r, const align_opts *o, const char *host, const char **what,
+                       int *by_name, int64_t *count)
+{
+    static const char *const kinds[] = {"compute", "user"};
+    *what = NULL;
+    *count = 0;
+    if (o->phases) {
+        *by_name = 1;
+        if (count_phases(r, host, o->phases, 1, count)) return MW_EXIT_FAIL;
+        if (*count) *what = o->phases;
+        return 0;
+    }
+    *by_name = 0;
+    for (int i = 0; i < 2; i++) {
+        if (count_phases(r, host, kinds[i], 0, count)) return MW_EXIT_FAIL;
+        if (*count) {
+            *what = kinds[i];
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static const char *what_phases(const align_opts *o)
+{
+    return o->phases ? o->phases : "compute or user";
+}
+
+/* Pick the channel and the phases. Returns -1 when done, else the exit code. */
+static int pick(align_run *r, const align_opts *o, const char **what, int *by_name)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mw_store_db(r->s),
+                           "SELECT channel, name, coalesce(host, '') FROM channels "
+                           "ORDER BY channel",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(r);
+    align_channel list[64];
+    int n = 0, rc;
+    char names[512] = "";
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 64) {
+        align_channel *c = &list[n++];
+        c->channel = sqlite3_column_int(st, 0);
+        snprintf(c->name, sizeof c->name, "%s", (const char *)sqlite3_column_text(st, 1));
+        snprintf(c->host, sizeof c->host, "%s", (const char *)sqlite3_column_text(st, 2));
+        size_t len = strlen(names);
+        if (len < sizeof names - 1)
+            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", c->name);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return db_error(r);
+    if (!n) {
+        fprintf(stderr, "mw align: %s: the run has no channels\n", r->rundir);
+        return MW_EXIT_USAGE;
+    }
+    int64_t count = 0;
+    if (o->channel) {
+        int i = 0;
+        while (i < n && strcmp(list[i].name, o->channel))
+            i++;
+        if (i == n) {
+            fprintf(stderr, "mw align: %s: no channel '%s' (channels: %s)\n", r->rundir, o->channel,
+                    names);
+            return MW_EXIT_USAGE;
+        }
+        r->ch = list[i];
+        if (pick_phases(r, o, *list[i].host ? list[i].host : NULL, what, by_name, &count))
+            return MW_EXIT_FAIL;
+    } else {
+        for (int i = 0; i < n && !*what; i++) {
+            if (!*list[i].host && n > 1) continue;
+            r->ch = list[i];
+            if (pick_phases(r, o, *list[i].host ? list[i].host : NULL, what, by_name, &count))
+                return MW_EXIT_FAIL;
+        }
+        if (!*what && n > 1) {
+            fprintf(stderr,
+                    "mw align: %s: no load pattern: no channel's host ran phases of kind %s "
+                    "(choose one with --channel, the phases with --phases KIND|NAME)\n",
+                    r->rundir, what_phases(o));
+            return MW_EXIT_USAGE;
+        }
+    }
+    if (!*what) {
+        fprintf(stderr,
+                "mw align: %s: no load pattern: no phases %s %s%s%s (choose them with --phases "
+                "KIND|NAME)\n",
+                r->rundir, o->phases ? "of kind or name" : "of kind", what_phases(o),
+                *r->ch.host ? " on host " : "", r->ch.host);
+        return MW_EXIT_USAGE;
+    }
+    r->phases = (size_t)count;
+    snprintf(r->select, sizeof r->select, "%s '%s'%s%s", *by_name ? "kind or name" : "kind", *what,
+             *r->ch.host ? " on " : " on any host", r->ch.host);
+    return -1;
+}
+
+static double seconds(int64_t t, int64_t origin)
+{
+    return (double)(int64_t)((uint64_t)t - (uint64_t)origin) / 1e9;
+}
+
+static int load_windows(align_run *r)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mw_store_db(r->s),
+                           "SELECT t0_ns, t1_ns, power_mw FROM samples WHERE channel = ?1 "
+                           "ORDER BY segment, seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(r);
+    sqlite3_bind_int(st, 1, r->ch.channel);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (r->nw == cap) {
+            cap = cap ? 2 * cap : 4096;
+            mw_align_window *w = realloc(r->w, cap * sizeof *w);
+            if (!w) {
+                sqlite3_finalize(st);
+                fprintf(stderr, "mw align: out of memory\n");
+                return MW_EXIT_FAIL;
+            }
+            r->w = w;
+        }
+        r->w[r->nw++] = (mw_align_window){seconds(sqlite3_column_int64(st, 0), r->origin_ns),
+                                          seconds(sqlite3_column_int64(st, 1), r->origin_ns),
+                                          (double)sqlite3_column_int64(st, 2) / 1e3};
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? -1 : db_error(r);
+}
+
+/* The selected phases, each process's merged into their union. */
+static int load_spans(align_run *r, const char *what, int by_name)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mw_store_db(r->s), phase_sql, -1, &st, NULL) != SQLITE_OK)
+        return db_error(r);
+    if (*r->ch.host)
+        sqlite3_bind_text(st, 1, r->ch.host, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 1);
+    sqlite3_bind_text(st, 2, what, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, by_name);
+    size_t cap = 0, group = 0; /* first span of the current process */
+    int64_t rank = 0, pid = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t rk = sqlite3_column_int64(st, 0), pd = sqlite3_column_int64(st, 1);
+        if (!r->nsp || rk != rank || pd != pid) {
+            if (r->nsp) group += mw_align_merge(r->sp + group, r->nsp - group);
+            r->nsp = group;
+            rank = rk;
+            pid = pd;
+            r->processes++;
+        }
+        if (r->nsp == cap) {
+            cap = cap ? 2 * cap : 4096;
+            mw_align_span *sp = realloc(r->sp, cap * sizeof *sp);
+            if (!sp) {
+                sqlite3_finalize(st);
+                fprintf(stderr, "mw align: out of memory\n");
+                return MW_EXIT_FAIL;
+            }
+            r->sp = sp;
+        }
+        r->sp[r->nsp++] = (mw_align_span){seconds(sqlite3_column_int64(st, 2), r->origin_ns),
+                                          seconds(sqlite3_column_int64(st, 3), r->origin_ns)};
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return db_error(r);
+    if (r->nsp) r->nsp = group + mw_align_merge(r->sp + group, r->nsp - group);
+    return -1;
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void json_fit(FILE *out, const char *key, const mw_align_fit *f, int have)
+{
+    fprintf(out, ",\n  \"%s\": ", key);
+    if (!have) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out,
+            "{\"time_s\": %.3f, \"offset_ms\": %.3f, \"uncertainty_ms\": %.3f, "
+            "\"correlation\": %.4f, \"windows\": %zu, \"edges\": %zu}",
+            f->time_s, f->offset_s * 1e3, f->sigma_s * 1e3, f->correlation, f->windows, f->edges);
+}
+
+static void print_json(const align_run *r, const mw_align_result *a)
+{
+    FILE *out = stdout;
+    fputs("{\n  \"run\": ", out);
+    json_string(out, r->rundir);
+    fputs(",\n  \"channel\": ", out);
+    json_string(out, r->ch.name);
+    fputs(",\n  \"host\": ", out);
+    if (*r->ch.host)
+        json_string(out, r->ch.host);
+    else
+        fputs("null", out);
+    fputs(",\n  \"phases\": ", out);
+    json_string(out, r->select);
+    const mw_align_fit *f = &a->all;
+    fprintf(out,
+            ",\n  \"phase_count\": %zu,\n  \"processes\": %zu,\n  \"windows\": %zu,\n"
+            "  \"edges\": %zu,\n  \"offset_ms\": %.3f,\n  \"uncertainty_ms\": %.3f,\n"
+            "  \"correlation\": %.4f,\n  \"base_w\": %.3f,\n  \"gain_w\": %.3f,\n"
+            "  \"noise_w\": %.3f",
+            r->phases, r->processes, f->windows, f->edges, f->offset_s * 1e3, f->sigma_s * 1e3,
+            f->correlation, f->base_w, f->gain_w, f->noise_w);
+    json_fit(out, "start", &a->head, a->have_drift);
+    json_fit(out, "end", &a->tail, a->have_drift);
+    if (a->have_drift)
+        fprintf(out, ",\n  \"drift_ppm\": %.1f,\n  \"drift_uncertainty_ppm\": %.1f", a->drift_ppm,
+                a->drift_sigma_ppm);
+    else
+        fputs(",\n  \"drift_ppm\": null,\n  \"drift_uncertainty_ppm\": null", out);
+    fputs(",\n  \"note\": ", out);
+    if (a->note[0])
+        json_string(out, a->note);
+    else
+        fputs("null", out);
+    fputs("\n}\n", out);
+}
+
+static void print_text(const align_run *r, const mw_align_result *a)
+{
+    const mw_align_fit *f = &a->all;
+    printf("run          %s\n", r->rundir);
+    printf("channel      %s%s%s%s\n", r->ch.name, *r->ch.host ? " (host " : "", r->ch.host,
+           *r->ch.host ? ")" : "");
+    printf("pattern      %zu phases of %s, %zu process%s; %zu edges in %zu windows\n", r->phases,
+           r->select, r->processes, r->processes == 1 ? "" : "es", f->edges, f->windows);
+    printf("offset       %+.3f ms +- %.3f ms (1 standard error; positive: the meter is late)\n",
+           f->offset_s * 1e3, f->sigma_s * 1e3);
+    printf("fit          r = %.4f; power = %.3f W + %.3f W x busy processes, residual %.3f W\n",
+           f->correlation, f->base_w, f->gain_w, f->noise_w);
+    if (a->have_drift) {
+        printf("start        %+.3f ms +- %.3f ms at %.3f s (%zu edges)\n", a->head.offset_s * 1e3,
+               a->head.sigma_s * 1e3, a->head.time_s, a->head.edges);
+        printf("end          %+.3f ms +- %.3f ms at %.3f s (%zu edges)\n", a->tail.offset_s * 1e3,
+               a->tail.sigma_s * 1e3, a->tail.time_s, a->tail.edges);
+        printf("drift        %+.1f ppm +- %.1f ppm (positive: the offset grows)\n", a->drift_ppm,
+               a->drift_sigma_ppm);
+    } else {
+        printf("drift        - (%s)\n", a->note);
+    }
+}
+
+int cmd_align(int argc, char **argv)
+{
+    align_opts o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    if (!mw_store_exists(o.rundir)) {
+        fprintf(stderr, "mw align: %s: not a run (no %s there)\n", o.rundir, MW_STORE_DB_NAME);
+        return MW_EXIT_USAGE;
+    }
+    char err[1024];
+    align_run r = {.rundir = o.rundir};
+    if (!(r.s = mw_store_open(o.rundir, err, sizeof err))) {
+        fprintf(stderr, "mw align: %s\n", err);
+        return MW_EXIT_FAIL;
+    }
+    sqlite3_exec(mw_store_db(r.s), "BEGIN", NULL, NULL, NULL);
+    if (mw_store_start_ns(r.s, &r.origin_ns)) r.origin_ns = 0;
+    const char *what = NULL;
+    int by_name = 0;
+    rc = pick(&r, &o, &what, &by_name);
+    if (rc < 0) rc = load_windows(&r);
+    if (rc < 0) rc = load_spans(&r, what, by_name);
+    sqlite3_exec(mw_store_db(r.s), "COMMIT", NULL, NULL, NULL);
+    if (rc < 0 && !r.nw) {
+        fprintf(stderr, "mw align: %s: channel '%s' has no samples\n", o.rundir, r.ch.name);
+        rc = MW_EXIT_USAGE;
+    }
+    if (rc < 0) {
+        mw_align_result a;
+        int e = mw_align_estimate(r.w, r.nw, r.sp, r.nsp, 0, &a);
+        if (e == MW_ALIGN_NO_PATTERN) {
+            fprintf(stderr, "mw align: %s: no load pattern in channel '%s': %s\n", o.rundir,
+                    r.ch.name, a.note);
+            rc = MW_EXIT_USAGE;
+        } else if (e) {
+            fprintf(stderr, "mw align: %s: channel '%s': %s\n", o.rundir, r.ch.name, a.note);
+            rc = MW_EXIT_FAIL;
+        } else {
+            if (o.json)
+                print_json(&r, &a);
+            else
+                print_text(&r, &a);
+            rc = MW_EXIT_OK;
+        }
+    }
+    free(r.w);
+    free(r.sp);
+    mw_store_close(r.s);
+    return rc;
+}

@@ -1,0 +1,527 @@
+/* align — see align.h for the method. Inside: the shape is kept as a step function (sorted
+ * breakpoints, the level after each, and the running integral at each), so the shape's
+ * integral up to any t costs one lookup, which starts from the previous one's position
+ * (windows are visited in time order, so a scan over all windows walks the breakpoints
+ * once). Stage 1, the coarse search, correlates the mean-removed window powers with the
+ * shape on a regular grid by GSL's real radix-2 FFT (zero-padded, so no wrap-around within
+ * +-max offset); its peak is biased by up to about half a window because the plain
+ * covariance is not normalised by the shifted shape's variance. Stage 2 therefore scans the
+ * exact Pearson correlation (gsl_stats_correlation) at 1 ms over that peak +- (longest
+ * window + 2 grid steps), moving the scan on while its maximum sits at the scan's edge. The
+ * fit at the refined offset (gsl_fit_linear) gives base, gain, the residual variance and,
+ * with the derivative of every window's shape mean with respect to the offset, the
+ * standard error. */
+#include "align.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fft_halfcomplex.h>
+#include <gsl/gsl_fft_real.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_statistics_double.h>
+
+#define ALIGN_MAX_GRID (1u << 21) /* cells of the FFT grid: 16 MiB for its two arrays */
+#define ALIGN_GRID_PER_WINDOW 16  /* FFT grid cells per (mean) window length */
+#define ALIGN_SCAN_PER_STEP 0.05  /* stage 2's first scan: one step per 50 ms of window */
+#define ALIGN_SCAN_MAX_STEPS 5    /* ... of at most 5 ms */
+#define ALIGN_MIN_WINDOWS 4
+#define ALIGN_DRIFT_EDGES 4 /* edges each third needs for a drift estimate */
+
+/* ---- the shape: a step function ------------------------------------------------------ */
+
+typedef struct {
+    double *b;   /* breakpoints, ascending */
+    double *lev; /* level on [b[k], b[k+1]); 0 before b[0], and from the last one on */
+    double *cum; /* integral of the level from b[0] to b[k] */
+    size_t n;
+} align_shape;
+
+typedef struct {
+    double t;
+    int step;
+} align_event;
+
+static int event_cmp(const void *a, const void *b)
+{
+    const align_event *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static void shape_free(align_shape *sh)
+{
+    free(sh->b);
+    free(sh->lev);
+    free(sh->cum);
+    memset(sh, 0, sizeof *sh);
+}
+
+static int shape_build(align_shape *sh, const mw_align_span *sp, size_t n)
+{
+    memset(sh, 0, sizeof *sh);
+    align_event *ev = malloc((2 * n + 1) * sizeof *ev);
+    if (!ev) return -1;
+    size_t ne = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(sp[i].end_s > sp[i].start_s) || !isfinite(sp[i].start_s) || !isfinite(sp[i].end_s))
+            continue;
+        ev[ne++] = (align_event){sp[i].start_s, 1};
+        ev[ne++] = (align_event){sp[i].end_s, -1};
+    }
+    if (ne > 1) qsort(ev, ne, sizeof *ev, event_cmp);
+    sh->b = malloc((ne + 1) * sizeof *sh->b);
+    sh->lev = malloc((ne + 1) * sizeof *sh->lev);
+    sh->cum = malloc((ne + 1) * sizeof *sh->cum);
+    if (!sh->b || !sh->lev || !sh->cum) {
+        free(ev);
+        shape_free(sh);
+        return -1;
+    }
+    int level = 0, last = 0;
+    for (size_t i = 0; i < ne;) {
+        double t = ev[i].t;
+        while (i < ne && ev[i].t == t)
+            level += ev[i++].step;
+        if (level == last) continue; /* a span ending where another begins */
+        size_t k = sh->n++;
+        sh->b[k] = t;
+        sh->lev[k] = level;
+        sh->cum[k] = k ? sh->cum[k - 1] + sh->lev[k - 1] * (t - sh->b[k - 1]) : 0;
+        last = level;
+    }
+    free(ev);
+    return 0;
+}
+
+/* The k with b[k] <= t < b[k+1] (k = n-1 past the last), or (size_t)-1 before b[0];
+ * searched from hint, the previous answer. */
+static size_t shape_find(const align_shape *sh, double t, size_t hint)
+{
+    if (!sh->n || t < sh->b[0]) return (size_t)-1;
+    size_t k = hint < sh->n ? hint : 0;
+    if (sh->b[k] <= t) {
+        for (int i = 0; i < 8; i++) {
+            if (k + 1 == sh->n || sh->b[k + 1] > t) return k;
+            k++;
+        }
+        size_t lo = k, hi = sh->n; /* b[lo] <= t < b[hi] (hi = n: past the end) */
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (sh->b[mid] <= t)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        return lo;
+    }
+    size_t lo = 0, hi = k; /* b[lo] <= t < b[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sh->b[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Integral of the shape from -inf to t. */
+static double shape_cum(const align_shape *sh, double t, size_t *hint)
+{
+    size_t k = shape_find(sh, t, *hint);
+    if (k == (size_t)-1) return 0;
+    *hint = k;
+    return sh->cum[k] + sh->lev[k] * (t - sh->b[k]);
+}
+
+/* The shape's level at t. */
+static double shape_level(const align_shape *sh, double t, size_t *hint)
+{
+    size_t k = shape_find(sh, t, *hint);
+    if (k == (size_t)-1) return 0;
+    *hint = k;
+    return sh->lev[k];
+}
+
+/* ---- the fit at one offset ----------------------------------------------------------- */
+
+typedef struct {
+    const mw_align_window *w; /* sorted by t0 */
+    size_t n;
+    const double *p; /* powers, in the same order */
+    const align_shape *sh;
+    double *x;  /* the shape's mean over each shifted window */
+    double *dx; /* its derivative with respect to the offset */
+} align_ctx;
+
+static void shape_means(const align_ctx *c, double d)
+{
+    size_t h0 = 0, h1 = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        double a = c->w[i].t0_s - d, b = c->w[i].t1_s - d;
+        c->x[i] = (shape_cum(c->sh, b, &h1) - shape_cum(c->sh, a, &h0)) / (b - a);
+    }
+}
+
+/* Pearson r at offset d; -2 when the shifted shape is constant over the windows. */
+static double correlation_at(const align_ctx *c, double d)
+{
+    shape_means(c, d);
+    double first = c->x[0];
+    size_t i = 1;
+    while (i < c->n && c->x[i] == first)
+        i++;
+    if (i == c->n) return -2;
+    double r = gsl_stats_correlation(c->x, 1, c->p, 1, c->n);
+    return isfinite(r) ? r : -2;
+}
+
+/* ---- stage 1: coarse FFT cross-correlation ------------------------------------------- */
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+/* The offset (s) at the peak of the covariance of the windows' powers with the shifted
+ * shape, on a grid of *grid_s; -1 when out of memory. */
+static int coarse_peak(const align_ctx *c, double tmin, double tmax, double dmax, double lmean,
+                       double *best, double *grid_s)
+{
+    double span = tmax - tmin + 2 * dmax;
+    double h = fmax(MW_ALIGN_STEP_S, lmean / ALIGN_GRID_PER_WINDOW);
+    if (span / h > ALIGN_MAX_GRID / 2 - 4) h = span / (ALIGN_MAX_GRID / 2 - 4);
+    double g0 = tmin - dmax - h;
+    size_t k_total = (size_t)ceil((tmax + dmax + h - g0) / h) + 2;
+    size_t n = pow2_at_least(k_total + 1);
+    double *m = calloc(n, sizeof *m), *s = calloc(n, sizeof *s);
+    if (!m || !s) {
+        free(m);
+        free(s);
+        return -1;
+    }
+    size_t hint = 0;
+    double prev = shape_cum(c->sh, g0, &hint);
+    for (size_t k = 0; k < k_total; k++) {
+        double next = shape_cum(c->sh, g0 + (double)(k + 1) * h, &hint);
+        s[k] = (next - prev) / h;
+        prev = next;
+    }
+    double mean = gsl_stats_mean(c->p, 1, c->n);
+    for (size_t i = 0; i < c->n; i++) {
+        double a = (c->w[i].t0_s - g0) / h, b = (c->w[i].t1_s - g0) / h;
+        double v = (c->p[i] - mean) / (b - a);
+        for (size_t k = (size_t)a; k < k_total && (double)k < b; k++) {
+            double lo = fmax(a, (double)k), hi = fmin(b, (double)k + 1);
+            if (hi > lo) m[k] += v * (hi - lo);
+        }
+    }
+    gsl_fft_real_radix2_transform(m, 1, n);
+    gsl_fft_real_radix2_transform(s, 1, n);
+    /* m <- m x conj(s), both in GSL's half-complex order */
+    m[0] *= s[0];
+    m[n / 2] *= s[n / 2];
+    for (size_t i = 1; i < n / 2; i++) {
+        double a = m[i], b = m[n - i], cr = s[i], ci = s[n - i];
+        m[i] = a * cr + b * ci;
+        m[n - i] = b * cr - a * ci;
+    }
+    gsl_fft_halfcomplex_radix2_inverse(m, 1, n);
+    long jmax = (long)floor(dmax / h), jbest = 0;
+    double rbest = -INFINITY;
+    for (long j = -jmax; j <= jmax; j++) {
+        double r = m[j >= 0 ? (size_t)j : n - (size_t)(-j)];
+        if (r > rbest) {
+            rbest = r;
+            jbest = j;
+        }
+    }
+    free(m);
+    free(s);
+    *best = (double)jbest * h;
+    *grid_s = h;
+    return 0;
+}
+
+/* ---- one estimate -------------------------------------------------------------------- */
+
+static int window_cmp(const void *a, const void *b)
+{
+    const mw_align_window *x = a, *y = b;
+    return x->t0_s < y->t0_s ? -1 : x->t0_s > y->t0_s;
+}
+
+static int fail(char *note, size_t len, int code, const char *fmt, double a, double b)
+{
+    if (len) snprintf(note, len, fmt, a, b);
+    return code;
+}
+
+/* The estimate over windows w (sorted by t0, finite, t1 > t0). */
+static int estimate_sorted(const mw_align_window *w, size_t n, const align_shape *sh, double dmax,
+                           mw_align_fit *fit, char *note, size_t notelen)
+{
+    memset(fit, 0, sizeof *fit);
+    if (n < ALIGN_MIN_WINDOWS)
+        return fail(note, notelen, MW_ALIGN_NO_PATTERN, "only %.0f windows (at least %.0f needed)",
+                    (double)n, ALIGN_MIN_WINDOWS);
+    double tmin = w[0].t0_s, tmax = w[0].t1_s, lmax = 0, lsum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].t1_s > tmax) tmax = w[i].t1_s;
+        if (w[i].t1_s - w[i].t0_s > lmax) lmax = w[i].t1_s - w[i].t0_s;
+        lsum += w[i].t1_s - w[i].t0_s;
+    }
+    double lmean = lsum / (double)n;
+    size_t edges = 0;
+    double edge_sum = 0;
+    for (size_t k = 0; k < sh->n; k++)
+        if (sh->b[k] >= tmin && sh->b[k] <= tmax) {
+            edges++;
+            edge_sum += sh->b[k];
+        }
+    if (!edges)
+        return fail(note, notelen, MW_ALIGN_NO_PATTERN,
+                    "no busy phase begins or ends within the measured windows (%.3f s to %.3f s)",
+                    tmin, tmax);
+
+    double *buf = malloc(3 * n * sizeof *buf);
+    if (!buf) return fail(note, notelen, MW_ALIGN_NO_PEAK, "out of memory", 0, 0);
+    align_ctx c = {.w = w, .n = n, .p = buf, .sh = sh, .x = buf + n, .dx = buf + 2 * n};
+    for (size_t i = 0; i < n; i++)
+        buf[i] = w[i].power_w;
+    int rc = 0;
+    double dc = 0, h = MW_ALIGN_STEP_S;
+    if (coarse_peak(&c, tmin, tmax, dmax, lmean, &dc, &h)) {
+        rc = fail(note, notelen, MW_ALIGN_NO_PEAK, "out of memory", 0, 0);
+        goto out;
+    }
+
+    /* stage 2: the exact correlation around the coarse peak, first every q ms (q = 1 ms
+     * per 50 ms of window, at most 5), the scan moved on while its best is at its edge;
+     * then every 1 ms within q ms of the best */
+    const double step = MW_ALIGN_STEP_S;
+    long q = (long)(lmean / ALIGN_SCAN_PER_STEP);
+    if (q < 1) q = 1;
+    if (q > ALIGN_SCAN_MAX_STEPS) q = ALIGN_SCAN_MAX_STEPS;
+    long kmin_all = -(long)floor(dmax / step + 1e-9), kmax_all = -kmin_all;
+    long reach = (long)ceil((lmax + 2 * h) / step);
+    long lo = (long)floor(dc / step) - reach, hi = (long)ceil(dc / step) + reach;
+    long kbest = 0;
+    double rbest = -3;
+    for (int round = 0; round < 1000; round++) {
+        if (lo < kmin_all) lo = kmin_all;
+        if (hi > kmax_all) hi = kmax_all;
+        long kb = lo, last = lo;
+        double rb = -3;
+        for (long k = lo; k <= hi; k += q) {
+            double r = correlation_at(&c, (double)k * step);
+            if (r > rb) {
+                rb = r;
+                kb = k;
+            }
+            last = k;
+        }
+        kbest = kb;
+        rbest = rb;
+        if (kb == lo && lo > kmin_all) {
+            hi = lo + q;
+            lo -= reach;
+        } else if (kb == last && last + q > hi && hi < kmax_all) {
+            lo = kb - q;
+            hi += reach;
+        } else {
+            break;
+        }
+    }
+    for (long k = kbest - q + 1; k < kbest + q && q > 1; k++) {
+        if (k < kmin_all || k > kmax_all || k == kbest) continue;
+        double r = correlation_at(&c, (double)k * step);
+        if (r > rbest) {
+            rbest = r;
+            kbest = k;
+        }
+    }
+    if (rbest <= 0) {
+        rc = fail(note, notelen, MW_ALIGN_NO_PEAK,
+                  "the power does not follow the pattern (best correlation %.3f within +-%.0f ms)",
+                  rbest < -1 ? 0 : rbest, dmax * 1e3);
+        goto out;
+    }
+    if (kbest <= kmin_all || kbest >= kmax_all) {
+        rc = fail(note, notelen, MW_ALIGN_NO_PEAK,
+                  "the best match is at the edge of the search range (%+.0f ms of +-%.0f ms)",
+                  (double)kbest * step * 1e3, dmax * 1e3);
+        goto out;
+    }
+    /* refine: the parabola through the best point and its neighbours */
+    double rm = correlation_at(&c, (double)(kbest - 1) * step);
+    double rp = correlation_at(&c, (double)(kbest + 1) * step);
+    double den = rm - 2 * rbest + rp, delta = 0;
+    if (den < 0 && rm > -2 && rp > -2) delta = 0.5 * (rm - rp) / den;
+    if (delta > 0.5) delta = 0.5;
+    if (delta < -0.5) delta = -0.5;
+    double d = ((double)kbest + delta) * step;
+
+    /* the fit at d, and its standard error */
+    double r = correlation_at(&c, d);
+    if (r <= 0) r = rbest;
+    size_t h0 = 0, h1 = 0;
+    for (size_t i = 0; i < n; i++)
+        c.dx[i] = (shape_level(sh, w[i].t0_s - d, &h0) - shape_level(sh, w[i].t1_s - d, &h1)) /
+                  (w[i].t1_s - w[i].t0_s);
+    double c0, c1, cov00, cov01, cov11, rss;
+    gsl_fit_linear(c.x, 1, c.p, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &rss);
+    for (size_t i = 0; i < n; i++)
+        c.dx[i] *= c1;
+    double g0, g1, gss;
+    gsl_fit_linear(c.x, 1, c.dx, 1, n, &g0, &g1, &cov00, &cov01, &cov11, &gss);
+    if (!(gss > 0) || !isfinite(gss) || !isfinite(rss) || !(c1 > 0)) {
+        rc = fail(note, notelen, MW_ALIGN_NO_PATTERN,
+                  "the windows carry no information on the offset (%.0f edges, gain %.3g W)",
+                  (double)edges, isfinite(c1) ? c1 : 0);
+        goto out;
+    }
+    double s2 = rss / (double)(n - 3);
+    fit->offset_s = d;
+    fit->sigma_s = sqrt(s2 / gss);
+    fit->correlation = r;
+    fit->base_w = c0;
+    fit->gain_w = c1;
+    fit->noise_w = sqrt(s2);
+    fit->time_s = edge_sum / (double)edges;
+    fit->windows = n;
+    fit->edges = edges;
+    if (!isfinite(fit->sigma_s)) fit->sigma_s = 0;
+out:
+    free(buf);
+    return rc;
+}
+
+/* Sorted copy of the usable windows (finite, t1 > t0). */
+static mw_align_window *sorted_windows(const mw_align_window *w, size_t nw, size_t *n)
+{
+    mw_align_window *s = malloc((nw ? nw : 1) * sizeof *s);
+    if (!s) return NULL;
+    *n = 0;
+    for (size_t i = 0; i < nw; i++)
+        if (isfinite(w[i].t0_s) && isfinite(w[i].t1_s) && isfinite(w[i].power_w) &&
+            w[i].t1_s > w[i].t0_s)
+            s[(*n)++] = w[i];
+    if (*n > 1) qsort(s, *n, sizeof *s, window_cmp);
+    return s;
+}
+
+int mw_align_offset(const mw_align_window *w, size_t nw, const mw_align_span *busy, size_t nbusy,
+                    double max_offset_s, mw_align_fit *fit, char *note, size_t notelen)
+{
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    if (notelen) note[0] = 0;
+    if (!(max_offset_s > 0)) max_offset_s = MW_ALIGN_MAX_OFFSET_S;
+    align_shape sh;
+    size_t n = 0;
+    mw_align_window *s = sorted_windows(w, nw, &n);
+    int rc;
+    if (!s || shape_build(&sh, busy, nbusy)) {
+        memset(fit, 0, sizeof *fit);
+        rc = fail(note, notelen, MW_ALIGN_NO_PEAK, "out of memory", 0, 0);
+    } else {
+        rc = estimate_sorted(s, n, &sh, max_offset_s, fit, note, notelen);
+        shape_free(&sh);
+    }
+    free(s);
+    gsl_set_error_handler(old);
+    return rc;
+}
+
+int mw_align_estimate(const mw_align_window *w, size_t nw, const mw_align_span *busy, size_t nbusy,
+                      double max_offset_s, mw_align_result *out)
+{
+    memset(out, 0, sizeof *out);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    if (!(max_offset_s > 0)) max_offset_s = MW_ALIGN_MAX_OFFSET_S;
+    align_shape sh;
+    size_t n = 0;
+    mw_align_window *s = sorted_windows(w, nw, &n);
+    int rc;
+    if (!s || shape_build(&sh, busy, nbusy)) {
+        free(s);
+        gsl_set_error_handler(old);
+        snprintf(out->note, sizeof out->note, "out of memory");
+        return MW_ALIGN_NO_PEAK;
+    }
+    rc = estimate_sorted(s, n, &sh, max_offset_s, &out->all, out->note, sizeof out->note);
+    if (rc == 0) {
+        /* drift: the first and the last third of the pattern's edges within the windows */
+        double tmin = s[0].t0_s, tmax = s[0].t1_s;
+        for (size_t i = 0; i < n; i++)
+            if (s[i].t1_s > tmax) tmax = s[i].t1_s;
+        double ef = INFINITY, el = -INFINITY;
+        for (size_t k = 0; k < sh.n; k++)
+            if (sh.b[k] >= tmin && sh.b[k] <= tmax) {
+                ef = fmin(ef, sh.b[k]);
+                el = fmax(el, sh.b[k]);
+            }
+        double cut1 = ef + (el - ef) / 3, cut2 = el - (el - ef) / 3;
+        size_t e1 = 0, e2 = 0, n1 = 0, i2 = n;
+        for (size_t k = 0; k < sh.n; k++) {
+            if (sh.b[k] >= tmin && sh.b[k] < cut1) e1++;
+            if (sh.b[k] > cut2 && sh.b[k] <= tmax) e2++;
+        }
+        while (n1 < n && s[n1].t0_s < cut1)
+            n1++;
+        while (i2 > 0 && s[i2 - 1].t1_s > cut2)
+            i2--;
+        char note[160];
+        if (e1 < ALIGN_DRIFT_EDGES || e2 < ALIGN_DRIFT_EDGES) {
+            snprintf(out->note, sizeof out->note,
+                     "no drift: %zu and %zu edges in the first and last third of the pattern "
+                     "(%d each needed)",
+                     e1, e2, ALIGN_DRIFT_EDGES);
+        } else if (estimate_sorted(s, n1, &sh, max_offset_s, &out->head, note, sizeof note) ||
+                   estimate_sorted(s + i2, n - i2, &sh, max_offset_s, &out->tail, note,
+                                   sizeof note) ||
+                   !(out->tail.time_s > out->head.time_s)) {
+            snprintf(out->note, sizeof out->note, "no drift: %s", note);
+            memset(&out->head, 0, sizeof out->head);
+            memset(&out->tail, 0, sizeof out->tail);
+        } else {
+            double dt = out->tail.time_s - out->head.time_s;
+            out->have_drift = 1;
+            out->drift_ppm = (out->tail.offset_s - out->head.offset_s) / dt * 1e6;
+            out->drift_sigma_ppm = hypot(out->tail.sigma_s, out->head.sigma_s) / dt * 1e6;
+        }
+    }
+    shape_free(&sh);
+    free(s);
+    gsl_set_error_handler(old);
+    return rc;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const mw_align_span *x = a, *y = b;
+    return x->start_s < y->start_s ? -1 : x->start_s > y->start_s;
+}
+
+size_t mw_align_merge(mw_align_span *s, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].end_s > s[i].start_s) s[m++] = s[i];
+    if (m > 1) qsort(s, m, sizeof *s, span_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && s[i].start_s <= s[k - 1].end_s) {
+            if (s[i].end_s > s[k - 1].end_s) s[k - 1].end_s = s[i].end_s;
+        } else {
+            s[k++] = s[i];
+        }
+    }
+    return k;
+}
