@@ -18,6 +18,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_align(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
@@ -34,6 +35,7 @@ const mw_cli_command mw_cli_commands[] = {
     {"align", "check the meter's timeline against the program's phases (offset, drift)", cmd_align},
     {"analyze", "energy per channel, phase, rank; Pow_idle/Pow_work; mean +- sd across runs",
      cmd_analyze},
+    {"stats", "compare groups of runs: mean, sd, CI; KS, Mann-Whitney, Kruskal-Wallis", cmd_stats},
     {NULL, NULL, NULL},
 };
 
