@@ -20,6 +20,7 @@
 
 #include "align.h"
 #include "cli.h"
+#include "textout.h"
 #include "mw_store.h"
 
 typedef struct {
@@ -327,20 +328,6 @@ static int load_spans(align_run *r, const char *what, int by_name)
 
 /* ---- output ----------------------------------------------------------------------------- */
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 static void json_fit(FILE *out, const char *key, const mw_align_fit *f, int have)
 {
     fprintf(out, ",\n  \"%s\": ", key);
@@ -358,16 +345,16 @@ static void print_json(const align_run *r, const mw_align_result *a)
 {
     FILE *out = stdout;
     fputs("{\n  \"run\": ", out);
-    json_string(out, r->rundir);
+    mw_out_json_string(out, r->rundir);
     fputs(",\n  \"channel\": ", out);
-    json_string(out, r->ch.name);
+    mw_out_json_string(out, r->ch.name);
     fputs(",\n  \"host\": ", out);
     if (*r->ch.host)
-        json_string(out, r->ch.host);
+        mw_out_json_string(out, r->ch.host);
     else
         fputs("null", out);
     fputs(",\n  \"phases\": ", out);
-    json_string(out, r->select);
+    mw_out_json_string(out, r->select);
     const mw_align_fit *f = &a->all;
     fprintf(out,
             ",\n  \"phase_count\": %zu,\n  \"processes\": %zu,\n  \"windows\": %zu,\n"
@@ -385,7 +372,7 @@ static void print_json(const align_run *r, const mw_align_result *a)
         fputs(",\n  \"drift_ppm\": null,\n  \"drift_uncertainty_ppm\": null", out);
     fputs(",\n  \"note\": ", out);
     if (a->note[0])
-        json_string(out, a->note);
+        mw_out_json_string(out, a->note);
     else
         fputs("null", out);
     fputs("\n}\n", out);

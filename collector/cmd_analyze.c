@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "textout.h"
 #include "energy.h"
 #include "levels.h"
 #include "mw_store.h"
@@ -759,56 +760,29 @@ static int analyze_run(an_run *r, const an_opts *o)
 
 /* ---- formatting -------------------------------------------------------------------- */
 
-/* v / step rounded half away from zero, "int.frac" with `decimals` decimals (step = one
- * unit of the last decimal), then " unit" when unit is not empty. */
-static const char *fixed(char *buf, size_t len, __int128 v, __int128 step, int decimals,
-                         const char *unit)
-{
-    __int128 a = v < 0 ? -v : v;
-    __int128 q = a / step + (a % step >= (step + 1) / 2 ? 1 : 0);
-    __int128 p10 = 1;
-    for (int i = 0; i < decimals; i++)
-        p10 *= 10;
-    __int128 ip = q / p10, fp = q % p10;
-    char digits[48];
-    int k = (int)sizeof digits - 1;
-    digits[k] = 0;
-    do {
-        digits[--k] = (char)('0' + (int)(ip % 10));
-        ip /= 10;
-    } while (ip);
-    const char *sign = v < 0 && q != 0 ? "-" : "";
-    if (decimals)
-        snprintf(buf, len, "%s%s.%0*" PRIu64 "%s%s", sign, digits + k, decimals, (uint64_t)fp,
-                 *unit ? " " : "", unit);
-    else
-        snprintf(buf, len, "%s%s%s%s", sign, digits + k, *unit ? " " : "", unit);
-    return buf;
-}
-
 /* J with 6 decimals (JSON) */
 static const char *joules6(char *buf, size_t len, mw_energy_pj pj)
 {
-    return fixed(buf, len, pj, 1000000, 6, "");
+    return mw_out_fixed(buf, len, pj, 1000000, 6, "");
 }
 
 /* J with 3 decimals below 10 kJ, else kJ (text) */
 static const char *energy_text(char *buf, size_t len, mw_energy_pj pj)
 {
     const mw_energy_pj j = 1000000000000;
-    if (pj < 10000 * j && pj > -10000 * j) return fixed(buf, len, pj, j / 1000, 3, "J");
-    return fixed(buf, len, pj, j, 3, "kJ");
+    if (pj < 10000 * j && pj > -10000 * j) return mw_out_fixed(buf, len, pj, j / 1000, 3, "J");
+    return mw_out_fixed(buf, len, pj, j, 3, "kJ");
 }
 
 static const char *seconds6(char *buf, size_t len, int64_t ns)
 {
-    return fixed(buf, len, ns, 1000, 6, "");
+    return mw_out_fixed(buf, len, ns, 1000, 6, "");
 }
 
 static const char *since_s(char *buf, size_t len, int64_t t_ns, int64_t origin_ns, int text)
 {
-    return fixed(buf, len, (__int128)t_ns - origin_ns, text ? 1000000 : 1000, text ? 3 : 6,
-                 text ? "s" : "");
+    return mw_out_fixed(buf, len, (__int128)t_ns - origin_ns, text ? 1000000 : 1000, text ? 3 : 6,
+                        text ? "s" : "");
 }
 
 /* a double, or null / "-" when it is not a number */
@@ -822,26 +796,6 @@ static const char *dbl(char *buf, size_t len, double v, int decimals, const char
     if (buf[0] == '-' && strspn(buf + 1, "0.") == strcspn(buf + 1, " ")) /* "-0.000" */
         memmove(buf, buf + 1, strlen(buf));
     return buf;
-}
-
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p == '\t')
-            fputs("\\t", out);
-        else if (*p == '\r')
-            fputs("\\r", out);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
 }
 
 /* ---- the figures, as numbers (NAN when missing) ------------------------------------ */
@@ -903,7 +857,7 @@ static void json_est(FILE *out, const char *key, const an_est *e, int split)
         fprintf(out, ", \"working_windows\": %zu, \"idle_windows\": %zu", e->working, e->idle);
     fputs(", \"note\": ", out);
     if (e->lv.note[0])
-        json_str(out, e->lv.note);
+        mw_out_json_string(out, e->lv.note);
     else
         fputs("null", out);
     fputc('}', out);
@@ -914,10 +868,10 @@ static void json_channel(FILE *out, const an_run *r, const an_channel *c)
     char b[64];
     fputs("    {\"channel\": ", out);
     fprintf(out, "%d, \"name\": ", c->channel);
-    json_str(out, c->name);
+    mw_out_json_string(out, c->name);
     fputs(", \"host\": ", out);
     if (c->has_host)
-        json_str(out, c->host);
+        mw_out_json_string(out, c->host);
     else
         fputs("null", out);
     fputs(", \"ranks\": [", out);
@@ -936,14 +890,14 @@ static void json_channel(FILE *out, const an_run *r, const an_channel *c)
     fprintf(out, ", \"meter_difference_pct\": %s", dbl(b, sizeof b, meter_pct(c), 4, "", 1));
     if (c->covered_ns > 0)
         fprintf(out, ",\n     \"mean_power_w\": %s",
-                fixed(b, sizeof b, mw_energy_mean_power_mw(c->pj, c->covered_ns), 1, 3, ""));
+                mw_out_fixed(b, sizeof b, mw_energy_mean_power_mw(c->pj, c->covered_ns), 1, 3, ""));
     else
         fputs(",\n     \"mean_power_w\": null", out);
     fprintf(out, ", \"idle_power_w\": %s",
             dbl(b, sizeof b, c->base_src ? c->base_w : NAN, 6, "", 1));
     fputs(", \"idle_power_source\": ", out);
     if (c->base_src)
-        json_str(out, base_name(c->base_src));
+        mw_out_json_string(out, base_name(c->base_src));
     else
         fputs("null", out);
     fprintf(out, ", \"dynamic_energy_j\": %s",
@@ -964,9 +918,9 @@ static void json_run(FILE *out, const an_run *r)
 {
     char b[64], b2[64];
     fputs("  {\"run\": ", out);
-    json_str(out, r->dir);
+    mw_out_json_string(out, r->dir);
     fputs(", \"status\": ", out);
-    json_str(out, r->status);
+    mw_out_json_string(out, r->status);
     fprintf(out, ", \"start_ns\": %" PRId64 ",\n   \"from_s\": %s, \"to_s\": %s", r->origin_ns,
             since_s(b, sizeof b, r->first_ns, r->origin_ns, 0),
             since_s(b2, sizeof b2, r->last_ns, r->origin_ns, 0));
@@ -980,9 +934,9 @@ static void json_run(FILE *out, const an_run *r)
     for (size_t g = 0; g < r->nph; g++) {
         const an_phase *p = &r->ph[g];
         fputs(g ? ",\n    {\"kind\": " : "\n    {\"kind\": ", out);
-        json_str(out, p->kind);
+        mw_out_json_string(out, p->kind);
         fputs(", \"name\": ", out);
-        json_str(out, p->name);
+        mw_out_json_string(out, p->name);
         fprintf(out, ", \"intervals\": %zu, \"duration_s\": %s, \"channels\": [", p->intervals,
                 seconds6(b, sizeof b, p->duration_ns));
         int first = 1;
@@ -991,14 +945,14 @@ static void json_run(FILE *out, const an_run *r)
             const an_channel *ch = &r->ch[c];
             fputs(first ? "\n     {\"name\": " : ",\n     {\"name\": ", out);
             first = 0;
-            json_str(out, ch->name);
+            mw_out_json_string(out, ch->name);
             fprintf(out, ", \"duration_s\": %s", seconds6(b, sizeof b, p->dur_ns[c]));
             fprintf(out, ", \"covered_s\": %s", seconds6(b, sizeof b, p->cov_ns[c]));
             fprintf(out, ", \"energy_j\": %s", joules6(b, sizeof b, p->pj[c]));
             if (p->cov_ns[c] > 0)
-                fprintf(
-                    out, ", \"mean_power_w\": %s",
-                    fixed(b, sizeof b, mw_energy_mean_power_mw(p->pj[c], p->cov_ns[c]), 1, 3, ""));
+                fprintf(out, ", \"mean_power_w\": %s",
+                        mw_out_fixed(b, sizeof b, mw_energy_mean_power_mw(p->pj[c], p->cov_ns[c]),
+                                     1, 3, ""));
             else
                 fputs(", \"mean_power_w\": null", out);
             fprintf(out, ", \"dynamic_energy_j\": %s}",
@@ -1010,11 +964,11 @@ static void json_run(FILE *out, const an_run *r)
     for (size_t k = 0; k < r->nrk; k++) {
         const an_rank *rk = &r->rk[k];
         fprintf(out, "%s    {\"rank\": %d, \"host\": ", k ? ",\n" : "\n", rk->rank);
-        json_str(out, r->hosts[rk->host]);
+        mw_out_json_string(out, r->hosts[rk->host]);
         fputs(", \"channels\": [", out);
         for (size_t j = 0; j < rk->nchans; j++) {
             if (j) fputs(", ", out);
-            json_str(out, r->ch[rk->chans[j]].name);
+            mw_out_json_string(out, r->ch[rk->chans[j]].name);
         }
         fprintf(out, "], \"start_s\": %s", since_s(b, sizeof b, rk->first_ns, r->origin_ns, 0));
         fprintf(out, ", \"end_s\": %s", since_s(b, sizeof b, rk->last_ns, r->origin_ns, 0));
@@ -1150,7 +1104,7 @@ static void json_aggregate(FILE *out, an_run *const *runs, int nruns)
     fprintf(out, "  \"aggregate\": {\"runs\": %d, \"channels\": [", nruns);
     for (size_t k = 0; k < nn; k++) {
         fputs(k ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-        json_str(out, names[k]);
+        mw_out_json_string(out, names[k]);
         fprintf(out, ", \"runs\": %zu", runs_with(runs, nruns, names[k]));
         const char *group = NULL;
         for (int m = 0; m < M_COUNT; m++) {
@@ -1239,7 +1193,7 @@ static void text_run(FILE *out, const an_run *r)
     fprintf(out, "run %s (%s): %s to %s since the start, %s\n", r->dir, r->status,
             since_s(a, sizeof a, r->first_ns, r->origin_ns, 1),
             since_s(b, sizeof b, r->last_ns, r->origin_ns, 1),
-            fixed(d, sizeof d, r->last_ns - r->first_ns, 1000000, 3, "s"));
+            mw_out_fixed(d, sizeof d, r->last_ns - r->first_ns, 1000000, 3, "s"));
 
     fputs("\nenergy\n", out);
     table t = {.ncols = 10, .align = "llrrrrrrlr"};
@@ -1261,7 +1215,7 @@ static void text_run(FILE *out, const an_run *r)
             }
         }
         if (c->covered_ns > 0)
-            fixed(p, sizeof p, mw_energy_mean_power_mw(c->pj, c->covered_ns), 1, 3, "W");
+            mw_out_fixed(p, sizeof p, mw_energy_mean_power_mw(c->pj, c->covered_ns), 1, 3, "W");
         dbl(ip, sizeof ip, c->base_src ? c->base_w : NAN, 3, "W", 0);
         dbl(dy, sizeof dy, dynamic_j(c, c->pj, c->covered_ns), 3, "J", 0);
         const char *row[] = {c->name,
@@ -1326,17 +1280,17 @@ static void text_run(FILE *out, const an_run *r)
         for (size_t g = 0; g < r->nph; g++) {
             const an_phase *p = &r->ph[g];
             char du[64];
-            fixed(du, sizeof du, p->duration_ns, 1000000, 3, "s");
+            mw_out_fixed(du, sizeof du, p->duration_ns, 1000000, 3, "s");
             int any = 0;
             for (int c = 0; c < r->nch; c++) {
                 if (!p->dur_ns[c]) continue;
                 char e[64], mp[64] = "-", dy[64], tc[64];
                 energy_text(e, sizeof e, p->pj[c]);
                 if (p->cov_ns[c] > 0)
-                    fixed(mp, sizeof mp, mw_energy_mean_power_mw(p->pj[c], p->cov_ns[c]), 1, 3,
-                          "W");
+                    mw_out_fixed(mp, sizeof mp, mw_energy_mean_power_mw(p->pj[c], p->cov_ns[c]), 1,
+                                 3, "W");
                 dbl(dy, sizeof dy, dynamic_j(&r->ch[c], p->pj[c], p->cov_ns[c]), 3, "J", 0);
-                fixed(tc, sizeof tc, p->dur_ns[c], 1000000, 3, "s");
+                mw_out_fixed(tc, sizeof tc, p->dur_ns[c], 1000000, 3, "s");
                 const char *row[] = {any ? "" : p->kind,
                                      any ? "" : p->name,
                                      any ? "" : du,
@@ -1370,17 +1324,17 @@ static void text_run(FILE *out, const an_run *r)
                 if (j) strncat(ch, ",", sizeof ch - strlen(ch) - 1);
                 strncat(ch, r->ch[rk->chans[j]].name, sizeof ch - strlen(ch) - 1);
             }
-            const char *row[] = {rn,
-                                 r->hosts[rk->host],
-                                 rk->nchans ? ch : "-",
-                                 since_s(st, sizeof st, rk->first_ns, r->origin_ns, 1),
-                                 since_s(en, sizeof en, rk->last_ns, r->origin_ns, 1),
-                                 fixed(du, sizeof du, rk->last_ns - rk->first_ns, 1000000, 3, "s"),
-                                 energy_text(e, sizeof e, rk->pj),
-                                 fixed(wt, sizeof wt,
-                                       mw_energy_spans_length_ns(rk->work.s, rk->work.n), 1000000,
-                                       3, "s"),
-                                 energy_text(we, sizeof we, rk->work_pj)};
+            const char *row[] = {
+                rn,
+                r->hosts[rk->host],
+                rk->nchans ? ch : "-",
+                since_s(st, sizeof st, rk->first_ns, r->origin_ns, 1),
+                since_s(en, sizeof en, rk->last_ns, r->origin_ns, 1),
+                mw_out_fixed(du, sizeof du, rk->last_ns - rk->first_ns, 1000000, 3, "s"),
+                energy_text(e, sizeof e, rk->pj),
+                mw_out_fixed(wt, sizeof wt, mw_energy_spans_length_ns(rk->work.s, rk->work.n),
+                             1000000, 3, "s"),
+                energy_text(we, sizeof we, rk->work_pj)};
             table_add(&kt, row);
         }
         table_print(&kt, out);

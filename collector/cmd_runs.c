@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "textout.h"
 #include "mw_store.h"
 
 #define RUNS_MAX_CHANNELS 64
@@ -54,37 +55,17 @@ typedef struct {
 
 /* ---- formatting -------------------------------------------------------------------- */
 
-/* v / step rounded half away from zero, as "int.frac" with `decimals` decimals, where step
- * is the value of one unit of the last decimal. */
-static const char *fixed(char *buf, size_t len, __int128 v, __int128 step, int decimals,
-                         const char *unit)
-{
-    __int128 a = v < 0 ? -v : v;
-    __int128 r = a / step + (a % step >= (step + 1) / 2 ? 1 : 0);
-    uint64_t q = 1;
-    for (int i = 0; i < decimals; i++)
-        q *= 10;
-    uint64_t ip = (uint64_t)(r / q), fp = (uint64_t)(r % q);
-    const char *sign = v < 0 && r != 0 ? "-" : "";
-    if (decimals)
-        snprintf(buf, len, "%s%" PRIu64 ".%0*" PRIu64 "%s%s", sign, ip, decimals, fp,
-                 *unit ? " " : "", unit);
-    else
-        snprintf(buf, len, "%s%" PRIu64 "%s%s", sign, ip, *unit ? " " : "", unit);
-    return buf;
-}
-
 static const char *seconds(char *buf, size_t len, int64_t ns)
 {
-    return fixed(buf, len, ns, 1000000, 3, "s");
+    return mw_out_fixed(buf, len, ns, 1000000, 3, "s");
 }
 
 /* Energy from pJ: J with 3 decimals below 10 kJ, kJ with 3 decimals above. */
 static const char *energy(char *buf, size_t len, __int128 pj)
 {
     const __int128 j = 1000000000000;
-    if (pj < 10000 * j && pj > -10000 * j) return fixed(buf, len, pj, j / 1000, 3, "J");
-    return fixed(buf, len, pj, j, 3, "kJ");
+    if (pj < 10000 * j && pj > -10000 * j) return mw_out_fixed(buf, len, pj, j / 1000, 3, "J");
+    return mw_out_fixed(buf, len, pj, j, 3, "kJ");
 }
 
 /* Local time, ISO 8601 with the UTC offset: 2023-11-14T23:13:20+01:00. */
@@ -466,7 +447,7 @@ static void show_channels(const run_stats *r, FILE *out)
             __int128 rem = c->window_pj % c->covered_ns;
             if (rem < 0) rem = -rem;
             if (2 * rem >= c->covered_ns) mw += c->window_pj < 0 ? -1 : 1;
-            fixed(p, sizeof p, mw, 1, 3, "W");
+            mw_out_fixed(p, sizeof p, mw, 1, 3, "W");
         }
         if (c->samples) {
             energy(ew, sizeof ew, c->window_pj);

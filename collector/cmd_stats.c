@@ -29,6 +29,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "cli.h"
+#include "textout.h"
 #include "levels.h"
 #include "mw_store.h"
 #include "stats.h"
@@ -376,20 +377,6 @@ static int compute(st_opts *o, st_tests *T)
     return 0;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 static void json_num(FILE *out, int has, double v, const char *fmt)
 {
     if (has && isfinite(v))
@@ -416,13 +403,13 @@ static void json_test(FILE *out, const char *key, int has, const mw_test *t, int
 static void print_json(const st_opts *o, const st_tests *T)
 {
     printf("{\n  \"channel\": ");
-    json_str(stdout, o->channel);
+    mw_out_json_string(stdout, o->channel);
     printf(",\n  \"method\": \"%s\",\n  \"confidence\": %g,\n  \"groups\": [",
            o->gmm ? "gmm" : "kde", o->confidence);
     for (size_t k = 0; k < o->ngroups; k++) {
         const st_group *g = &o->groups[k];
         printf("%s\n    {\"name\": ", k ? "," : "");
-        json_str(stdout, g->name);
+        mw_out_json_string(stdout, g->name);
         printf(", \"quantity\": \"%s\", \"unit\": \"%s\", \"n\": %zu, \"mean\": ", q_names[g->q],
                q_unit(g->q), g->nruns);
         json_num(stdout, 1, g->mean, "%.6f");
@@ -435,7 +422,7 @@ static void print_json(const st_opts *o, const st_tests *T)
         printf(",\n     \"runs\": [");
         for (size_t r = 0; r < g->nruns; r++) {
             printf("%s{\"run\": ", r ? ", " : "");
-            json_str(stdout, g->runs[r]);
+            mw_out_json_string(stdout, g->runs[r]);
             printf(", \"value\": ");
             json_num(stdout, 1, g->values[r], "%.6f");
             printf("}");
