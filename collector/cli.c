@@ -19,6 +19,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_align(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
@@ -30,6 +31,8 @@ const mw_cli_command mw_cli_commands[] = {
     {"record", "record the meter while a command runs, into a run directory", cmd_record},
     {"monitor", "show the meter's readings live, without recording", cmd_monitor},
     {"info", "show the meter's identity, channel map and calibration", cmd_info},
+    {"calibrate", "calibrate the meter against reference instruments, save to EEPROM",
+     cmd_calibrate},
     {"merge", "put the instrumented program's events into a run (mw record does it)", cmd_merge},
     {"import", "make a run from another meter's power trace (CSV)", cmd_import},
     {"align", "check the meter's timeline against the program's phases (offset, drift)", cmd_align},

@@ -135,9 +135,14 @@ int cmd_info(int argc, char **argv)
     printf("currents:     %d channel%s:", id->n_current, id->n_current == 1 ? "" : "s");
     for (int k = 1; k <= id->n_current; k++)
         printf(" %d=A%d", k, id->pin[k]);
-    printf("\ncalibration:  %s\n", !strcmp(id->cal_source, "EEPROM")
-                                       ? "saved in EEPROM"
-                                       : "DEFAULT (never calibrated: see hardware/)");
+    printf("\ncalibration:  %s", !strcmp(id->cal_source, "EEPROM")
+                                     ? "saved in EEPROM"
+                                     : "DEFAULT (never calibrated: see docs/calibration.md)");
+    if (id->cal_date_yyyymmdd)
+        printf(", calibrated %04d-%02d-%02d (%s)", id->cal_date_yyyymmdd / 10000,
+               id->cal_date_yyyymmdd / 100 % 100, id->cal_date_yyyymmdd % 100,
+               id->cal_ref[0] ? id->cal_ref : "no references noted");
+    printf("\n");
     char cal[1024];
     rc = MW_EXIT_OK;
     if (mw_meter_spec_calibration(m, cal, sizeof cal) != 0) {

@@ -261,6 +261,12 @@ static void write_meta(rec_t *r, char **argv)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%sA%d", k ? ":" : "", id->pin[k]);
     meta(r, "meter_pins", buf);
     meta(r, "meter_cal_source", id->cal_source);
+    if (id->cal_date_yyyymmdd) {
+        snprintf(buf, sizeof buf, "%04d-%02d-%02d", id->cal_date_yyyymmdd / 10000,
+                 id->cal_date_yyyymmdd / 100 % 100, id->cal_date_yyyymmdd % 100);
+        meta(r, "meter_calibration_date", buf);
+        meta(r, "meter_calibration_ref", id->cal_ref);
+    }
     if (mw_meter_spec_calibration(r->m, buf, sizeof buf) != 0)
         fprintf(stderr, "mw record: %s: calibration not read (%s)\n", r->path, buf);
     meta(r, "meter_calibration", buf);

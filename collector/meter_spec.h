@@ -1,4 +1,4 @@
-/* meter_spec — the --meter argument shared by record, monitor and info:
+/* meter_spec — the --meter argument shared by record, monitor, info and calibrate:
  *   PORT          a serial port path (/dev/ttyACM0, or the pty of 'mw vmeter')
  *   auto          the one meter on USB (mw_port_find_meter)
  *   sim[:FILE]    the simulated board started inside this process: the real firmware in

@@ -146,6 +146,42 @@ static int field_str(const char **p, char *out, size_t outlen)
     return 0;
 }
 
+/* The calibration record field: "-", "yyyymmdd" or "yyyymmdd:TEXT" (1..16 characters of
+ * A-Z a-z 0-9 . _ - + / : = @), up to the end of the line. */
+static int parse_cal_record(const char **p, mw_proto_ident *id)
+{
+    const char *s = *p;
+    size_t n = strlen(s);
+    if (n == 1 && s[0] == '-') {
+        *p = s + 1;
+        return 0;
+    }
+    int date = 0;
+    for (int i = 0; i < 8; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        date = date * 10 + (s[i] - '0');
+    }
+    int y = date / 10000, m = date / 100 % 100, d = date % 100;
+    if (y < 2000 || y > 2999 || m < 1 || m > 12 || d < 1 || d > 31) return -1;
+    s += 8;
+    if (*s == ':') {
+        size_t len = strlen(++s);
+        if (len < 1 || len >= sizeof id->cal_ref) return -1;
+        for (size_t i = 0; i < len; i++) {
+            char c = s[i];
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  strchr("._-+/:=@", c)))
+                return -1;
+        }
+        memcpy(id->cal_ref, s, len + 1);
+        s += len;
+    }
+    if (*s) return -1;
+    id->cal_date_yyyymmdd = date;
+    *p = s;
+    return 0;
+}
+
 int mw_proto_parse_ident(const char *body, mw_proto_ident *id)
 {
     memset(id, 0, sizeof *id);
@@ -162,9 +198,10 @@ int mw_proto_parse_ident(const char *body, mw_proto_ident *id)
     id->window_ms = (int)v;
     if (field_i64(&p, ',', &v) || v < 1 || v > MW_PROTO_MAX_I) return -1;
     id->n_current = (int)v;
-    if (field_str(&p, pins, sizeof pins) || field_str(&p, id->cal_source, sizeof id->cal_source) ||
-        *p)
+    if (field_str(&p, pins, sizeof pins) || field_str(&p, id->cal_source, sizeof id->cal_source))
         return -1;
+    if (p[-1] == ',' && parse_cal_record(&p, id) != 0) return -1; /* newer firmware */
+    if (*p) return -1;
     /* "A0:A1:...": voltage first, then every current channel */
     const char *q = pins;
     for (int k = 0; k <= id->n_current; k++) {

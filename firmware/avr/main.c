@@ -12,7 +12,11 @@
  * Everything slow (floating point, formatting, EEPROM, UART) runs here, never in an
  * interrupt. If the loop hangs the watchdog (1 s) resets the board, and the next boot line
  * says so; brown-out resets (BOD fuse, 2.7 V on the Mega) are reported the same way, and
- * the EEPROM image's CRC guards against a write torn by a power failure. */
+ * the EEPROM image's CRC guards against a write torn by a power failure.
+ *
+ * The calibration record (CALDATE: date and references) is kept beside the configuration
+ * and saved with it (config.h). Any CAL since the last CALDATE makes it stale: a SAVE then
+ * stores no record, so a date is never reported for constants it does not describe. */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
 #include <avr/io.h>
@@ -54,6 +58,8 @@ static mw_frame frame;
 static float freq_last = 50.0f;
 static char out[800];
 static mw_cmd_reader reader;
+static mw_calrec calrec;  /* date 0: none */
+static uint8_t cal_dirty; /* a CAL since the record was set or loaded */
 
 static EEMEM uint8_t ee_image[MW_CONFIG_IMAGE_SIZE];
 
@@ -79,7 +85,16 @@ static void send_id(void)
         mw_line_char(&l, 'A');
         mw_line_u64(&l, cfg.pins[c]);
     }
-    mw_line_str(&l, cfg_status == MW_CONFIG_OK ? ",EEPROM" : ",DEFAULT");
+    mw_line_str(&l, cfg_status == MW_CONFIG_OK ? ",EEPROM," : ",DEFAULT,");
+    if (calrec.date_yyyymmdd) {
+        mw_line_u64(&l, calrec.date_yyyymmdd);
+        if (calrec.text[0]) {
+            mw_line_char(&l, ':');
+            mw_line_str(&l, calrec.text);
+        }
+    } else {
+        mw_line_char(&l, '-');
+    }
     send(&l);
 }
 
@@ -132,6 +147,11 @@ static void load_config(void)
     uint8_t img[MW_CONFIG_IMAGE_SIZE];
     eeprom_read_block(img, ee_image, sizeof img);
     cfg_status = mw_config_from_image(&cfg, img);
+    uint8_t rec[MW_CALREC_SIZE];
+    eeprom_read_block(rec, (const void *)MW_CALREC_ADDR, sizeof rec);
+    if (cfg_status != MW_CONFIG_OK || !mw_calrec_from_image(&calrec, mw_config_image_crc(img), rec))
+        memset(&calrec, 0, sizeof calrec);
+    cal_dirty = 0;
 }
 
 static void execute(const char *line)
@@ -171,13 +191,25 @@ static void execute(const char *line)
     case MW_CMD_CAL_SET:
         cfg.cal[c.n].gain = c.gain;
         cfg.cal[c.n].phase_deg = c.phase_deg;
+        cal_dirty = 1;
         send_cal(c.n);
+        break;
+    case MW_CMD_CALDATE:
+        calrec.date_yyyymmdd = c.date_yyyymmdd;
+        memcpy(calrec.text, c.text, sizeof calrec.text);
+        cal_dirty = 0;
+        send_ok("CALDATE");
         break;
     case MW_CMD_SAVE: {
         uint8_t img[MW_CONFIG_IMAGE_SIZE];
         mw_config_to_image(&cfg, img);
         eeprom_update_block(img, ee_image, sizeof img);
         cfg_status = MW_CONFIG_OK;
+        if (cal_dirty) memset(&calrec, 0, sizeof calrec);
+        wdt_reset(); /* up to 179 bytes at 3.4 ms each: keep well inside the 1 s */
+        uint8_t rec[MW_CALREC_SIZE];
+        mw_calrec_to_image(&calrec, mw_config_image_crc(img), rec);
+        eeprom_update_block(rec, (void *)MW_CALREC_ADDR, sizeof rec);
         send_ok("SAVE");
         break;
     }
@@ -192,6 +224,7 @@ static void execute(const char *line)
     case MW_CMD_DEFAULTS:
         mw_config_defaults(&cfg);
         cfg_status = MW_CONFIG_BLANK;
+        memset(&calrec, 0, sizeof calrec);
         restart_sampling();
         send_ok("DEFAULTS");
         break;

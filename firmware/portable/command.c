@@ -140,6 +140,20 @@ mw_cmd_err mw_cmd_parse(const char *line, mw_cmd *cmd)
         }
         return token(&p, &a) ? MW_ERR_ARG : MW_ERR_NONE;
     }
+    if (word_is(t, n, "CALDATE")) {
+        cmd->kind = MW_CMD_CALDATE;
+        al = token(&p, &a);
+        if (al != 8 || !parse_uint(a, al, 99999999ul, &v) || !mw_calrec_date_valid(v))
+            return MW_ERR_ARG;
+        cmd->date_yyyymmdd = v;
+        al = token(&p, &a);
+        if (al > MW_CALREC_TEXT_MAX) return MW_ERR_ARG;
+        for (uint8_t i = 0; i < al; i++) {
+            if (!mw_calrec_char_valid(a[i])) return MW_ERR_ARG;
+            cmd->text[i] = a[i];
+        }
+        return token(&p, &a) ? MW_ERR_ARG : MW_ERR_NONE;
+    }
     if (word_is(t, n, "STARVE")) {
         cmd->kind = MW_CMD_STARVE;
         al = token(&p, &a);

@@ -7,6 +7,8 @@
  *   CH vpin ipin...        channel map: voltage pin then 1..15 current pins (0..15)
  *   CAL? ch                read calibration of channel ch (0 = voltage)
  *   CAL ch gain phase      set it (0 < gain < 1000 in V or A per count, |phase| < 90 degrees)
+ *   CALDATE yyyymmdd [text] the calibration record: date and references (<= 16 of A-Z a-z 0-9
+ *                          . _ - + / : = @), saved by SAVE, reported in the I line
  *   SAVE | LOAD | DEFAULTS EEPROM save, reload, restore defaults (in RAM)
  *   RESET                  zero the energy counters
  *   START | STOP           streaming of window frames on/off
@@ -17,6 +19,7 @@
 #include <stdint.h>
 
 #include "afe.h"
+#include "config.h"
 
 #define MW_CMD_MAX_LEN 80
 
@@ -34,6 +37,7 @@ typedef enum {
     MW_CMD_STOP,
     MW_CMD_STARVE,
     MW_CMD_HANG,
+    MW_CMD_CALDATE,
 } mw_cmd_kind;
 
 typedef enum {
@@ -51,6 +55,8 @@ typedef struct {
     uint8_t pins[MW_MAX_CHANNELS]; /* CH */
     float gain, phase_deg;         /* CAL */
     uint16_t us;                   /* STARVE */
+    uint32_t date_yyyymmdd;        /* CALDATE */
+    char text[MW_CALREC_TEXT_MAX + 1];
 } mw_cmd;
 
 /* Parse a NUL-terminated line without its CR/LF. Returns MW_ERR_NONE and fills *cmd, or

@@ -75,3 +75,58 @@ mw_config_status mw_config_from_image(mw_config *c, const uint8_t img[MW_CONFIG_
     *c = t;
     return MW_CONFIG_OK;
 }
+
+uint16_t mw_config_image_crc(const uint8_t img[MW_CONFIG_IMAGE_SIZE])
+{
+    return (uint16_t)(img[MW_CONFIG_IMAGE_SIZE - 2] | (img[MW_CONFIG_IMAGE_SIZE - 1] << 8));
+}
+
+int mw_calrec_date_valid(uint32_t d)
+{
+    uint32_t y = d / 10000u, m = d / 100u % 100u, day = d % 100u;
+    return y >= 2000u && y <= 2999u && m >= 1u && m <= 12u && day >= 1u && day <= 31u;
+}
+
+int mw_calrec_char_valid(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           (c && strchr("._-+/:=@", c) != NULL);
+}
+
+void mw_calrec_to_image(const mw_calrec *r, uint16_t link, uint8_t img[MW_CALREC_SIZE])
+{
+    memset(img, 0xFF, MW_CALREC_SIZE);
+    if (!r->date_yyyymmdd) return;
+    img[0] = 'M';
+    img[1] = 'C';
+    img[2] = 1;
+    img[3] = 0;
+    memcpy(img + 4, &r->date_yyyymmdd, 4);
+    memset(img + 8, 0, MW_CALREC_TEXT_MAX);
+    for (uint8_t i = 0; i < MW_CALREC_TEXT_MAX && r->text[i]; i++)
+        img[8 + i] = (uint8_t)r->text[i];
+    img[24] = (uint8_t)(link & 0xFF);
+    img[25] = (uint8_t)(link >> 8);
+    uint16_t crc = mw_crc16(img, MW_CALREC_SIZE - 2);
+    img[26] = (uint8_t)(crc & 0xFF);
+    img[27] = (uint8_t)(crc >> 8);
+}
+
+uint8_t mw_calrec_from_image(mw_calrec *r, uint16_t link, const uint8_t img[MW_CALREC_SIZE])
+{
+    memset(r, 0, sizeof *r);
+    uint16_t crc = mw_crc16(img, MW_CALREC_SIZE - 2);
+    if (img[0] != 'M' || img[1] != 'C' || img[2] != 1 ||
+        crc != (uint16_t)(img[26] | (img[27] << 8)) || link != (uint16_t)(img[24] | (img[25] << 8)))
+        return 0;
+    mw_calrec t;
+    memset(&t, 0, sizeof t);
+    memcpy(&t.date_yyyymmdd, img + 4, 4);
+    if (!mw_calrec_date_valid(t.date_yyyymmdd)) return 0;
+    for (uint8_t i = 0; i < MW_CALREC_TEXT_MAX && img[8 + i]; i++) {
+        if (!mw_calrec_char_valid((char)img[8 + i])) return 0;
+        t.text[i] = (char)img[8 + i];
+    }
+    *r = t;
+    return 1;
+}

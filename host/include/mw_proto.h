@@ -65,6 +65,11 @@ typedef struct {
     int n_current;
     int pin[MW_PROTO_MAX_I + 1]; /* ADC pin of channel k (0 = voltage): 0..15 for A0..A15 */
     char cal_source[16];         /* "EEPROM" or "DEFAULT" */
+    /* The calibration record (CALDATE), from the field after cal_source: "-" (none),
+     * "yyyymmdd" or "yyyymmdd:TEXT". Identification lines of firmware without records end at
+     * cal_source: both forms are accepted, and give cal_date 0 and "" here. */
+    int cal_date_yyyymmdd; /* 0 when none */
+    char cal_ref[17];      /* the references used (up to 16 characters), "" when none */
 } mw_proto_ident;
 /* Returns 0, or -1 if the body is not a well-formed identification. */
 int mw_proto_parse_ident(const char *body, mw_proto_ident *id);

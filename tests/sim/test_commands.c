@@ -2,8 +2,12 @@
  * a blank or corrupted EEPROM gives defaults and the calibration-defaults flag, never
  * garbage; malformed, oversize and unknown commands get error replies while sampling goes
  * on undisturbed; commands that arrive while a window's line is held are all answered,
- * after that line; the watchdog recovers a hung main loop (test build). */
+ * after that line; the watchdog recovers a hung main loop (test build). The calibration
+ * record (CALDATE) is saved with the calibration, reported at the end of the I line, and
+ * dropped whenever it would describe constants it was not saved with. */
 #include <math.h>
+
+#include "config.h"
 
 #include "harness.h"
 
@@ -39,6 +43,80 @@ static void calibration_survives_reset(void **s)
     assert_string_equal(h_cmd(h, "CAL? 2"), "C,2,0.048828,0.000");
     h_run_windows(h, 2, 2.0);
     assert_false(h->win[h->nwin - 1].flags & MW_FLAG_CAL_DEFAULT);
+    h_close(h);
+}
+
+static int ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), m = strlen(end);
+    return n >= m && !strcmp(s + n - m, end);
+}
+
+/* The identification line's last field, the calibration record ("-" when none). */
+static const char *id_record(h_board *h)
+{
+    const char *id = h_cmd(h, "ID");
+    mw_proto_ident pid;
+    assert_int_equal(mw_proto_parse_ident(id, &pid), 0);
+    return strrchr(id, ',') + 1;
+}
+
+static void calibration_record_follows_the_calibration(void **s)
+{
+    h_board *h = h_open();
+    assert_true(ends_with(h->lines[1], ",DEFAULT,-")); /* blank EEPROM: no record */
+    assert_string_equal(h_cmd(h, "CAL 1 0.05 1.5"), "C,1,0.050000,1.500");
+    assert_string_equal(h_cmd(h, "CALDATE 20250314 V230/1:1000W"), "OK,CALDATE");
+    assert_string_equal(h_cmd(h, "CALDATE 20251301"), "E,2,bad argument");
+    assert_string_equal(id_record(h), "20250314:V230/1:1000W"); /* in RAM, not saved yet */
+    assert_string_equal(h_cmd(h, "SAVE"), "OK,SAVE");
+    reboot(h);
+    assert_true(ends_with(h->lines[1], ",EEPROM,20250314:V230/1:1000W"));
+    /* the record block as config.h lays it out, linked to the image */
+    uint8_t img[MW_CONFIG_IMAGE_SIZE], rec[MW_CALREC_SIZE];
+    assert_int_equal(mw_sim_eeprom_read(h->sim, 0, img, sizeof img), 0);
+    assert_int_equal(mw_sim_eeprom_read(h->sim, MW_CALREC_ADDR, rec, sizeof rec), 0);
+    mw_calrec r;
+    assert_int_equal(mw_calrec_from_image(&r, mw_config_image_crc(img), rec), 1);
+    assert_int_equal(r.date_yyyymmdd, 20250314);
+
+    /* a date without a text; a RATE saved later keeps the record */
+    assert_string_equal(h_cmd(h, "CALDATE 20250315"), "OK,CALDATE");
+    assert_string_equal(h_cmd(h, "RATE 2"), "OK,RATE");
+    assert_string_equal(h_cmd(h, "SAVE"), "OK,SAVE");
+    reboot(h);
+    assert_true(ends_with(h->lines[1], ",2,500,5,A0:A1:A2:A3:A4:A5,EEPROM,20250315"));
+
+    /* a CAL saved without a new CALDATE: the record no longer applies */
+    assert_string_equal(h_cmd(h, "CAL 2 0.05 0"), "C,2,0.050000,0.000");
+    assert_string_equal(id_record(h), "20250315"); /* unsaved: the EEPROM's still holds */
+    assert_string_equal(h_cmd(h, "SAVE"), "OK,SAVE");
+    assert_string_equal(id_record(h), "-");
+    reboot(h);
+    assert_true(ends_with(h->lines[1], ",EEPROM,-"));
+
+    /* a record saved, then the image rewritten as firmware 0.1.0 would (no record block
+     * written): the link no longer matches, the record is not believed */
+    assert_string_equal(h_cmd(h, "CALDATE 20250316 x"), "OK,CALDATE");
+    assert_string_equal(h_cmd(h, "SAVE"), "OK,SAVE");
+    mw_config c;
+    assert_int_equal(mw_sim_eeprom_read(h->sim, 0, img, sizeof img), 0);
+    assert_int_equal(mw_config_from_image(&c, img), MW_CONFIG_OK);
+    c.cal[3].gain = 0.06f;
+    mw_config_to_image(&c, img);
+    assert_int_equal(mw_sim_eeprom_write(h->sim, 0, img, sizeof img), 0);
+    reboot(h);
+    assert_true(ends_with(h->lines[1], ",EEPROM,-"));
+    assert_string_equal(h_cmd(h, "CAL? 3"), "C,3,0.060000,0.000"); /* the v1 image is used */
+
+    /* LOAD brings the saved record back, DEFAULTS drops it */
+    assert_string_equal(h_cmd(h, "CALDATE 20250317 y"), "OK,CALDATE");
+    assert_string_equal(h_cmd(h, "SAVE"), "OK,SAVE");
+    assert_string_equal(h_cmd(h, "DEFAULTS"), "OK,DEFAULTS");
+    assert_string_equal(id_record(h), "-");
+    assert_true(ends_with(h_cmd(h, "ID"), ",DEFAULT,-"));
+    assert_string_equal(h_cmd(h, "LOAD"), "OK,LOAD");
+    assert_string_equal(id_record(h), "20250317:y");
     h_close(h);
 }
 
@@ -196,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(calibration_survives_reset),
+        cmocka_unit_test(calibration_record_follows_the_calibration),
         cmocka_unit_test(corrupt_eeprom_gives_defaults),
         cmocka_unit_test(bad_commands_get_errors_sampling_unaffected),
         cmocka_unit_test(stop_start_and_energy_reset),

@@ -32,6 +32,15 @@ static void valid_commands(void **s)
         assert_int_equal(parse(simple[i], &c), MW_ERR_NONE);
     assert_int_equal(parse("STARVE 500", &c), MW_ERR_NONE);
     assert_int_equal(c.us, 500);
+    assert_int_equal(parse("CALDATE 20250314 V230/1:1000W", &c), MW_ERR_NONE);
+    assert_int_equal(c.kind, MW_CMD_CALDATE);
+    assert_int_equal(c.date_yyyymmdd, 20250314);
+    assert_string_equal(c.text, "V230/1:1000W");
+    assert_int_equal(parse("CALDATE 29991231", &c), MW_ERR_NONE);
+    assert_int_equal(c.date_yyyymmdd, 29991231);
+    assert_string_equal(c.text, "");
+    assert_int_equal(parse("CALDATE 20000101 abcdefghijklmnop", &c), MW_ERR_NONE);
+    assert_string_equal(c.text, "abcdefghijklmnop");
 }
 
 static void rejected_commands(void **s)
@@ -65,6 +74,18 @@ static void rejected_commands(void **s)
                          "CAL? 1 2",
                          "SAVE now",
                          "STARVE 70000",
+                         "CALDATE",
+                         "CALDATE 2025031",
+                         "CALDATE 020250314",
+                         "CALDATE 20251301",
+                         "CALDATE 20250132",
+                         "CALDATE 19991231",
+                         "CALDATE 2025O314",
+                         "CALDATE 20250314 abcdefghijklmnopq",
+                         "CALDATE 20250314 a,b",
+                         "CALDATE 20250314 a*b",
+                         "CALDATE 20250314 a;b",
+                         "CALDATE 20250314 a b",
                          "ID 1"};
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (parse(bad[i], &c) != MW_ERR_ARG)

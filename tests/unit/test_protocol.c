@@ -176,6 +176,55 @@ static void line_hold_of_a_window(void **s)
     }
 }
 
+/* Identification lines of firmware 0.1.0 end at cal_source; newer ones add the
+ * calibration record ("-", "yyyymmdd" or "yyyymmdd:TEXT"): both parse, anything else not. */
+static void identification_old_and_new(void **s)
+{
+    mw_proto_ident id;
+    assert_int_equal(
+        mw_proto_parse_ident("I,megawatt,0.1.0,abc123,atmega2560,4,250,5,A0:A1:A2:A3:A4:A5,DEFAULT",
+                             &id),
+        0);
+    assert_string_equal(id.cal_source, "DEFAULT");
+    assert_int_equal(id.n_current, 5);
+    assert_int_equal(id.pin[5], 5);
+    assert_int_equal(id.cal_date_yyyymmdd, 0);
+    assert_string_equal(id.cal_ref, "");
+    assert_int_equal(
+        mw_proto_parse_ident("I,megawatt,0.1.0,abc123,atmega2560,4,250,2,A0:A1:A7,DEFAULT,-", &id),
+        0);
+    assert_int_equal(id.pin[2], 7);
+    assert_int_equal(id.cal_date_yyyymmdd, 0);
+    assert_string_equal(id.cal_ref, "");
+    assert_int_equal(
+        mw_proto_parse_ident("I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20250314", &id),
+        0);
+    assert_string_equal(id.cal_source, "EEPROM");
+    assert_int_equal(id.cal_date_yyyymmdd, 20250314);
+    assert_string_equal(id.cal_ref, "");
+    assert_int_equal(
+        mw_proto_parse_ident(
+            "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20251231:V230/1:1000W", &id),
+        0);
+    assert_int_equal(id.cal_date_yyyymmdd, 20251231);
+    assert_string_equal(id.cal_ref, "V230/1:1000W");
+    const char *bad[] = {
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,",             /* empty */
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,2025031",      /* 7 digits */
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20251301",     /* month 13 */
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20250314:",    /* empty text */
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20250314:a b", /* space */
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20250314:a;b", /* ; */
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20250314:12345678901234567",
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,20250314,extra", /* 12 fields */
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,--",
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1,EEPROM,202503140",
+        "I,megawatt,0.1.0,x,atmega2560,4,250,1,A0:A1", /* no source */
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (mw_proto_parse_ident(bad[i], &id) == 0) fail_msg("accepted '%s'", bad[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(decodes_what_the_firmware_encodes),
@@ -183,6 +232,7 @@ int main(void)
                                        cmocka_unit_test(resynchronises_after_garbage),
                                        cmocka_unit_test(overlong_lines_dropped),
                                        cmocka_unit_test(malformed_windows_rejected),
-                                       cmocka_unit_test(line_hold_of_a_window)};
+                                       cmocka_unit_test(line_hold_of_a_window),
+                                       cmocka_unit_test(identification_old_and_new)};
     return cmocka_run_group_tests_name("protocol", tests, NULL, NULL);
 }
