@@ -2,7 +2,10 @@
  * "mw COMMAND [ARGS]" looked up in mw_cli_commands. */
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cmd_version(int argc, char **argv);
@@ -60,6 +63,16 @@ int mw_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, " (try 'mw%s%s --help')\n", cmd ? " " : "", cmd ? cmd : "");
     return MW_EXIT_USAGE;
+}
+
+int mw_cli_number(const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
 }
 
 int mw_cli_wants_help(int argc, char **argv)

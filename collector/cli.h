@@ -18,11 +18,14 @@ typedef struct {
 int mw_cli_main(int argc, char **argv);
 
 /* Print "mw CMD: message" to stderr and return MW_EXIT_USAGE. */
-int mw_cli_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int mw_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* True if argv holds -h or --help before any "--". */
 int mw_cli_wants_help(int argc, char **argv);
+
+/* Parse arg as a number: the whole string, finite. Returns 0, or -1 (nothing written). The
+ * caller checks the range and names the option in its message. */
+int mw_cli_number(const char *arg, double *out);
 
 /* Table of commands, terminated by a zeroed entry (cli.c). */
 extern const mw_cli_command mw_cli_commands[];

@@ -1406,13 +1406,6 @@ static void usage(FILE *out)
 }
 
 /* a finite number filling the whole string */
-static int parse_number(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return !*s || *end || errno || !isfinite(*v) ? -1 : 0;
-}
 
 static int parse_idle(an_opts *o, const char *arg)
 {
@@ -1423,7 +1416,7 @@ static int parse_idle(an_opts *o, const char *arg)
     for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
         double w;
-        if (parse_number(eq ? eq + 1 : item, &w) || w < 0)
+        if (mw_cli_number(eq ? eq + 1 : item, &w) || w < 0)
             return mw_cli_usage_error("analyze", "--idle-power: '%s' is not W or NAME=W (W >= 0)",
                                       item);
         if (o->nidle == AN_MAX_CHANNELS + 1)
@@ -1459,7 +1452,7 @@ static int parse_args(int argc, char **argv, an_opts *o)
             break;
         case 'f':
         case 't':
-            if (parse_number(optarg, &v) || fabs(v) >= 1e9)
+            if (mw_cli_number(optarg, &v) || fabs(v) >= 1e9)
                 return mw_cli_usage_error("analyze", "--%s: '%s' is not a number of seconds",
                                           c == 'f' ? "from" : "to", optarg);
             if (c == 'f') {

@@ -136,12 +136,11 @@ static void usage(FILE *out)
             "than 1 %%, no-load check, declined), 2 bad usage or no usable port.\n");
 }
 
+/* A number in [lo, hi], the whole string. */
 static int parse_num(const char *arg, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v >= lo && v <= hi)) return -1;
+    double v;
+    if (mw_cli_number(arg, &v) || !(v >= lo && v <= hi)) return -1;
     *out = v;
     return 0;
 }

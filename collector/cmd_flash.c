@@ -199,10 +199,7 @@ int cmd_flash(int argc, char **argv)
             port_arg = optarg;
             break;
         case 't': {
-            char *end;
-            errno = 0;
-            timeout = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(timeout > 0) || timeout > 3600)
+            if (mw_cli_number(optarg, &timeout) || !(timeout > 0) || timeout > 3600)
                 return mw_cli_usage_error("flash", "--timeout: '%s' is not between 0 and 3600 s",
                                           optarg);
             break;

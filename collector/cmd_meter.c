@@ -61,9 +61,8 @@ static int parse(const char *cmd, int argc, char **argv, const char **meter, dou
             *list = 1;
             break;
         case 's': {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (!seconds || end == optarg || *end || !(v > 0 && v < 1e9))
+            double v = 0;
+            if (!seconds || mw_cli_number(optarg, &v) || !(v > 0 && v < 1e9))
                 return seconds ? mw_cli_usage_error(cmd,
                                                     "--seconds: '%s' is not a positive "
                                                     "number of seconds",

@@ -175,10 +175,8 @@ static int parse_args(int argc, char **argv, rec_opts *o)
             o->quiet = 1;
             break;
         case 'i': {
-            char *end;
-            errno = 0;
-            double v = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(v >= 0 && v <= 86400))
+            double v;
+            if (mw_cli_number(optarg, &v) || !(v >= 0 && v <= 86400))
                 return mw_cli_usage_error(
                     "record", "--idle: '%s' is not a number of seconds in 0..86400", optarg);
             o->idle_s = v;

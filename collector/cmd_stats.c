@@ -150,9 +150,8 @@ static int parse_args(int argc, char **argv, st_opts *o)
         } else if (is_opt(a, "--confidence")) {
             const char *v = opt_value(argc, argv, &i, "--confidence");
             if (!v) return mw_cli_usage_error("stats", "--confidence needs a value");
-            char *end;
-            double c = strtod(v, &end);
-            if (end == v || *end || !(c > 0 && c < 1))
+            double c;
+            if (mw_cli_number(v, &c) || !(c > 0 && c < 1))
                 return mw_cli_usage_error("stats",
                                           "--confidence: '%s' is not a number between 0 and 1", v);
             o->confidence = c;

@@ -7,8 +7,7 @@ int cmd_version(int argc, char **argv)
         printf("usage: mw version\n\nPrints mw's version and the git commit it was built from.\n");
         return MW_EXIT_OK;
     }
-    if (argc > 1)
-        return mw_cli_usage_error("version", "unexpected argument '%s'", argv[1]);
+    if (argc > 1) return mw_cli_usage_error("version", "unexpected argument '%s'", argv[1]);
     printf("mw %s (%s)\n", MW_VERSION, MW_GIT_ID);
     return MW_EXIT_OK;
 }

@@ -86,12 +86,11 @@ static void usage(FILE *out)
 }
 
 /* A finite number in [lo, hi], the whole string. */
+/* A number in [lo, hi], the whole string. */
 static int parse_num(const char *arg, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v >= lo && v <= hi)) return -1;
+    double v;
+    if (mw_cli_number(arg, &v) || !(v >= lo && v <= hi)) return -1;
     *out = v;
     return 0;
 }
@@ -156,10 +155,8 @@ static int parse_load(const char *arg, vmeter_opts *o)
 
 static int parse_seconds(const char *arg, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v > 0) || v > 1e7) return -1;
+    double v;
+    if (mw_cli_number(arg, &v) || !(v > 0) || v > 1e7) return -1;
     *out = v;
     return 0;
 }

@@ -26,6 +26,8 @@
  * the output and the labels of the phase split (node0: 12 working windows, 8 idle). */
 #include "unit.h"
 
+#include "capture.h"
+
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -325,28 +327,7 @@ static int run_mw(char **argv)
     int argc = 0;
     while (argv[argc])
         argc++;
-    fflush(stdout);
-    fflush(stderr);
-    FILE *to = tmpfile(), *te = tmpfile();
-    assert_non_null(to);
-    assert_non_null(te);
-    int so = dup(1), se = dup(2);
-    dup2(fileno(to), 1);
-    dup2(fileno(te), 2);
-    int rc = mw_cli_main(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
-    rewind(to);
-    rewind(te);
-    out[fread(out, 1, sizeof out - 1, to)] = 0;
-    err[fread(err, 1, sizeof err - 1, te)] = 0;
-    fclose(to);
-    fclose(te);
-    return rc;
+    return mw_run_captured2(out, sizeof out, err, sizeof err, argc, argv);
 }
 
 /* the text must be in out */
