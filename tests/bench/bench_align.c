@@ -34,14 +34,6 @@
 static recorder *record(double ppm, int hz, int nch, double seconds)
 {
     h_board *h = h_open();
-    recorder *R = calloc(1, sizeof *R);
-    assert_non_null(R);
-    R->cap = (int)(seconds * 10) + 64;
-    R->r = calloc((size_t)R->cap, sizeof *R->r);
-    assert_non_null(R->r);
-    R->sim = h->sim;
-    R->ppm = ppm;
-    mw_proto_reader_init(&R->rd);
     mw_sim_set_crystal_ppm(h->sim, ppm);
     static const double w[] = {150, 320, 75, 0, 1200};
     for (int p = 1; p <= 15; p++)
@@ -61,7 +53,8 @@ static recorder *record(double ppm, int hz, int nch, double seconds)
             snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %d", i);
         assert_string_equal(h_cmd(h, cmd), "OK,CH");
     }
-    mw_sim_set_uart_sink(h->sim, rec_sink, R);
+    /* the commands' replies went to the harness; from here the lines go to the recorder */
+    recorder *R = recorder_new(h->sim, ppm, seconds);
     h_run(h, seconds);
     h_close(h);
     R->sim = NULL;

@@ -63,4 +63,20 @@ static __attribute__((unused)) double stepping(void *ctx, int pin, uint64_t t_ns
 {
     return (t_ns / 3700000000ull) % 2 ? 420.0 : 180.0;
 }
+/* A recorder for up to `seconds` of lines of a board with crystal error ppm, attached to
+ * the board's UART (and its crystal set to ppm). */
+static __attribute__((unused)) recorder *recorder_new(mw_sim *sim, double ppm, double seconds)
+{
+    recorder *R = calloc(1, sizeof *R);
+    assert_non_null(R);
+    R->cap = (int)(seconds * 10) + 64;
+    R->r = calloc((size_t)R->cap, sizeof *R->r);
+    assert_non_null(R->r);
+    R->sim = sim;
+    R->ppm = ppm;
+    mw_proto_reader_init(&R->rd);
+    mw_sim_set_crystal_ppm(sim, ppm);
+    mw_sim_set_uart_sink(sim, rec_sink, R);
+    return R;
+}
 #endif

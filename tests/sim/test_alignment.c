@@ -41,21 +41,12 @@
 static recorder *record(double ppm, double seconds, double reset_at_s)
 {
     h_board *h = h_open();
-    recorder *R = calloc(1, sizeof *R);
-    assert_non_null(R);
-    R->cap = (int)(seconds * 10) + 64;
-    R->r = calloc((size_t)R->cap, sizeof *R->r);
-    assert_non_null(R->r);
-    R->sim = h->sim;
-    R->ppm = ppm;
-    mw_proto_reader_init(&R->rd);
-    mw_sim_set_crystal_ppm(h->sim, ppm);
+    recorder *R = recorder_new(h->sim, ppm, seconds);
     mw_sim_set_load(h->sim, 1, 150, 0.95, MW_SIM_SMPS);
     mw_sim_set_load(h->sim, 2, 320, 0.9, MW_SIM_SINE);
     mw_sim_set_load(h->sim, 3, 75, 0.8, MW_SIM_SMPS);
     mw_sim_set_load_fn(h->sim, 4, stepping, NULL, 0.97, MW_SIM_SMPS);
     mw_sim_set_load(h->sim, 5, 1200, 0.99, MW_SIM_SINE);
-    mw_sim_set_uart_sink(h->sim, rec_sink, R);
     if (reset_at_s > 0) {
         h_run(h, reset_at_s);
         mw_sim_reset(h->sim);
