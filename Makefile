@@ -41,8 +41,12 @@ include host/host.mk
 include collector/collector.mk
 include models/models.mk
 include collector/probe/probe.mk
-# the CUDA layer of the probe, only where nvcc is (it needs no GPU to build)
-ifneq ($(wildcard /usr/local/cuda/bin/nvcc)$(shell command -v nvcc),)
+# the CUDA layer of the probe, only where nvcc is (it needs no GPU to build); scripts/nvcc.sh
+# holds the one rule for finding it
+ifeq ($(origin NVCC),undefined)
+NVCC := $(shell scripts/nvcc.sh)
+endif
+ifneq ($(NVCC),)
 include collector/probe/probe_cuda.mk
 endif
 include tests/tests.mk

@@ -1,11 +1,10 @@
 # collector/probe/probe_cuda.mk — libmwprobe_cuda, the CUDA layer of libmwprobe
 # (mwprobe_cuda.h, docs/probe.md "## CUDA"). Included by the top Makefile only when nvcc is
-# found (/usr/local/cuda/bin/nvcc or nvcc on PATH); `make all` then builds
+# found (scripts/nvcc.sh: /usr/local/cuda/bin/nvcc or nvcc on PATH); `make all` then builds
 #   build/lib/libmwprobe_cuda.so   nvcc, host code only, linked with the shared CUDA runtime
 #                                  (-cudart shared) and with build/lib/libmwprobe.so, which
 #                                  it finds next to itself ($ORIGIN) or in the install's lib/
 # probe_cuda.cu is not a .c file, so probe.mk's wildcard never builds it into libmwprobe.
-NVCC      ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc))
 NVCC_WARN := -Wall,-Wextra,-Werror,-Wshadow,-Wno-unused-parameter
 NVCC_FLAGS = -std=c++17 -O2 -g -D_GNU_SOURCE -Icollector/probe \
              -Xcompiler -fPIC,-fvisibility=hidden,-pthread,$(NVCC_WARN)

@@ -14,9 +14,11 @@
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
 
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-if [ ! -x "$NVCC" ]; then echo "SKIP: no nvcc (the CUDA layer is built only with it)"; exit 0; fi
-CUDA_INC=$(dirname "$(dirname "$(readlink -f "$NVCC")")")/include
+# the same nvcc as the Makefile's; gcc gets the include directory nvcc itself uses
+if ! NVCC=$(scripts/nvcc.sh); then echo "SKIP: no nvcc (the CUDA layer is built only with it)"; exit 0; fi
+if ! CUDA_INC=$(scripts/nvcc.sh --include); then
+  echo "$NVCC --dryrun names no include directory holding cuda_runtime_api.h"; exit 1
+fi
 LIBDIR=$(cd "$BUILD/lib" 2>/dev/null && pwd)
 if [ ! -e "$LIBDIR/libmwprobe_cuda.so" ]; then
   echo "missing $BUILD/lib/libmwprobe_cuda.so: run make all"; exit 1
