@@ -87,8 +87,12 @@ $(LIBCLI_ASAN): $(call asanobj,$(CLI_SRCS))
 	@rm -f $@
 	ar rcs $@ $^
 
-LIBS      = $(LIBCLI) $(LIBMW)
-LIBS_ASAN = $(LIBCLI_ASAN) $(LIBMW_ASAN)
+# workloads/ (after obj/asanobj: its fragments use them in rules); its libeeg.a (the EEG
+# workload's portable core, OpenMP) is linked into the tests too
+include workloads/workloads.mk
+
+LIBS      = $(LIBCLI) $(LIBMW) $(LIBEEG)
+LIBS_ASAN = $(LIBCLI_ASAN) $(LIBMW_ASAN) $(LIBEEG_ASAN)
 
 MW := $(BUILD)/bin/mw
 $(MW): $(call obj,$(MW_SRCS)) $(LIBS)
@@ -103,25 +107,25 @@ BENCH_BINS     := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCHES))
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
 $(BUILD)/asan/tests/unit/%: $(BUILD)/asan/obj/tests/unit/%.o $(LIBS_ASAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIBS_ASAN) $(PKG_LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SANFLAGS) -fopenmp -o $@ $< $(LIBS_ASAN) $(PKG_LIBS) -lcmocka
 
 $(BUILD)/tests/sim/%: $(BUILD)/obj/tests/sim/%.o $(LIBS) $(FW_ELF) $(FW_TEST_ELF)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS) $(FW_ELF)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
 # ---- top-level targets ----------------------------------------------------------------
 .SECONDARY:
 .PHONY: all deps check check-build demo bench install clean help flash format
 
-all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS)
+all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS)
 
 deps:
 	@scripts/deps.sh
