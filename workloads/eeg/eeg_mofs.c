@@ -80,7 +80,7 @@ static void usage(FILE *f)
                "  --features N          features per pattern                          [3600]\n"
                "  --classes N           classes (and K-means clusters)                   [3]\n"
                "  --informative N       features that carry the classes    [features/20]\n"
-               "  --separation X        class separation on them, noise sds            [1.0]\n"
+               "  --separation X        class separation on them, noise sds            [4.0]\n"
                "  --individuals N       total individuals N                           [3840]\n"
                "  --subpops N           subpopulations N_Spop (divides N)                [8]\n"
                "  --generations N       generations g                                  [150]\n"
@@ -141,7 +141,7 @@ static int parse(int argc, char **argv, options *o)
                    .features = 3600,
                    .classes = 3,
                    .informative = -1,
-                   .separation = 1.0,
+                   .separation = 4.0,
                    .individuals = 3840,
                    .subpops = 8,
                    .generations = 150,

@@ -25,6 +25,10 @@
 
 #include "data.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct eeg_fit eeg_fit;
 
 /* clusters ≥ 1 and ≤ the number of patterns, iters ≥ 0; the seed picks the initial
@@ -48,4 +52,7 @@ void eeg_fit_eval(const eeg_fit *fit, const uint64_t *masks, int n, double *f1, 
  * benchmarks: 3 per pattern, cluster and feature and iteration for the distances). */
 double eeg_fit_flops(const eeg_fit *fit, int d);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
