@@ -393,6 +393,7 @@ static void device_eval(void *ctx, const uint64_t *masks, int n, double *f1, dou
         eeg_fit_eval(d->fit, masks, n, f1, f2, d->threads);
     }
     d->evaluated += n;
+    mw_counter("eeg evaluated", n); /* individuals in this evaluate phase */
     double t1 = now_s();
     ph_end(p);
     ph_time[d->index][PH_EVOLVE] -= t1 - p.t0; /* evolve counts the operators only */
@@ -958,6 +959,19 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
+    /* the run's parameters, for the models (mw fit reads them from the run store) */
+    if (rank == 0) {
+        mw_counter("eeg version", o.v3 ? 3 : 2);
+        mw_counter("eeg individuals", o.individuals);
+        mw_counter("eeg subpops", o.subpops);
+        mw_counter("eeg generations", o.generations);
+        mw_counter("eeg global every", o.global_every);
+        mw_counter("eeg local every", o.v3 ? 0 : o.local_every);
+        mw_counter("eeg chunk", o.chunk);
+        mw_counter("eeg ranks", size);
+    }
+    mw_counter("eeg cpu threads", o.threads > 0 ? o.threads : omp_get_max_threads());
+    mw_counter("eeg gpus", wk.ndev - 1);
     ph_end(ph);
 
     if (size == 1)
