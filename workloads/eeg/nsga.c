@@ -320,12 +320,19 @@ out:
 
 int eeg_pop_emigrants(const eeg_pop *p, int max, int *idx)
 {
-    int n = 0;
+    int *all = malloc((size_t)p->m * sizeof *all), n = 0;
+    if (!all || max <= 0) {
+        free(all);
+        return 0;
+    }
     for (int i = 0; i < p->m; i++)
-        if (p->rank[i] == 0) idx[n++] = i;
+        if (p->rank[i] == 0) all[n++] = i;
     rc ctx = {p->rank, p->crowd};
-    qsort_r(idx, (size_t)n, sizeof *idx, by_quality, &ctx);
-    return n < max ? n : (max > 0 ? max : 0);
+    qsort_r(all, (size_t)n, sizeof *all, by_quality, &ctx);
+    if (n > max) n = max;
+    memcpy(idx, all, (size_t)n * sizeof *idx);
+    free(all);
+    return n;
 }
 
 void eeg_pop_immigrate(eeg_pop *p, const uint64_t *masks, const double *f1, const double *f2, int n)

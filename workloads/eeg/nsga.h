@@ -69,7 +69,8 @@ int eeg_nds(const double *f1, const double *f2, int n, int *rank);
  * the neighbours divided by the front's range. */
 void eeg_crowding(const double *f1, const double *f2, const int *idx, int n, double *crowd);
 
-/* A stream for (seed, subpopulation, epoch). */
+/* A stream for (seed, subpopulation, epoch): a 64-bit hash of the three, of which GSL's
+ * MT19937 keeps the low 32 bits (so two of k streams coincide with probability ~k²/2³³). */
 void eeg_rng_seed(gsl_rng *r, uint64_t seed, int subpop, int epoch);
 
 /* A subpopulation as bytes (for MPI): header, masks, f1, f2. */
