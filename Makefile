@@ -147,7 +147,7 @@ demo:
 bench:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
-	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh
+	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh tests/bench/bench_eeg.sh
 
 # Without PORT, mw flash looks for the one Arduino Mega on USB.
 flash: $(MW) $(FW_HEX)
