@@ -22,7 +22,10 @@ int cmd_analyze(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_align(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_pareto(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
+int cmd_dvfs(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
@@ -42,6 +45,9 @@ const mw_cli_command mw_cli_commands[] = {
     {"analyze", "energy per channel, phase, rank; Pow_idle/Pow_work; mean +- sd across runs",
      cmd_analyze},
     {"stats", "compare groups of runs: mean, sd, CI; KS, Mann-Whitney, Kruskal-Wallis", cmd_stats},
+    {"pareto", "time-energy Pareto front of a workload split over devices (seed 002)", cmd_pareto},
+    {"fit", "fit and validate the runtime/energy model (seed 000 eq. 3-9)", cmd_fit},
+    {"dvfs", "choose CPU frequencies that save energy (seed 003 models)", cmd_dvfs},
     {NULL, NULL, NULL},
 };
 
