@@ -2,7 +2,8 @@
 # OpenMP, + CUDA where nvcc is: workloads/eeg/eeg_cuda.mk). The portable core (data,
 # fitness, nsga, hv) also goes into build/lib/libeeg.a (+ an ASan variant) for the unit
 # tests (tests/unit/test_eeg_*.c).
-EEG_CORE := workloads/eeg/data.c workloads/eeg/fitness.c workloads/eeg/nsga.c workloads/eeg/hv.c
+EEG_CORE := workloads/eeg/data.c workloads/eeg/fitness.c workloads/eeg/nsga.c workloads/eeg/hv.c \
+            workloads/eeg/opt.c
 EEG_GPU_OBJ  :=
 EEG_GPU_LIBS :=
 ifneq ($(NVCC),)

@@ -28,7 +28,8 @@ $(EEG_GPU_OBJ): workloads/eeg/fitness_gpu.cu workloads/eeg/fitness_gpu.h \
 
 EEG_GPU_CHECK := $(BUILD)/bin/eeg-gpu-check
 EEG_GPU_CHECK_OBJS := $(BUILD)/wl/workloads/eeg/gpu_check.o $(BUILD)/wl/workloads/eeg/data.o \
-                      $(BUILD)/wl/workloads/eeg/fitness.o $(EEG_GPU_OBJ)
+                      $(BUILD)/wl/workloads/eeg/fitness.o $(BUILD)/wl/workloads/eeg/opt.o \
+                      $(EEG_GPU_OBJ)
 
 $(BUILD)/wl/workloads/eeg/gpu_check.o: workloads/eeg/gpu_check.c
 	@mkdir -p $(@D)

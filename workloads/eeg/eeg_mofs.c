@@ -51,6 +51,7 @@
 #include "hv.h"
 #include "mwprobe.h"
 #include "nsga.h"
+#include "opt.h"
 
 #define MAX_DEVICES 9
 #define TAG_REQ 1
@@ -109,28 +110,15 @@ static int bad(const char *what, const char *arg)
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "eeg-mofs: %s wants an integer in %ld … %ld, not '%s'\n", opt, lo, hi, s);
-        return -1;
-    }
+    long v;
+    if (eeg_opt_long("eeg-mofs", opt, s, lo, hi, &v) != 0) return -1;
     *out = (int)v;
     return 0;
 }
 
 static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "eeg-mofs: %s wants a number in %g … %g, not '%s'\n", opt, lo, hi, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return eeg_opt_real("eeg-mofs", opt, s, lo, hi, out);
 }
 
 /* 0: run; 1: --help done; 2: bad usage (message printed) */

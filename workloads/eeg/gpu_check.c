@@ -10,6 +10,7 @@
 #include "data.h"
 #include "fitness.h"
 #include "fitness_gpu.h"
+#include "opt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -41,30 +42,16 @@ static void usage(FILE *f)
 
 static int parse_long(const char *opt, const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "eeg-gpu-check: --%s wants an integer in %ld … %ld, not '%s'\n", opt, lo,
-                hi, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    char name[64];
+    snprintf(name, sizeof name, "--%s", opt);
+    return eeg_opt_long("eeg-gpu-check", name, s, lo, hi, out);
 }
 
 static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "eeg-gpu-check: --%s wants a number in %g … %g, not '%s'\n", opt, lo, hi,
-                s);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    char name[64];
+    snprintf(name, sizeof name, "--%s", opt);
+    return eeg_opt_real("eeg-gpu-check", name, s, lo, hi, out);
 }
 
 static double now(void)
