@@ -342,7 +342,8 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
                 g[k].version, g[k].nruns, f->dof);
         first = 0;
         jnum(out, f->rss);
-        fprintf(out, ", \"iterations\": %d, \"parameters\": [", f->iterations);
+        fprintf(out, ", \"iterations\": %d, \"converged\": %s, \"parameters\": [", f->iterations,
+                f->converged ? "true" : "false");
         int c = 0;
         for (int j = 0; j < MW_ESCOBAR_NFIT; j++) {
             if (!f->used[j]) continue;
@@ -438,7 +439,12 @@ static int write_table(const char *path, const fit_row *rows, int n)
         fprintf(stderr, "mw fit: --table %s: cannot write it\n", path);
         return MW_EXIT_USAGE;
     }
-    const fit_row **s = malloc((size_t)n * sizeof *s);
+    const fit_row **s = malloc((size_t)(n > 0 ? n : 1) * sizeof *s);
+    if (!s) {
+        fclose(f);
+        fprintf(stderr, "mw fit: out of memory\n");
+        return 1;
+    }
     for (int i = 0; i < n; i++)
         s[i] = &rows[i];
     qsort(s, (size_t)n, sizeof *s, row_order);
@@ -534,6 +540,11 @@ int cmd_fit(int argc, char **argv)
                 goto out;
             }
             G->fitted = 1;
+            if (!G->fit.converged)
+                fprintf(stderr,
+                        "mw fit: note: v%d: the fit stopped at its iteration limit (%d) "
+                        "before converging\n",
+                        v, G->fit.iterations);
             for (int j = 0; j < MW_ESCOBAR_NFIT; j++)
                 if (G->fit.used[j] && G->fit.value[j] < 0)
                     fprintf(stderr,

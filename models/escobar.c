@@ -320,6 +320,7 @@ int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t
         goto done;
     }
     out->iterations = (int)gsl_multifit_nlinear_niter(ws);
+    out->converged = st == GSL_SUCCESS;
     const gsl_vector *xb = gsl_multifit_nlinear_position(ws);
     const gsl_vector *res = gsl_multifit_nlinear_residual(ws);
     double rss;
@@ -737,6 +738,11 @@ static int from_db(sqlite3 *db, const char *switch_name, mw_escobar_run *r, char
                 p->pow_sw_idle_w = nd.pow_idle_w;
             } else if (p->nnodes < MW_ESCOBAR_MAX_NODES) {
                 p->node[p->nnodes++] = nd;
+            } else {
+                /* its energy is measured but the model could not predict it */
+                fail(err, errlen, "the run has more than %d node channels (the model's limit)",
+                     MW_ESCOBAR_MAX_NODES);
+                goto out;
             }
         }
         if (total == 0) {

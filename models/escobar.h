@@ -125,6 +125,7 @@ typedef struct {
     int nparams, dof; /* fitted parameters, runs - parameters */
     double rss;       /* residual sum of squares, s^2 */
     int iterations;
+    int converged; /* 0: stopped at the iteration limit (the figures are the last step's) */
 } mw_escobar_fit;
 
 /* Sets the fitted parameters theta[] (those with used[k]) into p: every worker's t_cpu_s /

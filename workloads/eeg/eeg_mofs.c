@@ -13,7 +13,8 @@
  *   v2  a worker asks for ΔN_Spop = 2 subpopulations per device (`--chunk`), evolves them
  *       for the epoch with a local migration (a ring over the chunk, same rule) every
  *       `local_every` generations, returns them and asks again; the master never computes.
- *   v3  each device thread of a worker asks for one subpopulation, evolves it for the epoch
+ *   v3  each device thread of a worker asks for one subpopulation (`--chunk`, default 1),
+ *       evolves it for the epoch
  *       without local migrations, returns it and asks for the next.
  * Alone (one rank) the master does all the work itself: v3 over its device threads, v2 in
  * the same chunks as a worker would. Requests that find no work left in the epoch are
@@ -477,9 +478,11 @@ static void evolve_chunk(worker *wk, int dev, eeg_pop **pops, int n, int epoch)
             } else {
 #pragma omp parallel num_threads(wk->ndev)
                 {
-                    int t = omp_get_thread_num();
+                    /* the team may be smaller than asked (OMP_DYNAMIC, thread limits):
+                     * stride by its real size so every subpopulation is evolved */
+                    int t = omp_get_thread_num(), team = omp_get_num_threads();
                     gsl_rng *rt = gsl_rng_alloc(gsl_rng_mt19937);
-                    for (int k = t; k < n; k += wk->ndev)
+                    for (int k = t; k < n; k += team)
                         evolve(o, &wk->dev[t], rt, pops[k], block, o->local_every);
                     gsl_rng_free(rt);
                 }
@@ -830,7 +833,7 @@ static int merge(worker *wk, result *res)
     return bad_file || (o->front_file && !ff) ? -1 : 0;
 }
 
-static void summary(worker *wk, double wall, const result *res, int provided_ok)
+static void summary(worker *wk, double wall, const result *res)
 {
     const options *o = wk->o;
     double mine[PH_N + 1] = {0}, sum[PH_N + 1], max[PH_N + 1];
@@ -844,7 +847,6 @@ static void summary(worker *wk, double wall, const result *res, int provided_ok)
     MPI_Reduce(mine, sum, PH_N + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(mine, max, PH_N + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (wk->rank != 0) return;
-    (void)provided_ok;
     printf("\neeg-mofs %s: %d rank%s, N = %d individuals in %d subpopulations of %d, "
            "%d generations (global migration every %d",
            o->v3 ? "v3" : "v2", wk->size, wk->size > 1 ? "s" : "", o->individuals, o->subpops,
@@ -978,7 +980,7 @@ int main(int argc, char **argv)
                     rank);
             status = 1;
         }
-    summary(&wk, now_s() - t0, &res, provided >= MPI_THREAD_MULTIPLE);
+    summary(&wk, now_s() - t0, &res);
 
     for (int d = 1; d < wk.ndev; d++)
         eeg_gpu_free(wk.dev[d].gpu);

@@ -88,7 +88,7 @@ typedef struct {
 
 static int scratch_fit(scratch *s, const eeg_fit *fit, size_t d)
 {
-    if (d <= s->cap_d && s->x) return 0;
+    if (d <= s->cap_d && s->x && s->k && s->sum) return 0;
     size_t p = (size_t)fit->d->patterns, w = (size_t)fit->clusters;
     free(s->x);
     free(s->k);
