@@ -42,7 +42,9 @@ enum { M_MAXDIST = 1, M_EDP = 2, M_RR = 4, M_ORACLE = 8, M_ALL = 15 };
 
 typedef struct {
     const char *rundir;
-    const char *freqs, *pd, *ps;
+    const char *freqs, *pd;
+    int has_ps;  /* --ps given */
+    double ps_w; /* its value, W */
     double ps_fraction;
     int methods, json;
 } dv_opts;
@@ -130,7 +132,8 @@ static int parse_args(int argc, char **argv, dv_opts *o)
             double x;
             if (!v || mw_cli_number(v, &x) || x < 0)
                 return mw_cli_usage_error("dvfs", "--ps needs a static power >= 0, W");
-            o->ps = v;
+            o->has_ps = 1;
+            o->ps_w = x;
         } else if (is_opt(a, "--ps-fraction")) {
             const char *v = opt_value(argc, argv, &i, "--ps-fraction");
             double x;
@@ -164,7 +167,7 @@ static int parse_args(int argc, char **argv, dv_opts *o)
         }
     }
     if (!o->rundir) return mw_cli_usage_error("dvfs", "missing RUNDIR (a run made by mw record)");
-    if (o->ps && have_fraction)
+    if (o->has_ps && have_fraction)
         return mw_cli_usage_error("dvfs", "--ps and --ps-fraction exclude each other");
     return -1;
 }
@@ -555,11 +558,9 @@ int cmd_dvfs(int argc, char **argv)
         rc = MW_EXIT_FAIL;
         goto out;
     }
-    double ps_all = 0;
-    if (o.ps) mw_cli_number(o.ps, &ps_all);
     for (size_t i = 0; i < n; i++) {
         dv_rank *r = &run.ranks[i];
-        r->ps_w = o.ps ? ps_all : o.ps_fraction * r->pd_w;
+        r->ps_w = o.has_ps ? o.ps_w : o.ps_fraction * r->pd_w;
         tcp[i] = r->tcp_s, tcm[i] = r->tcm_s, pd[i] = r->pd_w, ps[i] = r->ps_w;
         gears[i] = (mw_dvfs_gears){ghz, ngears};
     }
@@ -608,7 +609,7 @@ int cmd_dvfs(int argc, char **argv)
             jnum(out, ghz[k]);
         }
         fprintf(out, "], \"ps_fraction\": ");
-        if (o.ps)
+        if (o.has_ps)
             fputs("null", out);
         else
             jnum(out, o.ps_fraction);
@@ -671,8 +672,8 @@ int cmd_dvfs(int argc, char **argv)
                 o.rundir, n, n == 1 ? "" : "s");
         fprintf(out, "gears: %zu, %.3f..%.3f GHz (from %s)\n", ngears, ghz[0], ghz[ngears - 1],
                 source);
-        if (o.ps)
-            fprintf(out, "static power: %s W per rank (--ps)\n", o.ps);
+        if (o.has_ps)
+            fprintf(out, "static power: %g W per rank (--ps)\n", o.ps_w);
         else
             fprintf(out, "static power: %.2f x dynamic power\n", o.ps_fraction);
         fprintf(out, "\n%6s  %-16s %10s %10s %9s %9s\n", "rank", "host", "T_cp (s)", "T_cm (s)",
