@@ -532,27 +532,28 @@ static int load_ranks(an_run *r, mw_store *s)
     return 0;
 }
 
-/* Who measures whom: a channel with a host measures that host's ranks, one without measures
- * every rank; a rank maps to its host's channels, or to the host-less ones. */
+/* Who measures whom: models/energy.h's rule (mw_energy_channel_measures,
+ * mw_energy_rank_has_channel). */
 static void map_ranks(an_run *r)
 {
+    const char **chh = xcalloc((size_t)r->nch + 1, sizeof *chh);
+    for (int c = 0; c < r->nch; c++)
+        chh[c] = r->ch[c].has_host ? r->ch[c].host : NULL;
     for (int c = 0; c < r->nch; c++) {
         an_channel *ch = &r->ch[c];
         ch->ranks = xcalloc(r->nrk, sizeof *ch->ranks);
         for (size_t k = 0; k < r->nrk; k++)
-            if (!ch->has_host || !strcmp(ch->host, r->hosts[r->rk[k].host]))
+            if (mw_energy_channel_measures(chh[c], r->hosts[r->rk[k].host]))
                 ch->ranks[ch->nranks++] = k;
     }
     for (size_t k = 0; k < r->nrk; k++) {
         an_rank *rk = &r->rk[k];
         rk->chans = xcalloc((size_t)r->nch, sizeof *rk->chans);
         for (int c = 0; c < r->nch; c++)
-            if (r->ch[c].has_host && !strcmp(r->ch[c].host, r->hosts[rk->host]))
+            if (mw_energy_rank_has_channel(chh, (size_t)r->nch, (size_t)c, r->hosts[rk->host]))
                 rk->chans[rk->nchans++] = (size_t)c;
-        if (!rk->nchans)
-            for (int c = 0; c < r->nch; c++)
-                if (!r->ch[c].has_host) rk->chans[rk->nchans++] = (size_t)c;
     }
+    free(chh);
 }
 
 /* ---- analysing one channel ---------------------------------------------------------- */

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "dvfs.h"
+#include "energy.h"
 #include "mw_store.h"
 #include "textout.h"
 
@@ -255,9 +256,9 @@ static void run_free(dv_run *r)
     free(r->chans);
 }
 
-/* One rank's phases (kind, name, start, end) -> T_cp, T_cm. */
-static void rank_times(const span *ph, const unsigned char *comm, const unsigned char *init,
-                       const unsigned char *fin, size_t n, dv_rank *r)
+/* One rank's phases (kind, name, start, end) -> T_cp, T_cm. 0, or -1 (no memory). */
+static int rank_times(const span *ph, const unsigned char *comm, const unsigned char *init,
+                      const unsigned char *fin, size_t n, dv_rank *r)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN, init_end = INT64_MIN, fin_start = INT64_MAX;
     for (size_t i = 0; i < n; i++) {
@@ -270,24 +271,21 @@ static void rank_times(const span *ph, const unsigned char *comm, const unsigned
     if (fin_start != INT64_MAX) hi = fin_start;
     if (hi <= lo) {
         r->tcp_s = r->tcm_s = 0;
-        return;
+        return 0;
     }
-    /* union of the communication phases clipped to [lo, hi); ph is sorted by start */
-    int64_t cm = 0, cur_a = 0, cur_b = INT64_MIN;
-    for (size_t i = 0; i < n; i++) {
-        if (!comm[i] || init[i] || fin[i]) continue;
-        int64_t a = ph[i].a < lo ? lo : ph[i].a, b = ph[i].b > hi ? hi : ph[i].b;
-        if (b <= a) continue;
-        if (a > cur_b) {
-            if (cur_b > cur_a) cm += cur_b - cur_a;
-            cur_a = a, cur_b = b;
-        } else if (b > cur_b) {
-            cur_b = b;
-        }
-    }
-    if (cur_b > cur_a) cm += cur_b - cur_a;
+    /* the union of the communication phases within [lo, hi) (models/energy.h) */
+    mw_energy_span *cs = malloc((n ? n : 1) * sizeof *cs);
+    if (!cs) return -1;
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (comm[i] && !init[i] && !fin[i]) cs[nc++] = (mw_energy_span){ph[i].a, ph[i].b};
+    nc = mw_energy_spans_union(cs, nc);
+    nc = mw_energy_spans_clip(cs, nc, lo, hi);
+    int64_t cm = mw_energy_spans_length_ns(cs, nc);
+    free(cs);
     r->tcm_s = (double)cm / 1e9;
     r->tcp_s = (double)(hi - lo - cm) / 1e9;
+    return 0;
 }
 
 static int read_run(const char *rundir, dv_run *run)
@@ -371,7 +369,7 @@ static int read_run(const char *rundir, dv_run *run)
             r->rank = cur_rank;
             r->host = cur_host;
             cur_host = NULL;
-            rank_times(ph, comm, init, fin, nph, r);
+            if (rank_times(ph, comm, init, fin, nph, r) != 0) goto oom;
             nph = 0;
         }
         if (step == SQLITE_DONE) break;
@@ -422,20 +420,6 @@ out:
     return rc;
 }
 
-/* Does channel c measure rank r? (the rule of mw analyze) */
-static int measures(const dv_run *run, const dv_channel *c, const dv_rank *r)
-{
-    int any_host = 0, host_has = 0;
-    for (size_t k = 0; k < run->nchans; k++)
-        if (run->chans[k].host) {
-            any_host = 1;
-            if (!strcmp(run->chans[k].host, r->host)) host_has = 1;
-        }
-    if (!any_host) return 1;
-    if (host_has) return c->host && !strcmp(c->host, r->host);
-    return !c->host;
-}
-
 /* P_d per rank: --pd, else eq. 3.15 from the channels. 0, or an exit code. */
 static int rank_powers(const dv_opts *o, dv_run *run)
 {
@@ -477,25 +461,36 @@ static int rank_powers(const dv_opts *o, dv_run *run)
             free(copy);
         }
     }
+    /* a channel's P_d is shared among the ranks it is attributed to (models/energy.h's rule,
+     * the one mw analyze uses) */
+    const char **hosts = calloc(run->nchans + 1, sizeof *hosts);
+    if (!hosts) return MW_EXIT_FAIL;
+    for (size_t k = 0; k < run->nchans; k++)
+        hosts[k] = run->chans[k].host;
+#define MEASURES(k, r) mw_energy_rank_has_channel(hosts, run->nchans, (k), (r)->host)
     for (size_t k = 0; k < run->nchans; k++)
         for (size_t i = 0; i < run->nranks; i++)
-            run->chans[k].nranks += measures(run, &run->chans[k], &run->ranks[i]);
+            run->chans[k].nranks += MEASURES(k, &run->ranks[i]);
     for (size_t i = 0; i < run->nranks; i++) {
         dv_rank *r = &run->ranks[i];
         if (r->pd_given) continue;
         int have = 0;
         for (size_t k = 0; k < run->nchans; k++) {
             const dv_channel *c = &run->chans[k];
-            if (!c->samples || !measures(run, c, r)) continue;
+            if (!c->samples || !MEASURES(k, r)) continue;
             r->pd_w += (c->max_w - c->min_w) / (double)c->nranks; /* eq. 3.15 */
             have = 1;
         }
-        if (!have)
+        if (!have) {
+            free(hosts);
             return mw_cli_usage_error("dvfs",
                                       "rank %d (host %s): no channel with samples measures it; "
                                       "give its dynamic power with --pd W or --pd %d=W",
                                       r->rank, r->host, r->rank);
+        }
     }
+#undef MEASURES
+    free(hosts);
     return 0;
 }
 

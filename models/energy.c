@@ -241,3 +241,23 @@ double mw_energy_j(mw_energy_pj pj)
 {
     return (double)pj / MW_ENERGY_PJ_PER_J;
 }
+
+static int no_host(const char *h)
+{
+    return !h || !*h;
+}
+
+int mw_energy_channel_measures(const char *channel_host, const char *rank_host)
+{
+    return no_host(channel_host) || (rank_host && !strcmp(channel_host, rank_host));
+}
+
+int mw_energy_rank_has_channel(const char *const *channel_hosts, size_t n, size_t c,
+                               const char *rank_host)
+{
+    int own = 0;
+    for (size_t k = 0; k < n && !own; k++)
+        own = !no_host(channel_hosts[k]) && rank_host && !strcmp(channel_hosts[k], rank_host);
+    if (own) return !no_host(channel_hosts[c]) && !strcmp(channel_hosts[c], rank_host);
+    return no_host(channel_hosts[c]);
+}

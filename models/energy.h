@@ -65,6 +65,16 @@ int64_t mw_energy_span_covered_ns(const mw_energy_trace *t, int64_t from_ns, int
 void mw_energy_window_range(const mw_energy_trace *t, int64_t from_ns, int64_t to_ns, size_t *i0,
                             size_t *i1);
 
+/* Which channels measure which ranks (docs/analysis.md; the one rule mw analyze, mw dvfs and
+ * mw fit share). A channel with a host measures the ranks on that host; a channel without
+ * one (NULL or "") measures every rank. */
+int mw_energy_channel_measures(const char *channel_host, const char *rank_host);
+/* The channels a rank's power and energy are attributed to: the channels on its host, or,
+ * when its host has none, the host-less ones. channel_hosts[0..n) are the channels' hosts
+ * (NULL or "" for none); returns 1 when channel c is one of the rank's. */
+int mw_energy_rank_has_channel(const char *const *channel_hosts, size_t n, size_t c,
+                               const char *rank_host);
+
 /* A span of time [start_ns, end_ns). */
 typedef struct {
     int64_t start_ns, end_ns;

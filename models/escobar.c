@@ -155,7 +155,7 @@ void mw_escobar_predict_raw(const mw_escobar_params *p, mw_escobar_prediction *o
         const mw_escobar_node *nd = &p->node[k];
         double b = 0;
         for (int i = 0; i < p->nworkers; i++)
-            if ((nd->all || !strcmp(nd->host, p->w[i].host)) && busy[i] > b) b = busy[i];
+            if (mw_energy_channel_measures(nd->host, p->w[i].host) && busy[i] > b) b = busy[i];
         b = p->n_gm * (b + (nd->master ? p->t_master_s : 0));
         if (b > t) b = t;
         out->busy_s[k] = b;
@@ -722,7 +722,7 @@ static int from_db(sqlite3 *db, const char *switch_name, mw_escobar_run *r, char
             snprintf(nd.name, sizeof nd.name, "%s", name ? name : "");
             snprintf(nd.host, sizeof nd.host, "%s", host ? host : "");
             nd.all = !host || !*host;
-            nd.master = nd.all || !strcmp(nd.host, ri[0].host);
+            nd.master = mw_energy_channel_measures(nd.host, ri[0].host);
             double e = 0;
             int ns = 0;
             if (channel_power(db, sqlite3_column_int(st, 0), (int64_t)start_ns, (int64_t)end_ns,

@@ -717,6 +717,30 @@ static void errors(void **state)
     assert_non_null(strstr(out, "usage: mw analyze RUNDIR..."));
 }
 
+/* The attribution rule every command shares (models/energy.h), case by case from
+ * docs/analysis.md: node channels a, b on hosts "a", "b", a host-less channel (the switch,
+ * or a meter whose channels name no host). */
+static void attribution(void **state)
+{
+    (void)state;
+    assert_true(mw_energy_channel_measures("a", "a"));
+    assert_false(mw_energy_channel_measures("a", "b"));
+    assert_true(mw_energy_channel_measures(NULL, "b")); /* host-less: every rank */
+    assert_true(mw_energy_channel_measures("", "b"));
+    const char *hosts[] = {"a", "b", NULL};
+    /* a rank on a has its own channel only; the switch is not one of its channels */
+    assert_true(mw_energy_rank_has_channel(hosts, 3, 0, "a"));
+    assert_false(mw_energy_rank_has_channel(hosts, 3, 1, "a"));
+    assert_false(mw_energy_rank_has_channel(hosts, 3, 2, "a"));
+    /* a rank on c, a host without a channel, falls back to the host-less ones */
+    assert_false(mw_energy_rank_has_channel(hosts, 3, 0, "c"));
+    assert_true(mw_energy_rank_has_channel(hosts, 3, 2, "c"));
+    /* no channel names a host: every channel is every rank's */
+    const char *none[] = {NULL, ""};
+    assert_true(mw_energy_rank_has_channel(none, 2, 0, "a"));
+    assert_true(mw_energy_rank_has_channel(none, 2, 1, "a"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -733,6 +757,7 @@ int main(void)
         cmocka_unit_test(across_runs),
         cmocka_unit_test(text_report),
         cmocka_unit_test(errors),
+        cmocka_unit_test(attribution),
     };
     return cmocka_run_group_tests_name("analyze", tests, setup, teardown);
 }
