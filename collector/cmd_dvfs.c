@@ -496,14 +496,6 @@ static int rank_powers(const dv_opts *o, dv_run *run)
 
 /* ---- output --------------------------------------------------------------------------------- */
 
-static void jnum(FILE *out, double x)
-{
-    if (isfinite(x))
-        fprintf(out, "%.9g", x);
-    else
-        fputs("null", out);
-}
-
 typedef struct {
     const char *name;
     int ok;
@@ -601,32 +593,32 @@ int cmd_dvfs(int argc, char **argv)
         fprintf(out, ", \"frequencies_ghz\": [");
         for (size_t k = 0; k < ngears; k++) {
             fprintf(out, "%s", k ? ", " : "");
-            jnum(out, ghz[k]);
+            mw_out_json_number(out, ghz[k]);
         }
         fprintf(out, "], \"ps_fraction\": ");
         if (o.has_ps)
             fputs("null", out);
         else
-            jnum(out, o.ps_fraction);
+            mw_out_json_number(out, o.ps_fraction);
         fprintf(out, ", \"ranks\": [");
         for (size_t i = 0; i < n; i++) {
             dv_rank *r = &run.ranks[i];
             fprintf(out, "%s{\"rank\": %d, \"host\": ", i ? ", " : "", r->rank);
             mw_out_json_string(out, r->host);
             fprintf(out, ", \"tcp_s\": ");
-            jnum(out, r->tcp_s);
+            mw_out_json_number(out, r->tcp_s);
             fprintf(out, ", \"tcm_s\": ");
-            jnum(out, r->tcm_s);
+            mw_out_json_number(out, r->tcm_s);
             fprintf(out, ", \"pd_w\": ");
-            jnum(out, r->pd_w);
+            mw_out_json_number(out, r->pd_w);
             fprintf(out, ", \"pd_source\": \"%s\", \"ps_w\": ", r->pd_given ? "--pd" : "measured");
-            jnum(out, r->ps_w);
+            mw_out_json_number(out, r->ps_w);
             fprintf(out, "}");
         }
         fprintf(out, "], \"time_old_s\": ");
-        jnum(out, base.time_old_s);
+        mw_out_json_number(out, base.time_old_s);
         fprintf(out, ", \"energy_old_j\": ");
-        jnum(out, base.energy_old_j);
+        mw_out_json_number(out, base.energy_old_j);
         fprintf(out, ", \"methods\": [");
         int first = 1;
         for (int k = 0; k < 4; k++) {
@@ -638,7 +630,7 @@ int cmd_dvfs(int argc, char **argv)
                 fputc('[', out);
                 for (size_t i = 0; i < n; i++) {
                     fprintf(out, "%s", i ? ", " : "");
-                    jnum(out, ghz[m->gear[i]]);
+                    mw_out_json_number(out, ghz[m->gear[i]]);
                 }
                 fputc(']', out);
             } else {
@@ -650,7 +642,7 @@ int cmd_dvfs(int argc, char **argv)
                                    "degradation_pct", "distance_pct", "edp"};
             for (int j = 0; j < 6; j++) {
                 fprintf(out, ", \"%s\": ", names[j]);
-                jnum(out, m->ok ? v[j] : NAN);
+                mw_out_json_number(out, m->ok ? v[j] : NAN);
             }
             fprintf(out, ", \"note\": ");
             if (*m->note)

@@ -218,14 +218,6 @@ static int set_params(fit_row *row, const mw_escobar_run *cal, int need_times)
 
 /* ---- output -------------------------------------------------------------------------- */
 
-static void jnum(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.9g", v);
-    else
-        fputs("null", out);
-}
-
 static const char *tnum(char *buf, size_t len, double v, const char *fmt)
 {
     if (!isfinite(v)) return "-";
@@ -265,27 +257,27 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
                 "\"rounds\": %d,\n   \"time_s\": {\"measured\": ",
                 p->version, p->individuals, p->n_spop, r->run->ranks, p->nworkers, p->g, p->n_lm,
                 p->n_gm, r->pr.chunks, r->pr.rounds);
-        jnum(out, r->run->t_measured_s);
+        mw_out_json_number(out, r->run->t_measured_s);
         fputs(", \"predicted\": ", out);
-        jnum(out, r->pr.t_cluster_s);
+        mw_out_json_number(out, r->pr.t_cluster_s);
         fputs("}, \"energy_j\": {\"measured\": ", out);
-        jnum(out, r->run->e_measured_j);
+        mw_out_json_number(out, r->run->e_measured_j);
         fputs(", \"predicted\": ", out);
-        jnum(out, r->pr.energy_j);
+        mw_out_json_number(out, r->pr.energy_j);
         fputs("}, \"wall_s\": ", out);
-        jnum(out, r->run->wall_s);
+        mw_out_json_number(out, r->run->wall_s);
         fputs(",\n   \"parameters\": {\"t_cpu_s\": ", out);
-        jnum(out, mean_worker_t(p, 0));
+        mw_out_json_number(out, mean_worker_t(p, 0));
         fputs(", \"t_gpu_s\": ", out);
-        jnum(out, mean_worker_t(p, 1));
+        mw_out_json_number(out, mean_worker_t(p, 1));
         fputs(", \"t_master_s\": ", out);
-        jnum(out, p->t_master_s);
+        mw_out_json_number(out, p->t_master_s);
         fputs(", \"t_com_s\": ", out);
-        jnum(out, p->t_com_s);
+        mw_out_json_number(out, p->t_com_s);
         fputs(", \"t_lm_s\": ", out);
-        jnum(out, p->t_lm_s);
+        mw_out_json_number(out, p->t_lm_s);
         fputs(", \"t_max_i_s\": ", out);
-        jnum(out, r->pr.t_max_i_s);
+        mw_out_json_number(out, r->pr.t_max_i_s);
         fputs(",\n    \"nodes\": [", out);
         for (int k = 0; k < p->nnodes; k++) {
             const mw_escobar_node *nd = &p->node[k];
@@ -297,13 +289,13 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
             else
                 mw_out_json_string(out, nd->host);
             fputs(", \"pow_w\": ", out);
-            jnum(out, nd->pow_w);
+            mw_out_json_number(out, nd->pow_w);
             fputs(", \"pow_idle_w\": ", out);
-            jnum(out, nd->pow_idle_w);
+            mw_out_json_number(out, nd->pow_idle_w);
             fputs(", \"busy_s\": ", out);
-            jnum(out, r->pr.busy_s[k]);
+            mw_out_json_number(out, r->pr.busy_s[k]);
             fputs(", \"energy_j\": ", out);
-            jnum(out, r->pr.e_node_j[k]);
+            mw_out_json_number(out, r->pr.e_node_j[k]);
             fputs("}", out);
         }
         fputs("],\n    \"switch\": ", out);
@@ -311,11 +303,11 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
             fputs("{\"channel\": ", out);
             mw_out_json_string(out, p->switch_name);
             fputs(", \"pow_w\": ", out);
-            jnum(out, p->pow_sw_w);
+            mw_out_json_number(out, p->pow_sw_w);
             fputs(", \"pow_idle_w\": ", out);
-            jnum(out, p->pow_sw_idle_w);
+            mw_out_json_number(out, p->pow_sw_idle_w);
             fputs(", \"energy_j\": ", out);
-            jnum(out, r->pr.e_switch_j);
+            mw_out_json_number(out, r->pr.e_switch_j);
             fputs("}", out);
         } else {
             fputs("null", out);
@@ -326,9 +318,9 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
     for (int k = 0; k < ng; k++) {
         fprintf(out, "%s\n  {\"version\": %d, \"runs\": %d, \"time\": ", k ? "," : "", g[k].version,
                 g[k].nruns);
-        jnum(out, g[k].nrmse_t);
+        mw_out_json_number(out, g[k].nrmse_t);
         fputs(", \"energy\": ", out);
-        jnum(out, g[k].nrmse_e);
+        mw_out_json_number(out, g[k].nrmse_e);
         fprintf(out, ", \"paper_time\": %.3f, \"paper_energy\": %.3f}",
                 paper_time[g[k].version - 2], paper_energy[g[k].version - 2]);
     }
@@ -341,7 +333,7 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
                 "%s\n  {\"version\": %d, \"runs\": %d, \"dof\": %d, \"rss_s2\": ", first ? "" : ",",
                 g[k].version, g[k].nruns, f->dof);
         first = 0;
-        jnum(out, f->rss);
+        mw_out_json_number(out, f->rss);
         fprintf(out, ", \"iterations\": %d, \"converged\": %s, \"parameters\": [", f->iterations,
                 f->converged ? "true" : "false");
         int c = 0;
@@ -349,15 +341,15 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
             if (!f->used[j]) continue;
             fprintf(out, "%s{\"name\": \"%s\", \"value\": ", c++ ? ", " : "",
                     mw_escobar_fit_names[j]);
-            jnum(out, f->value[j]);
+            mw_out_json_number(out, f->value[j]);
             fputs(", \"se\": ", out);
-            jnum(out, f->have_ci ? f->se[j] : NAN);
+            mw_out_json_number(out, f->have_ci ? f->se[j] : NAN);
             fputs(", \"ci\": ", out);
             if (f->have_ci && isfinite(f->ci_lo[j]) && isfinite(f->ci_hi[j])) {
                 fputc('[', out);
-                jnum(out, f->ci_lo[j]);
+                mw_out_json_number(out, f->ci_lo[j]);
                 fputs(", ", out);
-                jnum(out, f->ci_hi[j]);
+                mw_out_json_number(out, f->ci_hi[j]);
                 fputc(']', out);
             } else {
                 fputs("null", out);

@@ -344,20 +344,12 @@ static const char *name_of(const pd_profile *p, int i)
     return p->dev[i].name;
 }
 
-static void json_num(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.10g", v);
-    else
-        fputs("null", out);
-}
-
 static void json_split(FILE *out, const double *x, int k)
 {
     fputc('[', out);
     for (int i = 0; i < k; i++) {
         if (i) fputc(',', out);
-        json_num(out, x[i]);
+        mw_out_json_number(out, x[i]);
     }
     fputc(']', out);
 }
@@ -476,10 +468,10 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
 {
     int k = f->k;
     printf("{\"n_units\":");
-    json_num(stdout, f->n_units);
+    mw_out_json_number(stdout, f->n_units);
     printf(",\"static_power_W\":");
     if (has_ps)
-        json_num(stdout, ps);
+        mw_out_json_number(stdout, ps);
     else
         printf("null");
     printf(",\"devices\":[");
@@ -490,17 +482,17 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
         while (f->rank[r] != i)
             r++;
         printf(",\"rank\":%d,\"b_J_per_unit\":", r);
-        json_num(stdout, dev[i].b_J_per_unit);
+        mw_out_json_number(stdout, dev[i].b_J_per_unit);
         if (dev[i].kind == MW_LBOPA_F_LINEAR) {
             printf(",\"time\":\"linear\",\"a_s_per_unit\":");
-            json_num(stdout, dev[i].a_s_per_unit);
+            mw_out_json_number(stdout, dev[i].a_s_per_unit);
         } else {
             printf(",\"time\":\"points\",\"points\":[");
             for (size_t j = 0; j < dev[i].npoints; j++) {
                 printf("%s{\"x_units\":", j ? "," : "");
-                json_num(stdout, dev[i].x_units[j]);
+                mw_out_json_number(stdout, dev[i].x_units[j]);
                 printf(",\"t_s\":");
-                json_num(stdout, dev[i].t_s[j]);
+                mw_out_json_number(stdout, dev[i].t_s[j]);
                 printf("}");
             }
             printf("]");
@@ -510,7 +502,7 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
     printf("],\"additivity\":");
     if (has_add) {
         printf("{\"mean_rel_diff\":");
-        json_num(stdout, add_rel);
+        mw_out_json_number(stdout, add_rel);
         printf(",\"sizes\":%zu}", add_n);
     } else {
         printf("null");
@@ -518,9 +510,9 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
     printf(",\"front\":{\"points\":[");
     for (int r = 0; r <= f->nseg; r++) {
         printf("%s{\"t_s\":", r ? "," : "");
-        json_num(stdout, f->t_s[r]);
+        mw_out_json_number(stdout, f->t_s[r]);
         printf(",\"e_J\":");
-        json_num(stdout, f->e_J[r]);
+        mw_out_json_number(stdout, f->e_J[r]);
         printf(",\"split\":");
         json_split(stdout, split[r], k);
         printf("}");
@@ -528,13 +520,13 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
     printf("],\"segments\":[");
     for (int s = 0; s < f->nseg; s++) {
         printf("%s{\"t0_s\":", s ? "," : "");
-        json_num(stdout, f->t_s[s]);
+        mw_out_json_number(stdout, f->t_s[s]);
         printf(",\"t1_s\":");
-        json_num(stdout, f->t_s[s + 1]);
+        mw_out_json_number(stdout, f->t_s[s + 1]);
         printf(",\"e0_J\":");
-        json_num(stdout, f->e_J[s]);
+        mw_out_json_number(stdout, f->e_J[s]);
         printf(",\"e1_J\":");
-        json_num(stdout, f->e_J[s + 1]);
+        mw_out_json_number(stdout, f->e_J[s + 1]);
         printf(",\"rest\":");
         mw_out_json_string(stdout, name_of(p, f->rank[s]));
         printf("}");
@@ -542,19 +534,19 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
     printf("]},\"total\":");
     if (te) {
         printf("{\"tmin_s\":");
-        json_num(stdout, te->tmin_s);
+        mw_out_json_number(stdout, te->tmin_s);
         printf(",\"emax_J\":");
-        json_num(stdout, te->emax_J);
+        mw_out_json_number(stdout, te->emax_J);
         printf(",\"pieces\":[");
         for (int i = 0; i < te->npieces; i++) {
             printf("%s{\"t0_s\":", i ? "," : "");
-            json_num(stdout, te->piece[i].t0_s);
+            mw_out_json_number(stdout, te->piece[i].t0_s);
             printf(",\"e0_J\":");
-            json_num(stdout, te->piece[i].e0_J);
+            mw_out_json_number(stdout, te->piece[i].e0_J);
             printf(",\"t1_s\":");
-            json_num(stdout, te->piece[i].t1_s);
+            mw_out_json_number(stdout, te->piece[i].t1_s);
             printf(",\"e1_J\":");
-            json_num(stdout, te->piece[i].e1_J);
+            mw_out_json_number(stdout, te->piece[i].e1_J);
             printf("}");
         }
         printf("]}");
@@ -564,14 +556,14 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
     printf(",\"query\":");
     if (q->has) {
         printf("{\"by\":\"%s\",\"asked\":", q->by);
-        json_num(stdout, q->asked);
+        mw_out_json_number(stdout, q->asked);
         printf(",\"t_s\":");
-        json_num(stdout, q->t_s);
+        mw_out_json_number(stdout, q->t_s);
         printf(",\"e_J\":");
-        json_num(stdout, q->e_J);
+        mw_out_json_number(stdout, q->e_J);
         printf(",\"total_J\":");
         if (has_ps)
-            json_num(stdout, q->e_J + ps * q->t_s);
+            mw_out_json_number(stdout, q->e_J + ps * q->t_s);
         else
             printf("null");
         printf(",\"split\":");
@@ -581,9 +573,9 @@ static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_p
             printf("{\"split\":");
             json_isplit(stdout, q->xi, k);
             printf(",\"t_s\":");
-            json_num(stdout, q->int_t_s);
+            mw_out_json_number(stdout, q->int_t_s);
             printf(",\"e_J\":");
-            json_num(stdout, q->int_e_J);
+            mw_out_json_number(stdout, q->int_e_J);
             printf("}");
         } else {
             printf("null");

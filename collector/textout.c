@@ -1,6 +1,8 @@
 /* textout — see textout.h. */
 #include "textout.h"
 
+#include <math.h>
+
 #include <inttypes.h>
 #include <stdint.h>
 
@@ -49,4 +51,12 @@ void mw_out_json_string(FILE *out, const char *s)
             fputc(*p, out);
     }
     fputc('"', out);
+}
+
+void mw_out_json_number(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.10g", v);
+    else
+        fputs("null", out);
 }

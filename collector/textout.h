@@ -11,6 +11,9 @@
 const char *mw_out_fixed(char *buf, size_t len, __int128 v, __int128 step, int decimals,
                          const char *unit);
 
+/* v as a JSON number (%.10g), or null when it is NaN or infinite: no command writes NaN. */
+void mw_out_json_number(FILE *out, double v);
+
 /* s as a JSON string, quotes included: ", \ and control characters escaped. */
 void mw_out_json_string(FILE *out, const char *s);
 #endif
