@@ -21,7 +21,7 @@
  * Levenberg-Marquardt, finite-difference Jacobian): the model is linear in them while the
  * max() of eq. 7 picks the same device, so the iteration ends in a few steps. The covariance
  * is gsl_multifit_nlinear_covar's (J'J)^-1 times s^2 = rss / (n - p), and the interval uses
- * Student's t with n - p degrees of freedom (gsl_cdf_tdist_Pinv).
+ * Student's t with n - p degrees of freedom (mw_precision_t).
  *
  * Extraction from a run reads the run store (docs/run-store.md) in one read transaction:
  * counters, phases, channels and their windows (levels.h for Pow/Pow^idle, energy.h for
@@ -38,13 +38,13 @@
 #include <string.h>
 
 #include <gsl/gsl_blas.h>
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
 #include "energy.h"
+#include "precision.h"
 #include "levels.h"
 #include "mw_store.h"
 
@@ -332,7 +332,7 @@ int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t
     const gsl_matrix *J = gsl_multifit_nlinear_jac(ws);
     if (out->dof > 0 && gsl_multifit_nlinear_covar(J, 0.0, covar) == GSL_SUCCESS) {
         double s2 = rss / out->dof;
-        double tq = gsl_cdf_tdist_Pinv((1 + confidence) / 2, out->dof);
+        double tq = mw_precision_t(confidence, out->dof);
         int ok = isfinite(tq);
         for (int k = 0; k < np && ok; k++) {
             double v = gsl_matrix_get(covar, (size_t)k, (size_t)k) * s2;

@@ -1,5 +1,5 @@
-/* LBOPA, PARTITION, LBOPA-TE (models/lbopa.c, seed 002) and the precision statistic
- * (models/precision.c) against answers found independently:
+/* LBOPA, PARTITION, LBOPA-TE (models/lbopa.c, seed 002)
+ * against answers found independently:
  *  - a 3-device front by hand (below): end-points, Pf(t), PARTITION's split, the time for an
  *    energy budget and LBOPA-TE at three static powers;
  *  - brute force over every integer split of n on a 3- and 4-device platform (integer speeds,
@@ -15,11 +15,10 @@
  *    non-convex profile whose front needs a cut piece (computed by hand below);
  *  - the profile builder: b and mean times of synthetic measurements with a known answer,
  *    the additivity figure for a 2 % excess, a profile with time not increasing;
- *  - precision: a t interval by hand with t(0.975, 4) = 2.776445 from a t table. */
+ */
 #include "unit.h"
 
 #include "lbopa.h"
-#include "precision.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
@@ -457,49 +456,12 @@ static void profile_builder(void **state)
     assert_non_null(strstr(err, "device 1: no measurements"));
 }
 
-/* ---- precision ------------------------------------------------------------------------- */
-
-/* {10, 12, 9, 11, 13}: mean 11, deviations -1 1 -2 0 2, sd = sqrt(10/4) = 1.5811388;
- * h = 2.776445 * 1.5811388 / sqrt(5) = 1.963243, 17.85 % of the mean.
- * {100, 101, 99, 100.5, 99.5}: sd = sqrt(2.5/4) = 0.7905694, h = 0.981622, 0.98 %. */
-static void precision_by_hand(void **state)
-{
-    NEAR(mw_precision_t(0.95, 4), 2.776445, 1e-6);
-    NEAR(mw_precision_t(0.95, 1), 12.706205, 1e-6);
-    const double a[] = {10, 12, 9, 11, 13}, b[] = {100, 101, 99, 100.5, 99.5};
-    mw_precision p;
-    assert_int_equal(mw_precision_check(a, 5, 0.95, 0.025, 2, 0, &p), 0);
-    NEAR(p.mean, 11, 1e-12);
-    NEAR(p.half_width, 1.963243, 1e-6);
-    NEAR(p.rel, 1.963243 / 11, 1e-7);
-    assert_int_equal(p.verdict, MW_PRECISION_MORE);
-    assert_int_equal(mw_precision_check(a, 5, 0.95, 0.20, 2, 0, &p), 0);
-    assert_int_equal(p.verdict, MW_PRECISION_REACHED);
-    assert_int_equal(mw_precision_check(a, 5, 0.95, 0.025, 2, 5, &p), 0);
-    assert_int_equal(p.verdict, MW_PRECISION_MAX_RUNS);
-    assert_int_equal(mw_precision_check(b, 5, 0.95, 0.025, 2, 0, &p), 0);
-    NEAR(p.half_width, 0.981622, 1e-6);
-    assert_int_equal(p.verdict, MW_PRECISION_REACHED);
-    assert_int_equal(mw_precision_check(b, 5, 0.95, 0.025, 6, 0, &p), 0);
-    assert_int_equal(p.verdict, MW_PRECISION_MORE); /* fewer than min_runs */
-    assert_int_equal(mw_precision_check(b, 1, 0.95, 0.025, 2, 0, &p), 0);
-    assert_int_equal(p.verdict, MW_PRECISION_MORE);
-    assert_true(isfinite(p.rel));
-    const double nan_in[] = {1, NAN};
-    assert_int_equal(mw_precision_check(nan_in, 2, 0.95, 0.025, 2, 0, &p), -1);
-    /* N = 3: 4.302653 * 0.7905694 / sqrt(3) = 1.964 <= 2.5; N = 2: 7.10 > 2.5 */
-    assert_int_equal(mw_precision_runs_needed(100, 0.7905694, 0.95, 0.025, 100), 3);
-    assert_int_equal(mw_precision_runs_needed(100, 0, 0.95, 0.025, 100), 2);
-    assert_int_equal(mw_precision_runs_needed(0, 1, 0.95, 0.025, 50), 50);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hand_three),        cmocka_unit_test(brute_force_grid),
-        cmocka_unit_test(partition_sums),    cmocka_unit_test(inverse_and_callback),
-        cmocka_unit_test(te_running_min),    cmocka_unit_test(profile_builder),
-        cmocka_unit_test(precision_by_hand),
+        cmocka_unit_test(hand_three),     cmocka_unit_test(brute_force_grid),
+        cmocka_unit_test(partition_sums), cmocka_unit_test(inverse_and_callback),
+        cmocka_unit_test(te_running_min), cmocka_unit_test(profile_builder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
