@@ -18,6 +18,7 @@
  *
  * Signals: SIGINT and SIGTERM are forwarded to the child, except a SIGINT the terminal
  * sent (si_code SI_KERNEL), which the child, in the same process group, got already. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -25,6 +26,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@
 #include "cli.h"
 #include "merge.h"
 #include "meter_spec.h"
+#include "mw_simcluster.h"
 #include "mw_store.h"
 #include "mw_usb.h"
 #include "sysinfo.h"
@@ -455,11 +458,15 @@ static int spawn_child(rec_t *r)
     setenv("MW_RUN_DIR", rundir, 1);
     setenv("MW_TRACE_DB", dbpath, 1);
     setenv("MW_RECORD_HOST", r->host, 1);
+    mw_simcluster *cluster = mw_meter_spec_cluster(r->ms);
+    char traffic[PATH_MAX + 16];
+    snprintf(traffic, sizeof traffic, "%s/traffic", rundir);
+    if (cluster) setenv("MW_TRAFFIC_DIR", traffic, 1);
     if (mw_store_meta_get(r->st, "mpi", mpi, sizeof mpi) != 0) mpi[0] = 0;
     int n = 0;
     while (r->o.cmd[n])
         n++;
-    char **argv = calloc((size_t)n + 8, sizeof *argv);
+    char **argv = calloc((size_t)n + 10, sizeof *argv);
     if (!argv) return 1;
     int j = 0;
     argv[j++] = r->o.cmd[0];
@@ -470,6 +477,10 @@ static int spawn_child(rec_t *r)
         argv[j++] = "MW_TRACE_DB";
         argv[j++] = "-x";
         argv[j++] = "MW_RECORD_HOST";
+        if (cluster) {
+            argv[j++] = "-x";
+            argv[j++] = "MW_TRAFFIC_DIR";
+        }
     }
     for (int i = 1; i < n; i++)
         argv[j++] = r->o.cmd[i];
@@ -477,7 +488,11 @@ static int spawn_child(rec_t *r)
     r->cmd_start_ns = now(CLOCK_REALTIME);
     int e = posix_spawnp(&r->child, argv[0], NULL, NULL, argv, environ);
     free(argv);
-    if (e == 0) return 0;
+    unsetenv("MW_TRAFFIC_DIR");
+    if (e == 0) {
+        if (cluster) mw_simcluster_follow(cluster, r->child, traffic);
+        return 0;
+    }
     r->child = 0;
     fprintf(stderr, "%smw record: %s: %s\n", r->tty ? "\r\033[K" : "", r->o.cmd[0],
             e == ENOENT ? "command not found" : strerror(e));
@@ -495,6 +510,8 @@ static void watch_child(rec_t *r)
     pid_t p = waitpid(r->child, &status, WNOHANG);
     if (p == r->child) {
         r->child_done = 1;
+        mw_simcluster *cluster = mw_meter_spec_cluster(r->ms);
+        if (cluster) mw_simcluster_follow(cluster, 0, NULL);
         r->cmd_end_ns = now(CLOCK_REALTIME);
         r->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
@@ -547,6 +564,47 @@ static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
     return mw_meter_map_segment(c[0], *(int *)c[1], meter_us, t_ns, NULL);
 }
 
+/* With a simulated cluster every process ran on this host: the events of each process the
+ * cluster followed are given the node that process played (the channels' host), and the
+ * live traffic files are removed. */
+static void finish_simcluster(rec_t *r, mw_simcluster *c)
+{
+    char desc[2048], path[PATH_MAX + 300];
+    mw_simcluster_describe(c, desc, sizeof desc);
+    meta(r, "simulated_cluster", desc);
+    sqlite3 *db = mw_store_db(r->st);
+    sqlite3_stmt *u = NULL;
+    if (sqlite3_prepare_v2(db, "UPDATE phases SET host = ?1 WHERE pid = ?2 AND kind != 'mw'", -1,
+                           &u, NULL) == SQLITE_OK) {
+        pid_t pid;
+        const char *node;
+        for (size_t i = 0; (node = mw_simcluster_process(c, i, &pid)) != NULL; i++) {
+            sqlite3_reset(u);
+            sqlite3_bind_text(u, 1, node, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(u, 2, pid);
+            if (sqlite3_step(u) != SQLITE_DONE) {
+                fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, sqlite3_errmsg(db));
+                r->store_failed = 1;
+                break;
+            }
+        }
+    }
+    sqlite3_finalize(u);
+    snprintf(path, sizeof path, "%s/traffic", r->o.rundir);
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.') continue;
+            char f[PATH_MAX + 600];
+            snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+            unlink(f);
+        }
+        closedir(d);
+        rmdir(path);
+    }
+}
+
 static void finish_store(rec_t *r, const char *status)
 {
     /* the instrumented program's events (libmwprobe), if any */
@@ -563,6 +621,7 @@ static void finish_store(rec_t *r, const char *status)
             fprintf(stderr, "mw record: %lld events from %d instrumented processes merged\n",
                     ms_.events, ms_.files);
     }
+    if (mw_meter_spec_cluster(r->ms)) finish_simcluster(r, mw_meter_spec_cluster(r->ms));
     mw_meter_finish(r->m);
     int64_t worst = 0;
     for (int s = 0; s < r->nseg; s++) {
@@ -613,8 +672,14 @@ int cmd_record(int argc, char **argv)
     snprintf(r->path, sizeof r->path, "%s", mw_meter_spec_path(r->ms));
     r->nchan = mw_meter_ident(r->m)->n_current;
     if (r->nchan > MW_CHANNELS_MAX) r->nchan = MW_CHANNELS_MAX;
-    char err[4400];
-    if (mw_channels_load(&r->names, r->nchan, r->o.channels, err, sizeof err) != 0) {
+    char err[4400], cluster_channels[1024];
+    mw_simcluster *cluster = mw_meter_spec_cluster(r->ms);
+    const char *chlist = r->o.channels;
+    if (cluster && !chlist) {
+        mw_simcluster_channels(cluster, cluster_channels, sizeof cluster_channels);
+        chlist = cluster_channels;
+    }
+    if (mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         mw_meter_spec_close(r->ms);
         free(r);

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "firmware_path.h"
 #include "mw_simboot.h"
+#include "mw_simcluster.h"
 #include "mw_simprofile.h"
 #include "mw_simpty.h"
 
@@ -22,6 +23,7 @@ struct mw_meter_spec {
     mw_sim *sim;
     mw_simpty *pty;
     mw_simprofile *profile;
+    mw_simcluster *cluster;
     pthread_t thread;
     int running;
 };
@@ -41,7 +43,13 @@ static int start_sim(const char *cmd, const char *profile, mw_meter_spec *s)
                 elf);
         return MW_EXIT_FAIL;
     }
-    if (profile) {
+    if (profile && (!strcmp(profile, "cluster") || !strncmp(profile, "cluster=", 8))) {
+        s->cluster = mw_simcluster_load(profile[7] ? profile + 8 : NULL, err, sizeof err);
+        if (!s->cluster) {
+            fprintf(stderr, "mw %s: --meter sim:%s: %s\n", cmd, profile, err);
+            return MW_EXIT_USAGE;
+        }
+    } else if (profile) {
         s->profile = mw_simprofile_load(profile, err, sizeof err);
         if (!s->profile) {
             fprintf(stderr, "mw %s: --meter sim:%s: %s\n", cmd, profile, err);
@@ -54,7 +62,13 @@ static int start_sim(const char *cmd, const char *profile, mw_meter_spec *s)
         return MW_EXIT_FAIL;
     }
     mw_sim_set_mains(s->sim, 0, 230, 50);
-    if (s->profile) {
+    if (s->cluster) {
+        mw_simcluster_attach(s->cluster, s->sim);
+        if (mw_simcluster_start(s->cluster) != 0) {
+            fprintf(stderr, "mw %s: --meter sim:cluster: cannot start its sampler\n", cmd);
+            return MW_EXIT_FAIL;
+        }
+    } else if (s->profile) {
         mw_simprofile_attach(s->profile, s->sim, 0.95, MW_SIM_SMPS);
     } else {
         mw_sim_set_load(s->sim, 1, 156.3, 0.95, MW_SIM_SMPS);
@@ -119,6 +133,7 @@ void mw_meter_spec_close(mw_meter_spec *s)
     }
     if (s->pty) mw_simpty_close(s->pty);
     if (s->sim) mw_sim_close(s->sim);
+    mw_simcluster_free(s->cluster);
     mw_simprofile_free(s->profile);
     free(s);
 }
@@ -130,6 +145,10 @@ mw_meter *mw_meter_spec_meter(mw_meter_spec *s)
 const char *mw_meter_spec_path(const mw_meter_spec *s)
 {
     return s->path;
+}
+mw_simcluster *mw_meter_spec_cluster(mw_meter_spec *s)
+{
+    return s->cluster;
 }
 int mw_meter_spec_is_sim(const mw_meter_spec *s)
 {

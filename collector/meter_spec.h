@@ -6,6 +6,10 @@
  *                 port (the same code path as a real board). Its loads are three idle
  *                 nodes and a switch (A1 156.3 W, A2 146.1 W, A3 172.8 W: seed 000
  *                 Table 5; A4 3.5 W), or the step profile FILE (mw_simprofile.h).
+ *   sim:cluster[=FILE]  the simulated board driven by a simulated cluster: each node's
+ *                 channel follows the CPU activity of the processes playing it, the switch
+ *                 the MPI traffic between them (mw_simcluster.h; mw record starts it
+ *                 following the command).
  * Errors are printed as "mw CMD: ..." naming the port; the exit code is 2 for a port that
  * cannot be used (missing, denied, busy, not a meter), 1 for other failures. */
 #ifndef MW_METER_SPEC_H
@@ -20,6 +24,9 @@ void mw_meter_spec_close(mw_meter_spec *s);
 mw_meter *mw_meter_spec_meter(mw_meter_spec *s);
 /* The port path the meter is on (the pty for sim), for reconnecting and for metadata. */
 const char *mw_meter_spec_path(const mw_meter_spec *s);
+/* The simulated cluster behind sim:cluster, else NULL. */
+struct mw_simcluster;
+struct mw_simcluster *mw_meter_spec_cluster(mw_meter_spec *s);
 /* 1 when the meter is the in-process simulated board. */
 int mw_meter_spec_is_sim(const mw_meter_spec *s);
 /* Ask the meter for the calibration of the voltage and every current channel; writes

@@ -33,6 +33,10 @@ void mw_probe_event(mw_probe_kind kind, const char *name, int64_t t0_ns, int64_t
 /* A copy of a transient name that stays valid (same pointer for the same text). */
 const char *mw_probe_intern(const char *name);
 
+/* Adds bytes sent by this process to its live traffic counter (probe_traffic.c; only when
+ * MW_TRAFFIC_DIR is set). */
+void mw_probe_traffic_add(int64_t bytes);
+
 /* MPI rank and size of this process, once known (MPI_Init). */
 void mw_probe_set_rank(int rank, int size);
 /* A clock sample: at local time local_ns, the reference clock (the recorder host's) was

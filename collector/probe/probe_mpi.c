@@ -244,6 +244,8 @@ int MPI_Finalize(void)
 
 /* T0 starts the clock only when the probe records; EV records the call. */
 #define T0 int64_t t0_ = mw_probe_active() ? mw_probe_now_ns() : 0
+/* TX: bytes this process sends, for the simulated cluster's switch (probe_traffic.c) */
+#define TX(bytes) mw_probe_traffic_add(bytes)
 #define EV(kind, name, bytes, peer)                                                                \
     do {                                                                                           \
         if (t0_) mw_probe_event(kind, name, t0_, mw_probe_now_ns(), bytes, peer);                  \
@@ -253,6 +255,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_
 {
     T0;
     int r = PMPI_Send(buf, count, t, dest, tag, comm);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Send", bytes_of(count, t), dest);
     return r;
 }
@@ -261,6 +264,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
 {
     T0;
     int r = PMPI_Ssend(buf, count, t, dest, tag, comm);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Ssend", bytes_of(count, t), dest);
     return r;
 }
@@ -269,6 +273,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
 {
     T0;
     int r = PMPI_Rsend(buf, count, t, dest, tag, comm);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Rsend", bytes_of(count, t), dest);
     return r;
 }
@@ -292,6 +297,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     T0;
     int r = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
                           status);
+    TX(bytes_of(scount, stype));
     EV(MW_PROBE_COMM, "MPI_Sendrecv", bytes_of(scount, stype) + bytes_of(rcount, rtype), dest);
     return r;
 }
@@ -301,6 +307,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 {
     T0;
     int r = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, status);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Sendrecv_replace", 2 * bytes_of(count, t), dest);
     return r;
 }
@@ -310,6 +317,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
 {
     T0;
     int r = PMPI_Isend(buf, count, t, dest, tag, comm, req);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Isend", bytes_of(count, t), dest);
     return r;
 }
@@ -375,6 +383,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
 {
     T0;
     int r = PMPI_Bcast(buf, count, t, root, comm);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Bcast", bytes_of(count, t), root);
     return r;
 }
@@ -384,6 +393,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
 {
     T0;
     int r = PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Reduce", bytes_of(count, t), root);
     return r;
 }
@@ -392,6 +402,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
 {
     T0;
     int r = PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Allreduce", bytes_of(count, t), -1);
     return r;
 }
@@ -400,6 +411,7 @@ int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
 {
     T0;
     int r = PMPI_Scan(sbuf, rbuf, count, t, op, comm);
+    TX(bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Scan", bytes_of(count, t), -1);
     return r;
 }
@@ -411,6 +423,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
     int r = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, op, comm);
     int me = 0;
     PMPI_Comm_rank(comm, &me);
+    TX(bytes_of(rcounts[me], t));
     EV(MW_PROBE_COMM, "MPI_Reduce_scatter", bytes_of(rcounts[me], t), -1);
     return r;
 }
@@ -420,6 +433,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rc
 {
     T0;
     int r = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+    TX(bytes_of(scount, st));
     EV(MW_PROBE_COMM, "MPI_Gather", bytes_of(scount, st), root);
     return r;
 }
@@ -429,6 +443,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const
 {
     T0;
     int r = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
+    TX(bytes_of(scount, st));
     EV(MW_PROBE_COMM, "MPI_Gatherv", bytes_of(scount, st), root);
     return r;
 }
@@ -438,6 +453,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int r
 {
     T0;
     int r = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+    TX(bytes_of(rcount, rt));
     EV(MW_PROBE_COMM, "MPI_Scatter", bytes_of(rcount, rt), root);
     return r;
 }
@@ -447,6 +463,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
 {
     T0;
     int r = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
+    TX(bytes_of(rcount, rt));
     EV(MW_PROBE_COMM, "MPI_Scatterv", bytes_of(rcount, rt), root);
     return r;
 }
@@ -456,6 +473,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int
 {
     T0;
     int r = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
+    TX(bytes_of(scount, st));
     EV(MW_PROBE_COMM, "MPI_Allgather", bytes_of(scount, st), -1);
     return r;
 }
@@ -465,6 +483,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, co
 {
     T0;
     int r = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
+    TX(bytes_of(scount, st));
     EV(MW_PROBE_COMM, "MPI_Allgatherv", bytes_of(scount, st), -1);
     return r;
 }
@@ -476,6 +495,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int 
     int r = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
     int n = 0;
     PMPI_Comm_size(comm, &n);
+    TX(bytes_of(scount, st) * n);
     EV(MW_PROBE_COMM, "MPI_Alltoall", bytes_of(scount, st) * n, -1);
     return r;
 }
@@ -493,6 +513,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
         for (int i = 0; i < n; i++)
             b += bytes_of(scounts[i], st);
     }
+    TX(b);
     EV(MW_PROBE_COMM, "MPI_Alltoallv", b, -1);
     return r;
 }
