@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -122,8 +123,8 @@ static void usage(FILE *out)
     char cfg[4096];
     mw_channels_file(cfg, sizeof cfg);
     fprintf(out,
-            "usage: mw record -o RUNDIR [--meter PORT|auto|sim[:PROFILE]] [--idle S]\n"
-            "                 [--channels LIST] [--force] [--quiet] -- CMD [ARGS...]\n\n"
+            "usage: mw record -o RUNDIR [--meter PORT|auto|sim[:PROFILE|:cluster[=FILE]]]\n"
+            "                 [--idle S] [--channels LIST] [--force] [--quiet] -- CMD [ARGS...]\n\n"
             "Records the meter while CMD runs, into RUNDIR/trace.db (docs/run-store.md), and\n"
             "exits with CMD's exit status (127: CMD not found, 128+N: killed by signal N).\n"
             "CMD gets MW_RUN_DIR, MW_TRACE_DB and MW_RECORD_HOST in its environment (with\n"
@@ -135,7 +136,9 @@ static void usage(FILE *out)
             "  --force              replace the trace of an existing RUNDIR\n"
             "  --meter M            serial port (e.g. /dev/ttyACM0), 'auto' (default: the one\n"
             "                       Arduino Mega on USB) or 'sim' (the simulated board;\n"
-            "                       sim:PROFILE drives its loads from a CSV step profile)\n"
+            "                       sim:PROFILE drives its loads from a CSV step profile;\n"
+            "                       sim:cluster[=FILE] from the CPU activity of CMD's\n"
+            "                       processes and its MPI traffic: docs/simulated-cluster.md)\n"
             "  --idle S             record S seconds of idle baseline before and after CMD\n"
             "                       (default 0)\n"
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
@@ -449,6 +452,8 @@ static int is_open_mpi_launcher(const char *argv0, const char *mpi)
     return launcher && (strstr(mpi, "Open MPI") || strstr(mpi, "OpenRTE"));
 }
 
+#define SIMCLUSTER_NICE 5 /* the command's nice value under --meter sim:cluster */
+
 /* Start the command. Returns 0, or the exit status for a command that cannot start. */
 static int spawn_child(rec_t *r)
 {
@@ -490,7 +495,14 @@ static int spawn_child(rec_t *r)
     free(argv);
     unsetenv("MW_TRAFFIC_DIR");
     if (e == 0) {
-        if (cluster) mw_simcluster_follow(cluster, r->child, traffic);
+        if (cluster) {
+            /* the simulated board must keep real time on a machine the simulated nodes
+             * oversubscribe: their processes (mpirun's ranks inherit it) run at a lower
+             * priority; their power follows their demand, waiting included, so it is not
+             * lowered by this */
+            setpriority(PRIO_PROCESS, (id_t)r->child, SIMCLUSTER_NICE);
+            mw_simcluster_follow(cluster, r->child, traffic);
+        }
         return 0;
     }
     r->child = 0;
@@ -783,7 +795,7 @@ int cmd_record(int argc, char **argv)
     if (!r->o.quiet)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,
                 (double)(t - r->start_mono) * 1e-9, (unsigned long long)r->windows, r->nchan,
-                status);
+                r->store_failed ? "failed: store" : status);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGCHLD, &old_chld, NULL);

@@ -101,7 +101,7 @@ static void set_defaults(mw_simcluster *c)
     snprintf(c->sw_name, sizeof c->sw_name, "switch");
     c->sw_pin = 4;
     c->sw_idle_w = 3.5;
-    c->sw_busy_w = 4.8;
+    c->sw_busy_w = 4.5;
     c->sw_full_bps = 125e6;
 }
 

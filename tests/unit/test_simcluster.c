@@ -37,8 +37,8 @@ static void defaults_are_table5(void **s)
     assert_float_equal(mw_simcluster_node_power_w(c, 2, 0.5), (172.76 + 226.38) / 2, 1e-9);
     assert_float_equal(mw_simcluster_node_power_w(c, 2, 7), 226.38, 1e-9); /* u capped at 1 */
     assert_float_equal(mw_simcluster_switch_power_w(c, 0), 3.5, 1e-9);
-    assert_float_equal(mw_simcluster_switch_power_w(c, 62.5e6), 4.15, 1e-9);
-    assert_float_equal(mw_simcluster_switch_power_w(c, 1e12), 4.8, 1e-9);
+    assert_float_equal(mw_simcluster_switch_power_w(c, 62.5e6), 4.0, 1e-9);
+    assert_float_equal(mw_simcluster_switch_power_w(c, 1e12), 4.5, 1e-9);
     mw_simcluster_channels(c, ch, sizeof ch);
     assert_string_equal(ch, "N1@N1,N2@N2,N3@N3,switch");
     /* rank 0 the front end, 1 and 2 the workers, then round-robin over the workers */

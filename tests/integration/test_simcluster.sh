@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The simulated cluster end to end (--meter sim:cluster, docs/simulated-cluster.md): the real
+# firmware on the simulated board, a real Open MPI run, the real collector and analysis.
+# Three ranks each run their own busy/idle m-sequence (mwb-pattern): the Pow_idle/Pow_work
+# that mw analyze recovers for each node are within 3 % of the configured levels (seed 000
+# Table 5), each node's busy phases coincide with its channel's high power (mw align, r >=
+# 0.9, lag within +-150 ms), every phase carries the node that ran it as host; an MPI
+# all-to-all raises the switch by >= 0.3 W and keeps it below 5 W (scripts/cluster-check.sh).
+# A bad cluster file exits 2 naming file and line, and nothing is created.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/integration/lib.sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+PAT=$(abs "$BUILD/bin/mwb-pattern")
+A2A=$(abs "$BUILD/bin/mwb-alltoall")
+
+end_to_end() {
+  local p=(--bit-ms 1000 --seconds 24 --threads 1)
+  "$MW" record -q -o "$TMP/pat" --meter sim:cluster --idle 2 -- mpirun --oversubscribe \
+    -np 1 "$PAT" "${p[@]}" --seed 1 : -np 1 "$PAT" "${p[@]}" --seed 9 : \
+    -np 1 "$PAT" "${p[@]}" --seed 77 >"$TMP/pat.out" 2>&1
+  expect_eq "pattern run: exit" "$?" 0
+  expect_eq "channels" "$(q "$TMP/pat" "SELECT group_concat(name || '@' || ifnull(host, ''), ',')
+                                        FROM (SELECT * FROM channels ORDER BY channel)")" \
+    "N1@N1,N2@N2,N3@N3,switch@,ch5@"
+  expect_eq "busy phases per node" "$(q "$TMP/pat" "SELECT group_concat(host || ':' || n, ' ') FROM
+      (SELECT host, count(DISTINCT pid) AS n FROM phases WHERE name = 'busy' GROUP BY host)")" \
+    "N1:1 N2:1 N3:1"
+  "$MW" record -q -o "$TMP/a2a" --meter sim:cluster --idle 3 -- mpirun --oversubscribe -np 3 \
+    "$A2A" --bytes 4194304 --seconds 5 >"$TMP/a2a.out" 2>&1
+  expect_eq "all-to-all run: exit" "$?" 0
+  scripts/cluster-check.sh "$MW" "$TMP/pat" "$TMP/a2a" >"$TMP/check.txt" 2>&1
+  local rc=$?
+  sed 's/^/    /' "$TMP/check.txt"
+  expect_eq "cluster-check: exit" "$rc" 0
+}
+
+bad_file() {
+  printf 'node N1 A1 100 200\nnode N2 A1 100 200\n' >"$TMP/bad.cluster"
+  "$MW" record -q -o "$TMP/bad" --meter "sim:cluster=$TMP/bad.cluster" -- true 2>"$TMP/bad.err"
+  expect_eq "bad file: exit" "$?" 2
+  expect_grep "bad file: message" "bad.cluster:2: pin used twice: 'A1'" "$TMP/bad.err"
+  check "bad file: nothing created" test ! -e "$TMP/bad"
+}
+
+run_case end_to_end
+run_case bad_file
+finish
