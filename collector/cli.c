@@ -26,6 +26,7 @@ int cmd_pareto(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_dvfs(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},
@@ -50,6 +51,7 @@ const mw_cli_command mw_cli_commands[] = {
     {"dvfs", "choose CPU frequencies that save energy (seed 003 models)", cmd_dvfs},
     {NULL, NULL, NULL},
 };
+    {"sweep", "record a command over a grid of parameters, repeated; resumable", cmd_sweep},
 
 static void print_help(FILE *out)
 {

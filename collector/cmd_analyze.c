@@ -48,6 +48,7 @@
 #include "energy.h"
 #include "levels.h"
 #include "mw_store.h"
+#include "sweepindex.h"
 
 #define AN_MAX_CHANNELS 64
 #define AN_NAME 128
@@ -705,7 +706,8 @@ static int analyze_channel(an_run *r, an_channel *c, const an_opts *o)
 /* s seconds since origin, as ns (the caller checked |s| < 1e9) */
 static int64_t at_s(int64_t origin_ns, double s)
 {
-    return origin_ns + (int64_t)llround(s * 1e9);
+    __int128 t = (__int128)origin_ns + llround(s * 1e9); /* origin: any int64 in a damaged run */
+    return t > INT64_MAX ? INT64_MAX : t < INT64_MIN ? INT64_MIN : (int64_t)t;
 }
 
 static int analyze_run(an_run *r, const an_opts *o)
@@ -775,7 +777,7 @@ static const char *energy_text(char *buf, size_t len, mw_energy_pj pj)
     return mw_out_fixed(buf, len, pj, j, 3, "kJ");
 }
 
-static const char *seconds6(char *buf, size_t len, int64_t ns)
+static const char *seconds6(char *buf, size_t len, __int128 ns)
 {
     return mw_out_fixed(buf, len, ns, 1000, 6, "");
 }
@@ -925,7 +927,7 @@ static void json_run(FILE *out, const an_run *r)
     fprintf(out, ", \"start_ns\": %" PRId64 ",\n   \"from_s\": %s, \"to_s\": %s", r->origin_ns,
             since_s(b, sizeof b, r->first_ns, r->origin_ns, 0),
             since_s(b2, sizeof b2, r->last_ns, r->origin_ns, 0));
-    fprintf(out, ", \"duration_s\": %s", seconds6(b, sizeof b, r->last_ns - r->first_ns));
+    fprintf(out, ", \"duration_s\": %s", seconds6(b, sizeof b, (__int128)r->last_ns - r->first_ns));
     fputs(",\n   \"channels\": [\n", out);
     for (int i = 0; i < r->nch; i++) {
         json_channel(out, r, &r->ch[i]);
@@ -973,7 +975,8 @@ static void json_run(FILE *out, const an_run *r)
         }
         fprintf(out, "], \"start_s\": %s", since_s(b, sizeof b, rk->first_ns, r->origin_ns, 0));
         fprintf(out, ", \"end_s\": %s", since_s(b, sizeof b, rk->last_ns, r->origin_ns, 0));
-        fprintf(out, ", \"duration_s\": %s", seconds6(b, sizeof b, rk->last_ns - rk->first_ns));
+        fprintf(out, ", \"duration_s\": %s",
+                seconds6(b, sizeof b, (__int128)rk->last_ns - rk->first_ns));
         fprintf(out, ", \"energy_j\": %s", joules6(b, sizeof b, rk->pj));
         fprintf(out, ", \"work_s\": %s",
                 seconds6(b, sizeof b, mw_energy_spans_length_ns(rk->work.s, rk->work.n)));
@@ -1194,7 +1197,7 @@ static void text_run(FILE *out, const an_run *r)
     fprintf(out, "run %s (%s): %s to %s since the start, %s\n", r->dir, r->status,
             since_s(a, sizeof a, r->first_ns, r->origin_ns, 1),
             since_s(b, sizeof b, r->last_ns, r->origin_ns, 1),
-            mw_out_fixed(d, sizeof d, r->last_ns - r->first_ns, 1000000, 3, "s"));
+            mw_out_fixed(d, sizeof d, (__int128)r->last_ns - r->first_ns, 1000000, 3, "s"));
 
     fputs("\nenergy\n", out);
     table t = {.ncols = 10, .align = "llrrrrrrlr"};
@@ -1331,7 +1334,7 @@ static void text_run(FILE *out, const an_run *r)
                 rk->nchans ? ch : "-",
                 since_s(st, sizeof st, rk->first_ns, r->origin_ns, 1),
                 since_s(en, sizeof en, rk->last_ns, r->origin_ns, 1),
-                mw_out_fixed(du, sizeof du, rk->last_ns - rk->first_ns, 1000000, 3, "s"),
+                mw_out_fixed(du, sizeof du, (__int128)rk->last_ns - rk->first_ns, 1000000, 3, "s"),
                 energy_text(e, sizeof e, rk->pj),
                 mw_out_fixed(wt, sizeof wt, mw_energy_spans_length_ns(rk->work.s, rk->work.n),
                              1000000, 3, "s"),
@@ -1403,6 +1406,7 @@ static void usage(FILE *out)
                  "                  or NAME=W[,NAME=W...] per channel (repeatable); default: the\n"
                  "                  mean power over the run's idle baseline (mw record --idle)\n"
                  "  -h, --help      this text\n\n"
+                 "A RUNDIR may be a SWEEPDIR (mw sweep, docs/sweep.md): its finished runs.\n"
                  "Unusable input (not a run, no samples, an empty range) exits 2.\n");
 }
 
@@ -1492,12 +1496,21 @@ int cmd_analyze(int argc, char **argv)
     memset(&o, 0, sizeof o);
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
-    int nruns = argc - optind;
+    char **dirs, err[1024]; /* a SWEEPDIR becomes its finished runs (sweepindex.h) */
+    int nruns;
+    if (mw_sweepidx_expand(argc - optind, argv + optind, &dirs, &nruns, err, sizeof err)) {
+        fprintf(stderr, "mw analyze: %s\n", err);
+        return MW_EXIT_USAGE;
+    }
+    if (nruns > AN_MAX_RUNS) {
+        mw_sweepidx_free_list(dirs, nruns);
+        return mw_cli_usage_error("analyze", "more than %d runs", AN_MAX_RUNS);
+    }
     an_run **runs = xcalloc((size_t)nruns, sizeof *runs);
     rc = MW_EXIT_OK;
     for (int i = 0; i < nruns && !rc; i++) {
         runs[i] = xcalloc(1, sizeof *runs[i]);
-        runs[i]->dir = argv[optind + i];
+        runs[i]->dir = dirs[i];
         rc = analyze_run(runs[i], &o);
     }
     for (int k = 0; !rc && k < o.nidle; k++) { /* every NAME=W must name a channel */
@@ -1536,5 +1549,6 @@ int cmd_analyze(int argc, char **argv)
     for (int i = 0; i < nruns; i++)
         run_free(runs[i]);
     free(runs);
+    mw_sweepidx_free_list(dirs, nruns);
     return rc;
 }

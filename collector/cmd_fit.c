@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "escobar.h"
+#include "sweepindex.h"
 #include "textout.h"
 
 #define CMD "fit"
@@ -58,8 +59,9 @@ typedef struct {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: mw fit --model escobar RUNDIR... [--mode predict|fit] [--calibration RUNDIR]\n"
-            "              [--switch NAME] [--confidence P] [--table FILE] [--json]\n\n"
+            "usage: mw fit --model escobar RUNDIR|SWEEPDIR... [--mode predict|fit]\n"
+            "              [--calibration RUNDIR] [--switch NAME] [--confidence P] [--table FILE]\n"
+            "              [--json]\n\n"
             "The runtime and energy model of seed 000 (eq. 3-9) against eeg-mofs runs recorded\n"
             "by 'mw record -- mpirun ... eeg-mofs ...': per run the measured and predicted\n"
             "time (the N_Gm global epochs) and energy (every channel over them), NRMSE per\n"
@@ -78,6 +80,7 @@ static void usage(FILE *out)
             "  --table FILE         per-run columns for plotting (version n_spop t_measured_s\n"
             "                       t_predicted_s e_measured_j e_predicted_j run)\n"
             "  --json               one JSON object (docs/models.md)\n\n"
+            "A RUNDIR may be a SWEEPDIR (mw sweep, docs/sweep.md): its finished runs.\n"
             "Exit 0; 2 for bad usage, an unreadable run or a missing parameter.\n");
 }
 
@@ -470,9 +473,19 @@ int cmd_fit(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     mw_escobar_run *runs = NULL, *cal = NULL;
     fit_row *rows = NULL;
-    char err[1024];
+    char err[1024], **xruns = NULL;
+    int nx = 0;
     if (rc) goto out;
     rc = MW_EXIT_USAGE;
+    /* a SWEEPDIR becomes its finished runs (sweepindex.h) */
+    if (mw_sweepidx_expand(o.nruns, o.runs, &xruns, &nx, err, sizeof err)) {
+        fprintf(stderr, "mw fit: %s\n", err);
+        goto out;
+    }
+    o.nruns = nx;
+    free(o.runs);
+    o.runs = xruns;
+    xruns = NULL;
     runs = calloc((size_t)o.nruns, sizeof *runs);
     rows = calloc((size_t)o.nruns, sizeof *rows);
     if (!runs || !rows) {
@@ -583,7 +596,10 @@ int cmd_fit(int argc, char **argv)
         text_out(stdout, &o, rows, o.nruns, g, ng);
     rc = MW_EXIT_OK;
 out:
-    free(o.runs);
+    if (nx)
+        mw_sweepidx_free_list(o.runs, nx);
+    else
+        free(o.runs);
     free(runs);
     free(rows);
     free(cal);

@@ -51,6 +51,9 @@ extern char **environ;
 #define STATUS_NS 500000000LL /* status line refresh */
 #define FIRST_WAIT_NS 3000000000LL
 #define WAIT_MS 500 /* longest wait for the meter; signals (SIGCHLD too) cut it short */
+/* longest wait while the command runs: SIGCHLD may be delivered to another thread (the
+ * simulated board's, libusb's), so the command's end is also looked for this often */
+#define CHILD_POLL_MS 10
 
 typedef struct {
     const char *rundir, *meter, *channels;
@@ -766,7 +769,7 @@ int cmd_record(int argc, char **argv)
             exit_code = e;
         } else {
             while (!r->child_done) {
-                pump(r, WAIT_MS);
+                pump(r, CHILD_POLL_MS);
                 watch_child(r);
                 status_line(r, 0);
             }
