@@ -470,16 +470,23 @@ static double mix_pdf(const gmm_fit *f, double x)
 
 /* 1 when the mixture density has two modes: they lie between the means, so a dip there
  * is looked for on 2,001 points. */
+/* Two modes when the mixture's density dips between the means: some point lower than the
+ * highest density on each side of it (by 1 %). A plateau counts as a dip — far apart, narrow
+ * components leave only the flat background between them, which has no strict minimum. */
 static int mix_bimodal(const gmm_fit *f)
 {
     enum { P = 2001 };
-    double a = f->mu[0], b = f->mu[1], prev2 = 0, prev = 0;
+    double a = f->mu[0], b = f->mu[1], y[P], right[P];
     if (!(b > a)) return 0;
-    for (int i = 0; i < P; i++) {
-        double y = mix_pdf(f, a + (b - a) * i / (P - 1));
-        if (i >= 2 && prev < prev2 && prev < y) return 1;
-        prev2 = prev;
-        prev = y;
+    for (int i = 0; i < P; i++)
+        y[i] = mix_pdf(f, a + (b - a) * i / (P - 1));
+    right[P - 1] = y[P - 1];
+    for (int i = P - 2; i >= 0; i--)
+        right[i] = fmax(y[i], right[i + 1]);
+    double left = y[0];
+    for (int i = 1; i < P - 1; i++) {
+        left = fmax(left, y[i]);
+        if (y[i] < 0.99 * fmin(left, right[i])) return 1;
     }
     return 0;
 }

@@ -177,6 +177,27 @@ static void unimodal(void **state)
     free(p);
 }
 
+/* Two narrow levels far apart (a step load: 150 W and 250 W, sd 0.5 and 0.3 W): between the
+ * components only the flat background is left, with no strict minimum — still two modes. */
+static void narrow_far_levels(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    double p[N];
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    for (int i = 0; i < N; i++)
+        p[i] = i < N / 2 ? 150 + gsl_ran_gaussian(r, 0.5) : 250 + gsl_ran_gaussian(r, 0.3);
+    gsl_rng_free(r);
+    mw_levels L;
+    assert_int_equal(mw_levels_gmm(p, N, &L), 0);
+    if (!L.bimodal) fail_msg("gmm: not bimodal (%s)", L.note);
+    assert_float_equal(L.idle_w, 150, 0.1);
+    assert_float_equal(L.work_w, 250, 0.1);
+    assert_int_equal(mw_levels_kde(p, N, &L), 0);
+    if (!L.bimodal) fail_msg("kde: not bimodal (%s)", L.note);
+}
+
 static void constant_and_errors(void **state)
 {
     double c[100];
@@ -313,6 +334,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table5_levels),           cmocka_unit_test(unimodal),
         cmocka_unit_test(constant_and_errors),     cmocka_unit_test(split_by_hand),
+        cmocka_unit_test(narrow_far_levels),
         cmocka_unit_test(bandwidth_and_histogram), cmocka_unit_test(fft_density_matches_direct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
