@@ -42,6 +42,8 @@ typedef struct {
 typedef struct {
     pid_t pid;
     int node;
+    int ranked; /* its rank was found; until then (a process forked by mpirun that has not
+                   yet exec'd the rank's program) its environment is read again each scan */
 } proc_ent;
 
 typedef struct {
@@ -498,11 +500,22 @@ static void rescan(mw_simcluster *c)
         for (size_t i = 0; i < n; i++) {
             if (!in[i] || grow((void **)&keep, &capk, nk + 1, sizeof *keep)) continue;
             int old = proc_index(c, pid[i]);
+            if (old >= 0 && c->procs[old].ranked) {
+                keep[nk++] = c->procs[old];
+                continue;
+            }
+            int rank = rank_of(pid[i]);
             keep[nk].pid = pid[i];
-            keep[nk].node = old >= 0 ? c->procs[old].node : node_index_of_rank(c, rank_of(pid[i]));
-            if (old < 0) {
+            keep[nk].node = node_index_of_rank(c, rank);
+            keep[nk].ranked = rank >= 0;
+            if (old < 0 || keep[nk].node != c->procs[old].node) {
                 pthread_mutex_lock(&c->seen_lock);
-                if (!grow((void **)&c->seen, &c->capseen, c->nseen + 1, sizeof *c->seen))
+                size_t k = 0;
+                while (k < c->nseen && c->seen[k].pid != pid[i])
+                    k++;
+                if (k < c->nseen)
+                    c->seen[k] = keep[nk];
+                else if (!grow((void **)&c->seen, &c->capseen, c->nseen + 1, sizeof *c->seen))
                     c->seen[c->nseen++] = keep[nk];
                 pthread_mutex_unlock(&c->seen_lock);
             }
@@ -623,7 +636,7 @@ static void *sampler_main(void *arg)
 {
     mw_simcluster *c = arg;
     int64_t step = (int64_t)(c->interval_s * 1e9), last = mono_ns(), next = last;
-    double demand[MAX_NODES] = {0};
+    double demand[MAX_NODES] = {0}, carry[MAX_NODES] = {0};
     /* the switch follows the traffic rate over the last TX_TICKS samples (about a window) */
     enum { TX_TICKS = 5 };
     double tx_bytes[TX_TICKS] = {0}, tx_dt[TX_TICKS] = {0};
@@ -653,7 +666,12 @@ static void *sampler_main(void *arg)
             span_ns += tx_dt[i];
         }
         for (int k = 0; k < c->nnodes; k++) {
-            double u = dt > 0 ? demand[k] / dt / c->node[k].cores : 0;
+            /* the kernel adds a thread's wait for a core to its schedstat only when it gets
+             * one, so demand comes in late bursts: what exceeds the node's cores in one
+             * interval is carried to the next (at most two intervals' worth) */
+            double cap = dt * c->node[k].cores, d = demand[k] + carry[k];
+            double u = cap > 0 ? fmin(d, cap) / cap : 0;
+            carry[k] = fmin(fmax(d - cap, 0), 2 * cap);
             double w = mw_simcluster_node_power_w(c, k, u);
             if (c->noise_w > 0) w += gsl_ran_gaussian(c->rng, c->noise_w);
             atomic_store(&c->pin_w[c->node[k].pin], w > 0 ? w : 0);

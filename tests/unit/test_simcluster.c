@@ -143,22 +143,31 @@ static void follows_a_real_process(void **s)
     if (!c) fail_msg("%s", err);
     assert_non_null(mkdtemp(dir));
     assert_int_equal(mw_simcluster_start(c), 0);
-    double t0 = now_s();
+    int ev[2]; /* the child writes a byte when it starts burning and one when it sleeps */
+    assert_int_equal(pipe(ev), 0);
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        /* this test again as rank 1 (the worker node): 1.0 s busy, then 1.0 s asleep */
+        /* this test again as rank 1 (the worker node): 1.0 s busy, then 1.5 s asleep; like a
+         * process forked by mpirun, it is seen without a rank first (200 ms before exec) */
+        close(ev[0]);
+        dup2(ev[1], 3);
+        sleep_s(0.2);
         char *argv[] = {"test_simcluster", "--burn", NULL};
         char *envp[] = {"OMPI_COMM_WORLD_RANK=1", NULL};
         execve("/proc/self/exe", argv, envp);
         _exit(127);
     }
     mw_simcluster_follow(c, child, dir);
+    close(ev[1]);
+    char byte;
+    assert_int_equal(read(ev[0], &byte, 1), 1);
+    double t0 = now_s(); /* burning from now for 1.0 s */
     /* the traffic of one process: 2e5 bytes every 100 ms = 2e6 B/s, twice the full rate */
     char tf[64];
     snprintf(tf, sizeof tf, "%s/4242", dir);
-    double busy_w = mean_power(c, 2, t0, 0.3, 0.8);
-    double fe_busy_w = mean_power(c, 1, t0, 0.8, 0.9);
+    double busy_w = mean_power(c, 2, t0, 0.3, 0.85);
+    double fe_busy_w = mean_power(c, 1, t0, 0.85, 0.95);
     FILE *f = fopen(tf, "w");
     assert_non_null(f);
     uint64_t bytes = 0;
@@ -179,7 +188,10 @@ static void follows_a_real_process(void **s)
         sleep_s(0.1);
     }
     fclose(f);
-    double idle_w = mean_power(c, 2, t0, 1.5, 1.9);
+    assert_int_equal(read(ev[0], &byte, 1), 1);
+    t0 = now_s(); /* asleep since at most 0.8 s, for 1.5 s */
+    double idle_w = mean_power(c, 2, t0, 0.2, 0.6);
+    close(ev[0]);
     int st;
     waitpid(child, &st, 0);
     sleep_s(0.3);
@@ -193,7 +205,8 @@ static void follows_a_real_process(void **s)
     unlink(tf);
     rmdir(dir);
     /* busy: the shell loop's demand is one thread (u = 1 even when it waits for a core) */
-    if (busy_w < 140 || busy_w > 150.001) fail_msg("busy worker node %.2f W, want ~150", busy_w);
+    /* generous: a loaded machine delays the sampler and the scheduler's accounting */
+    if (busy_w < 120 || busy_w > 150.001) fail_msg("busy worker node %.2f W, want ~150", busy_w);
     if (fe_busy_w > 100.001) fail_msg("front end %.2f W while only rank 1 ran", fe_busy_w);
     if (idle_w > 52) fail_msg("sleeping worker node %.2f W, want ~50", idle_w);
     if (sw_sum / sw_n < 3.8) fail_msg("switch at line rate %.2f W, want ~4", sw_sum / sw_n);
@@ -206,9 +219,12 @@ static int burn(void)
 {
     double t0 = now_s();
     volatile double x = 0;
+    if (write(3, "b", 1) != 1) return 1;
     while (now_s() < t0 + 1.0)
         x += 1;
-    sleep_s(1.0);
+    if (write(3, "s", 1) != 1) return 1;
+    close(3);
+    sleep_s(1.5);
     return 0;
 }
 
