@@ -14,7 +14,7 @@ VERSION  := 0.1.0
 GIT_ID   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # pkg-config is evaluated lazily (=), after `make deps` has had a chance to install things.
-PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl
+PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl json-c
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lpthread -lutil -lm
 
@@ -141,7 +141,7 @@ check-build: all $(UNIT_BINS) $(UNIT_BINS_ASAN) $(SIM_BINS)
 
 demo:
 	@scripts/deps.sh
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$$(nproc) all
 	@scripts/demo.sh $(BUILD)
 
 bench:
@@ -174,6 +174,7 @@ help:
 	@echo "make check      install missing packages, build, run all tests (also under ASan/UBSan)"
 	@echo "make demo       the main job on the simulated board"
 	@echo "make bench      benchmarks; figures go to docs/performance.md"
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/*.gp
 	@echo "make deps       install missing Debian packages (scripts/packages.txt)"
 	@echo "make flash [PORT=/dev/ttyACM0] flash a real meter (without PORT: the one Mega on USB)"
 	@echo "make install PREFIX=/usr/local ; make clean ; make format"

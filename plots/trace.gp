@@ -1,0 +1,70 @@
+# trace.gp — kinds trace and timeline: every channel's power over time (top panel) and the
+# program's phases in lanes below it on the same time axis (one lane per node for trace,
+# one per rank for timeline), coloured and hatched by class; the idle baseline and the gaps
+# as bands behind the power. docs/plots.md describes the data file.
+#
+# Variables written by mw: title_text; xmin, xmax (s); nch, ch_title[nch] (the blocks 0 ..
+# nch-1 of datafile: start_s end_s power_w min_w max_w); decimated (1: a row is a bucket of
+# windows, min_w/max_w its extremes); nlanes, lane_name[nlanes], lane_label, lanes_frac (the
+# lanes panel's share of the height); cls_list (the classes present, 1-based, as words),
+# cls_block0 (index of the first class block: start_s end_s lane); n_idle, idle_t0[],
+# idle_t1[]; ymin, ymax (W, the power panel's range); n_gaps, gap_t0[], gap_t1[]; n_notes, notes[]; left_margin (screen share
+# left of the panels, room for the lane names).
+
+L = left_margin
+R = 0.80
+TOP = 0.91
+BOTTOM = 0.09
+split_y = (nlanes > 0) ? BOTTOM + lanes_frac : BOTTOM
+
+set multiplot title title_text font ',12'
+
+# ---- power
+set lmargin at screen L
+set rmargin at screen R
+set tmargin at screen TOP
+set bmargin at screen (nlanes > 0 ? split_y + 0.015 : BOTTOM)
+set xrange [xmin:xmax]
+set yrange [ymin:ymax]
+set ylabel 'power (W)'
+if (nlanes > 0) {
+    set format x ''
+    unset xlabel
+} else {
+    set format x '% h'
+    set xlabel 'time since the start of the run (s)'
+}
+set key at screen R + 0.015, screen TOP top left vertical Left reverse samplen 3 spacing 1.1 box lc rgb '#c0c0c0'
+do for [i = 1:n_idle] {
+    set object i rectangle from first idle_t0[i], graph 0 to first idle_t1[i], graph 1 behind fc rgb idle_color fs solid 0.7 noborder
+}
+do for [i = 1:n_gaps] {
+    set object (1000 + i) rectangle from first gap_t0[i], graph 0 to first gap_t1[i], graph 1 behind fc rgb gap_color fs pattern 2 noborder
+}
+do for [i = 1:n_notes] {
+    set label (100 + i) notes[i] at graph 0.01, graph (0.95 - 0.06 * (i - 1)) left front boxed font ',11' tc rgb '#a00000'
+}
+plot for [i = 1:nch * decimated] datafile index (i - 1) using 1:4:5 with filledcurves fc rgb series_color[(i - 1) % 8 + 1] fs transparent solid 0.25 noborder notitle, \
+     for [i = 1:nch] datafile index (i - 1) using 1:3 with steps ls i title ch_title[i], \
+     for [k = 1:(n_idle > 0)] NaN with boxes fc rgb idle_color fs solid 0.7 noborder title 'idle baseline', \
+     for [k = 1:(n_gaps > 0)] NaN with boxes fc rgb gap_color fs pattern 2 noborder title 'gap (no windows)'
+
+# ---- lanes
+if (nlanes > 0) {
+    unset object
+    unset label
+    set tmargin at screen split_y
+    set bmargin at screen BOTTOM
+    set format x '% h'
+    set xlabel 'time since the start of the run (s)'
+    set ylabel lane_label
+    set yrange [nlanes + 0.6:0.4]
+    set ytics () scale 0
+    do for [i = 1:nlanes] {
+        set ytics add (lane_name[i] i)
+    }
+    set grid noytics
+    set key at screen R + 0.015, screen split_y top left vertical Left reverse samplen 2 spacing 1.1 box lc rgb '#c0c0c0'
+    plot for [w in cls_list] datafile index (cls_block0 + word_index(w) - 1) using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38) with boxxyerror fc rgb cls_color[word_index(w)] fs pattern cls_pattern[word_index(w)] border lc rgb cls_color[word_index(w)] title cls_name[word_index(w)]
+}
+unset multiplot
