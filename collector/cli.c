@@ -50,10 +50,10 @@ const mw_cli_command mw_cli_commands[] = {
     {"pareto", "time-energy Pareto front of a workload split over devices (seed 002)", cmd_pareto},
     {"fit", "fit and validate the runtime/energy model (seed 000 eq. 3-9)", cmd_fit},
     {"dvfs", "choose CPU frequencies that save energy (seed 003 models)", cmd_dvfs},
-    {NULL, NULL, NULL},
     {"plot", "gnuplot figures of runs, sweeps and profiles (docs/plots.md)", cmd_plot},
-};
     {"sweep", "record a command over a grid of parameters, repeated; resumable", cmd_sweep},
+    {NULL, NULL, NULL},
+};
 
 static void print_help(FILE *out)
 {
