@@ -27,6 +27,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_dvfs(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
@@ -51,6 +52,8 @@ const mw_cli_command mw_cli_commands[] = {
     {"fit", "fit and validate the runtime/energy model (seed 000 eq. 3-9)", cmd_fit},
     {"dvfs", "choose CPU frequencies that save energy (seed 003 models)", cmd_dvfs},
     {"plot", "gnuplot figures of runs, sweeps and profiles (docs/plots.md)", cmd_plot},
+    {"report", "one self-contained HTML page: figures, energy tables, statistics, metadata",
+     cmd_report},
     {"sweep", "record a command over a grid of parameters, repeated; resumable", cmd_sweep},
     {NULL, NULL, NULL},
 };

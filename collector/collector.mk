@@ -3,3 +3,4 @@
 # commands in-process.
 CLI_SRCS += $(filter-out collector/main.c,$(wildcard collector/*.c))
 MW_SRCS  += collector/main.c
+$(BUILD)/obj/collector/report_css.o $(BUILD)/asan/obj/collector/report_css.o: plots/report.css

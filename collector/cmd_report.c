@@ -1,0 +1,779 @@
+/* cmd_report — "mw report RUNDIR|SWEEPDIR... [-o DIR] [--no-figures] [-q]": one
+ * self-contained HTML page, DIR/index.html, with the runs' figures, summary tables and
+ * metadata (docs/report.md describes the page).
+ *
+ * Design. The report computes nothing of its own that another command computes: the
+ * energy per channel, phase and rank, the power levels and the mean +- sd across runs are
+ * `mw analyze --json` over every run (one child process; its JSON is read with json-c);
+ * the model table is `mw fit --model escobar --json` (predict, then fit mode) over the runs
+ * that models/escobar.h recognises as eeg-mofs runs (mw_escobar_from_run); the figures are
+ * `mw plot INPUTS... -o DIR/fig --format png` (which draws, for several runs, only the
+ * figures across them) and, for 2 to RP_MAX_RUN_FIGURES runs, `mw plot RUNDIR -o
+ * DIR/fig/runN` for each; mw plot's standard output names one file per line, and a file's
+ * kind is the start of its name (KIND[-CHANNEL].png). Children are this executable
+ * (/proc/self/exe) started with an argument vector (report_child.h). Why children and not
+ * the libraries: mw analyze's phase unions and rank-to-channel attribution live in the
+ * command, and a second copy here could drift from it; the page then shows exactly the
+ * numbers of mw analyze --json. What only the report needs is computed here with the
+ * libraries: Student-t intervals, Kruskal-Wallis and Mann-Whitney across configurations
+ * (models/stats.h), the run metadata (the run store, read-only), the sweep's table
+ * (collector/sweepindex.h).
+ *
+ * This file gathers (inputs, metadata, child processes, figures); report_page.c writes the
+ * page from what it gathered (report_internal.h).
+ *
+ * Order: arguments, inputs (each a run or a sweep, else exit 2), the analysis (its failure
+ * on unusable input is exit 2 with analyze's own reason), then DIR is created, the figures
+ * made, and the page written to DIR/index.html.tmp and renamed: nothing is created before
+ * the input is known to be good, and a failed write leaves no half page. Every string from
+ * outside (run directories, metadata, channel and phase names, file names) is escaped
+ * (report_html.h); images are referred to as fig/... relative to the page, the style sheet
+ * is inline (report_css.h) and there is no script, so DIR opens from disk anywhere. */
+#include <errno.h>
+#include <getopt.h>
+#include <json.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "escobar.h"
+#include "mw_store.h"
+#include "report_child.h"
+#include "report_internal.h"
+#include "sweepindex.h"
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+void *rp_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) {
+        fprintf(stderr, "mw report: out of memory\n");
+        exit(MW_EXIT_FAIL);
+    }
+    return p;
+}
+
+void *rp_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "mw report: out of memory\n");
+        exit(MW_EXIT_FAIL);
+    }
+    return p;
+}
+
+char *rp_xstrdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) {
+        fprintf(stderr, "mw report: out of memory\n");
+        exit(MW_EXIT_FAIL);
+    }
+    return d;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(stderr, "mw report: out of memory\n");
+        exit(MW_EXIT_FAIL);
+    }
+    return s;
+}
+
+/* ---- options ----------------------------------------------------------------------- */
+
+typedef struct {
+    const char *out_dir;
+    int figures;
+    int quiet;
+    char **inputs;
+    int ninputs;
+    const char *profile; /* --profile: a mw pareto profile for the pareto figure */
+    const char *freqs;   /* --freqs: passed to mw plot (the dvfs figure) */
+} rp_opts;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mw report RUNDIR|SWEEPDIR... [-o DIR] [--profile FILE] [--freqs LIST]\n"
+            "                 [--no-figures] [-q]\n\n"
+            "Writes one self-contained HTML page, DIR/index.html, about the runs: their\n"
+            "metadata (command, host, meter, firmware, channels, start, duration), energy per\n"
+            "channel and per phase, Pow_idle/Pow_work (KDE, Gaussian mixture, phase split),\n"
+            "statistics across runs (mean +- sd, 95 %% Student-t intervals), the model fit for\n"
+            "eeg-mofs runs, and the figures of `mw plot` (PNG files in DIR/fig/). Every path\n"
+            "in the page is relative and the style is inline, with no script: DIR can be\n"
+            "copied anywhere and opens from disk in a browser. A SWEEPDIR (mw sweep) stands\n"
+            "for its finished runs, with a table of configurations x repetitions and\n"
+            "statistics per configuration. Prints the path of index.html; progress goes to\n"
+            "standard error. Details: docs/report.md.\n\n"
+            "  -o, --output DIR  where to write (default: RUNDIR/report or SWEEPDIR/report;\n"
+            "                    required with several inputs); made if missing. index.html\n"
+            "                    and the figures are replaced, other files left alone\n"
+            "  --profile FILE    also the Pareto front of this mw pareto profile (seed 002)\n"
+            "  --freqs LIST      CPU frequencies in GHz for the DVFS figure (mw plot --freqs;\n"
+            "                    default: this machine's cpufreq table)\n"
+            "  --no-figures      no figures (mw plot is not run)\n"
+            "  -q, --quiet       no progress on standard error\n"
+            "  -h, --help        this text\n");
+}
+
+static int parse_opts(int argc, char **argv, rp_opts *o)
+{
+    static const struct option longs[] = {{"output", required_argument, NULL, 'o'},
+                                          {"no-figures", no_argument, NULL, 'F'},
+                                          {"profile", required_argument, NULL, 'P'},
+                                          {"freqs", required_argument, NULL, 'f'},
+                                          {"quiet", no_argument, NULL, 'q'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->figures = 1;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:qh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!optarg[0]) return mw_cli_usage_error("report", "-o: an empty directory name");
+            o->out_dir = optarg;
+            break;
+        case 'F':
+            o->figures = 0;
+            break;
+        case 'P': {
+            struct stat sb;
+            if (stat(optarg, &sb) != 0 || !S_ISREG(sb.st_mode))
+                return mw_cli_usage_error("report", "--profile %s: not a file", optarg);
+            o->profile = optarg;
+            break;
+        }
+        case 'f':
+            if (!optarg[0]) return mw_cli_usage_error("report", "--freqs: an empty list");
+            o->freqs = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        case ':':
+            return mw_cli_usage_error("report", "%s needs a value", argv[optind - 1]);
+        default:
+            return mw_cli_usage_error("report", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    o->inputs = argv + optind;
+    o->ninputs = argc - optind;
+    if (o->ninputs == 0) return mw_cli_usage_error("report", "no RUNDIR or SWEEPDIR given");
+    for (int i = 0; i < o->ninputs; i++)
+        if (!o->inputs[i][0]) return mw_cli_usage_error("report", "an empty RUNDIR argument");
+    if (o->ninputs > 1 && !o->out_dir)
+        return mw_cli_usage_error("report", "%d inputs: say where the report goes with -o DIR",
+                                  o->ninputs);
+    return 0;
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? rp_xstrdup((const char *)t) : NULL;
+}
+
+/* The run's metadata, channels and gaps; 0, or -1 with a message in err. */
+static int read_run(rp_run *r, char *err, size_t errlen)
+{
+    mw_store *s = mw_store_open(r->dir, err, errlen);
+    if (!s) return -1;
+    sqlite3 *db = mw_store_db(s);
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL) !=
+        SQLITE_OK)
+        goto fail;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (r->nmeta == cap) {
+            cap = cap ? 2 * cap : 32;
+            r->key = rp_xrealloc(r->key, cap * sizeof *r->key);
+            r->val = rp_xrealloc(r->val, cap * sizeof *r->val);
+        }
+        r->key[r->nmeta] = col_text(st, 0);
+        r->val[r->nmeta] = col_text(st, 1);
+        if (!r->key[r->nmeta]) r->key[r->nmeta] = rp_xstrdup("");
+        if (!r->val[r->nmeta]) r->val[r->nmeta] = rp_xstrdup("");
+        r->nmeta++;
+    }
+    if (rc != SQLITE_DONE) goto fail;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT channel, name, host, pin FROM channels ORDER BY channel", -1,
+                           &st, NULL) != SQLITE_OK)
+        goto fail;
+    cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (r->nch == cap) {
+            cap = cap ? 2 * cap : 16;
+            r->ch = rp_xrealloc(r->ch, cap * sizeof *r->ch);
+        }
+        rp_channel *c = &r->ch[r->nch++];
+        c->channel = sqlite3_column_int(st, 0);
+        c->name = col_text(st, 1);
+        c->host = col_text(st, 2);
+        c->pin = col_text(st, 3);
+    }
+    if (rc != SQLITE_DONE) goto fail;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT COUNT(*) FROM gaps), (SELECT COUNT(*) FROM phases)",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW)
+        goto fail;
+    r->ngaps = sqlite3_column_int64(st, 0);
+    r->nphases = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT start_ns, end_ns, reason FROM gaps ORDER BY start_ns LIMIT ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_int(st, 1, RP_MAX_GAPS);
+    r->gap = rp_xcalloc(RP_MAX_GAPS, sizeof *r->gap);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->ngap_rows < RP_MAX_GAPS) {
+        rp_gap *g = &r->gap[r->ngap_rows++];
+        g->start_ns = sqlite3_column_int64(st, 0);
+        g->end_ns = sqlite3_column_int64(st, 1);
+        g->reason = col_text(st, 2);
+    }
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) goto fail;
+    sqlite3_finalize(st);
+    mw_store_close(s);
+    return 0;
+fail:
+    snprintf(err, errlen, "%s: cannot read the run store: %s", r->dir, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    mw_store_close(s);
+    return -1;
+}
+
+static void run_free(rp_run *r)
+{
+    free(r->dir);
+    free(r->title);
+    for (size_t i = 0; i < r->nmeta; i++) {
+        free(r->key[i]);
+        free(r->val[i]);
+    }
+    free(r->key);
+    free(r->val);
+    for (size_t i = 0; i < r->nch; i++) {
+        free(r->ch[i].name);
+        free(r->ch[i].host);
+        free(r->ch[i].pin);
+    }
+    free(r->ch);
+    for (size_t i = 0; i < r->ngap_rows; i++)
+        free(r->gap[i].reason);
+    free(r->gap);
+}
+
+static void report_free(rp_report *rp)
+{
+    for (size_t i = 0; i < rp->nrun; i++)
+        run_free(&rp->run[i]);
+    free(rp->run);
+    for (size_t i = 0; i < rp->nsw; i++) {
+        free(rp->sw[i].dir);
+        free(rp->sw[i].run_of);
+        mw_sweepidx_close(rp->sw[i].x);
+    }
+    free(rp->sw);
+    if (rp->analysis) json_object_put(rp->analysis);
+    if (rp->fit) json_object_put(rp->fit);
+    if (rp->fit_mode) json_object_put(rp->fit_mode);
+    for (size_t i = 0; i < rp->nfig; i++) {
+        free(rp->fig[i].sub);
+        free(rp->fig[i].name);
+    }
+    free(rp->fig);
+}
+
+static json_object *parse_json(const char *text, const char *what)
+{
+    json_tokener *tok = json_tokener_new_ex(64);
+    if (!tok) return NULL;
+    json_object *o = json_tokener_parse_ex(tok, text, (int)strlen(text));
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    if (!o || e != json_tokener_success) {
+        fprintf(stderr, "mw report: %s: its JSON does not parse (%s)\n", what,
+                json_tokener_error_desc(e));
+        if (o) json_object_put(o);
+        o = NULL;
+    }
+    json_tokener_free(tok);
+    return o;
+}
+
+/* The command's duration and every channel's energy during it (the mw phase "command"),
+ * and every channel's energy over the range. */
+static void derive_run(rp_run *r)
+{
+    r->duration_s = rp_jnum(r->an, "duration_s");
+    r->cmd_s = r->cmd_j = NAN;
+    r->total_j = 0;
+    json_object *ch = rp_jget(r->an, "channels");
+    for (size_t i = 0; i < rp_jlen(ch); i++)
+        r->total_j += rp_jnum(rp_jat(ch, i), "energy_j");
+    if (!rp_jlen(ch)) r->total_j = NAN;
+    json_object *ph = rp_jget(r->an, "phases");
+    for (size_t i = 0; i < rp_jlen(ph); i++) {
+        json_object *p = rp_jat(ph, i);
+        const char *kind = rp_jstr(p, "kind"), *name = rp_jstr(p, "name");
+        if (!kind || !name || strcmp(kind, "mw") || strcmp(name, "command")) continue;
+        r->cmd_s = rp_jnum(p, "duration_s");
+        json_object *pc = rp_jget(p, "channels");
+        double e = 0;
+        for (size_t k = 0; k < rp_jlen(pc); k++)
+            e += rp_jnum(rp_jat(pc, k), "energy_j");
+        r->cmd_j = rp_jlen(pc) ? e : NAN;
+    }
+}
+
+/* ---- progress ---------------------------------------------------------------------- */
+
+static int quiet;
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+    if (quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mw report: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- inputs ------------------------------------------------------------------------ */
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return xasprintf("%.*s/%s", (int)n, dir, name);
+}
+
+/* Checks the inputs and lists the runs: a sweep's finished runs (mw_sweepidx_expand) with
+ * their configuration, a run as it is. */
+static int collect_runs(const rp_opts *o, rp_report *rp)
+{
+    for (int i = 0; i < o->ninputs; i++) {
+        const char *in = o->inputs[i];
+        struct stat sb;
+        if (stat(in, &sb) != 0) return mw_cli_usage_error("report", "%s: %s", in, strerror(errno));
+        if (!S_ISDIR(sb.st_mode)) return mw_cli_usage_error("report", "%s: not a directory", in);
+        if (!mw_sweepidx_is_sweep(in) && !mw_store_exists(in))
+            return mw_cli_usage_error("report",
+                                      "%s: not a run (no trace.db) nor a sweep (no sweep.db)", in);
+    }
+    char err[512];
+    char **list = NULL;
+    int n = 0;
+    if (mw_sweepidx_expand(o->ninputs, o->inputs, &list, &n, err, sizeof err) != 0)
+        return mw_cli_usage_error("report", "%s", err);
+    if (n == 0) {
+        mw_sweepidx_free_list(list, n);
+        return mw_cli_usage_error("report", "no run to report on");
+    }
+    rp->run = rp_xcalloc((size_t)n, sizeof *rp->run);
+    for (int i = 0; i < n; i++) {
+        rp_run *r = &rp->run[rp->nrun++];
+        r->dir = rp_xstrdup(list[i]);
+        r->title = rp_xstrdup(list[i]);
+        r->sweep = -1;
+    }
+    mw_sweepidx_free_list(list, n);
+    for (size_t i = 0; i < rp->nrun; i++) {
+        rp_run *r = &rp->run[i];
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(rp->run[j].dir, r->dir))
+                return mw_cli_usage_error("report", "%s: given twice", r->dir);
+        if (!mw_store_exists(r->dir))
+            return mw_cli_usage_error("report", "%s: not a run (no trace.db)", r->dir);
+    }
+    /* the sweeps' tables: which runs each holds */
+    for (int i = 0; i < o->ninputs; i++) {
+        if (!mw_sweepidx_is_sweep(o->inputs[i])) continue;
+        mw_sweepidx *x = mw_sweepidx_open(o->inputs[i], err, sizeof err);
+        if (!x) return mw_cli_usage_error("report", "%s", err);
+        rp->sw = rp_xrealloc(rp->sw, (rp->nsw + 1) * sizeof *rp->sw);
+        rp_sweep *s = &rp->sw[rp->nsw];
+        s->dir = rp_xstrdup(o->inputs[i]);
+        s->x = x;
+        size_t nr = mw_sweepidx_nruns(x);
+        s->run_of = rp_xcalloc(nr, sizeof *s->run_of);
+        for (size_t k = 0; k < nr; k++) {
+            s->run_of[k] = -1;
+            const char *d = mw_sweepidx_run_dir(x, k);
+            for (size_t j = 0; d && j < rp->nrun; j++) {
+                rp_run *r = &rp->run[j];
+                if (r->sweep < 0 && !strcmp(r->dir, d)) {
+                    r->sweep = (int)rp->nsw;
+                    free(r->title);
+                    r->title = xasprintf("%s, repetition %d", mw_sweepidx_run_label(x, k),
+                                         mw_sweepidx_run_rep(x, k));
+                    s->run_of[k] = (int)j;
+                    break;
+                }
+            }
+        }
+        rp->nsw++;
+    }
+    return 0;
+}
+
+/* ---- the analysis, the model --------------------------------------------------------- */
+
+static int analyze(rp_report *rp)
+{
+    char **argv = rp_xcalloc(rp->nrun + 4, sizeof *argv);
+    int k = 0;
+    argv[k++] = "mw";
+    argv[k++] = "analyze";
+    argv[k++] = "--json";
+    for (size_t i = 0; i < rp->nrun; i++)
+        argv[k++] = rp->run[i].dir;
+    argv[k] = NULL;
+    mw_report_child c;
+    int rc = mw_report_child_run(argv, 1, &c);
+    free(argv);
+    char line[512];
+    if (rc != 0 || c.status != 0) {
+        mw_report_child_last_err(&c, line, sizeof line);
+        int st = c.status;
+        mw_report_child_free(&c);
+        if (st == MW_EXIT_USAGE) { /* unusable input: analyze's own reason */
+            fprintf(stderr, "mw report: %s\n", line);
+            return MW_EXIT_USAGE;
+        }
+        if (st < 0)
+            fprintf(stderr, "mw report: mw analyze could not run: %s\n", line);
+        else
+            fprintf(stderr, "mw report: mw analyze failed (exit %d): %s\n", st, line);
+        return MW_EXIT_FAIL;
+    }
+    /* analyze's notes (a constant channel, ...) are progress */
+    if (!quiet && c.err && c.err[0]) fputs(c.err, stderr);
+    rp->analysis = parse_json(c.out, "mw analyze --json");
+    mw_report_child_free(&c);
+    if (!rp->analysis) return MW_EXIT_FAIL;
+    json_object *runs = rp_jget(rp->analysis, "runs");
+    if (rp_jlen(runs) != rp->nrun) {
+        fprintf(stderr, "mw report: mw analyze --json gave %zu runs for %zu\n", rp_jlen(runs),
+                rp->nrun);
+        return MW_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < rp->nrun; i++) {
+        rp->run[i].an = rp_jat(runs, i);
+        derive_run(&rp->run[i]);
+    }
+    return 0;
+}
+
+/* mw fit --model escobar over the eeg-mofs runs: predict mode, and fit mode when it can. */
+static void model(rp_report *rp)
+{
+    mw_escobar_run *er = rp_xcalloc(1, sizeof *er);
+    for (size_t i = 0; i < rp->nrun; i++) {
+        rp_run *r = &rp->run[i];
+        r->escobar =
+            mw_escobar_from_run(r->dir, NULL, er, r->escobar_err, sizeof r->escobar_err) == 0;
+        rp->nescobar += (size_t)r->escobar;
+    }
+    free(er);
+    if (!rp->nescobar) return;
+    progress("model: mw fit --model escobar over %zu eeg-mofs run%s", rp->nescobar,
+             rp->nescobar == 1 ? "" : "s");
+    char **argv = rp_xcalloc(rp->nrun + 8, sizeof *argv);
+    for (int mode = 0; mode < 2; mode++) {
+        int k = 0;
+        argv[k++] = "mw";
+        argv[k++] = "fit";
+        argv[k++] = "--model";
+        argv[k++] = "escobar";
+        argv[k++] = "--mode";
+        argv[k++] = mode ? "fit" : "predict";
+        argv[k++] = "--json";
+        for (size_t i = 0; i < rp->nrun; i++)
+            if (rp->run[i].escobar) argv[k++] = rp->run[i].dir;
+        argv[k] = NULL;
+        mw_report_child c;
+        char *note = mode ? rp->fit_mode_note : rp->fit_note;
+        size_t notelen = mode ? sizeof rp->fit_mode_note : sizeof rp->fit_note;
+        json_object **dst = mode ? &rp->fit_mode : &rp->fit;
+        if (mw_report_child_run(argv, 1, &c) != 0 || c.status != 0) {
+            char line[400];
+            mw_report_child_last_err(&c, line, sizeof line);
+            snprintf(note, notelen, "%s", line[0] ? line : "mw fit failed");
+            if (!mode) progress("model: %s", note);
+        } else {
+            *dst = parse_json(c.out, "mw fit --json");
+            if (!*dst) snprintf(note, notelen, "mw fit --json: its output does not parse");
+        }
+        mw_report_child_free(&c);
+        if (!rp->fit) break; /* no fit mode without a prediction */
+    }
+    free(argv);
+}
+
+/* ---- figures ----------------------------------------------------------------------- */
+
+static int mkdirs(const char *path, char *err, size_t errlen)
+{
+    char *p = rp_xstrdup(path);
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "%s: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        struct stat sb;
+        if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            snprintf(err, errlen, "%s: not a directory", p);
+            free(p);
+            return -1;
+        }
+        if (!c) break;
+        *s = c;
+    }
+    free(p);
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    char buf[65536];
+    size_t n;
+    int bad = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) bad = 1;
+    if (ferror(in)) bad = 1;
+    fclose(in);
+    if (fclose(out) != 0) bad = 1;
+    return bad ? -1 : 0;
+}
+
+/* One mw plot: INPUTS into DIR/SUB (SUB "fig" or "fig/runN"), its figures listed under
+ * run (-1: the figures over all the inputs). A failed figure leaves the others (exit 1);
+ * a plot that could not run at all leaves a note. */
+static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const char *freqs,
+                      const char *out_dir, const char *sub, int run)
+{
+    char *figdir = join(out_dir, sub);
+    char err[512];
+    if (mkdirs(figdir, err, sizeof err) != 0) {
+        snprintf(rp->fig_note, sizeof rp->fig_note, "%s", err);
+        fprintf(stderr, "mw report: warning: %s\n", err);
+        free(figdir);
+        return;
+    }
+    char **argv = rp_xcalloc((size_t)ninputs + 10, sizeof *argv);
+    int k = 0;
+    argv[k++] = "mw";
+    argv[k++] = "plot";
+    for (int i = 0; i < ninputs; i++)
+        argv[k++] = inputs[i];
+    argv[k++] = "-o";
+    argv[k++] = figdir;
+    argv[k++] = "--format";
+    argv[k++] = "png";
+    if (freqs) {
+        argv[k++] = "--freqs";
+        argv[k++] = (char *)freqs;
+    }
+    argv[k] = NULL;
+    mw_report_child c;
+    int rc = mw_report_child_run(argv, 1, &c);
+    free(argv);
+    /* plot's messages (kinds skipped and why, gnuplot's errors) are progress */
+    if (!quiet && c.err && c.err[0]) fputs(c.err, stderr);
+    if (rc != 0 || (c.status != 0 && c.status != 1)) {
+        char line[400];
+        mw_report_child_last_err(&c, line, sizeof line);
+        snprintf(rp->fig_note, sizeof rp->fig_note, "mw plot failed (%s%d): %s",
+                 c.status < 0 ? "not started" : "exit ", c.status < 0 ? 0 : c.status,
+                 line[0] ? line : "no message");
+        fprintf(stderr, "mw report: warning: %s\n", rp->fig_note);
+        mw_report_child_free(&c);
+        free(figdir);
+        return;
+    }
+    if (c.status == 1) {
+        rp->fig_failed = 1;
+        fprintf(stderr, "mw report: warning: mw plot: a figure failed (above); the others are "
+                        "on the page\n");
+    }
+    char *real_figdir = realpath(figdir, NULL);
+    char *save = NULL;
+    for (char *line = strtok_r(c.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+            line[--len] = 0;
+        if (!len) continue;
+        struct stat sb;
+        if (stat(line, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "mw report: warning: mw plot named %s, which is not a file\n", line);
+            continue;
+        }
+        const char *base = strrchr(line, '/');
+        base = base ? base + 1 : line;
+        /* a figure written elsewhere is copied in, so that the page refers only to DIR */
+        char *dir = rp_xstrdup(line);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        char *real_dir = realpath(!slash ? "." : !dir[0] ? "/" : dir, NULL);
+        free(dir);
+        int inside = real_dir && real_figdir && !strcmp(real_dir, real_figdir);
+        free(real_dir);
+        if (!inside) {
+            char *to = join(figdir, base);
+            int bad = copy_file(line, to);
+            free(to);
+            if (bad) {
+                fprintf(stderr, "mw report: warning: cannot copy %s into %s\n", line, figdir);
+                continue;
+            }
+        }
+        int dup = 0;
+        for (size_t i = 0; i < rp->nfig; i++)
+            dup |= rp->fig[i].run == run && !strcmp(rp->fig[i].name, base);
+        if (dup) continue;
+        rp->fig = rp_xrealloc(rp->fig, (rp->nfig + 1) * sizeof *rp->fig);
+        rp->fig[rp->nfig].sub = rp_xstrdup(sub);
+        rp->fig[rp->nfig].name = rp_xstrdup(base);
+        rp->fig[rp->nfig].run = run;
+        rp->nfig++;
+    }
+    free(real_figdir);
+    free(figdir);
+    mw_report_child_free(&c);
+}
+
+/* The figures: those of mw plot over every input (one run: its per-run figures; several:
+ * across runs) and the --profile, and each run's own in DIR/fig/runN: of every run when
+ * there are at most RP_MAX_RUN_FIGURES, else of the runs given by themselves and the first
+ * run of each sweep (up to RP_MAX_RUN_FIGURES). */
+static void figures(const rp_opts *o, rp_report *rp, const char *out_dir)
+{
+    progress("figures: mw plot ... -o %s/fig --format png", out_dir);
+    char **in = rp_xcalloc((size_t)o->ninputs + 1, sizeof *in);
+    for (int i = 0; i < o->ninputs; i++)
+        in[i] = o->inputs[i];
+    if (o->profile) in[o->ninputs] = (char *)o->profile;
+    plot_into(rp, in, o->ninputs + (o->profile != NULL), o->freqs, out_dir, "fig", -1);
+    free(in);
+    if (rp->nrun < 2) goto out;
+    size_t made = 0;
+    for (size_t i = 0; i < rp->nrun && made < RP_MAX_RUN_FIGURES; i++) {
+        int first_of_sweep = rp->run[i].sweep >= 0;
+        for (size_t j = 0; j < i && first_of_sweep; j++)
+            if (rp->run[j].sweep == rp->run[i].sweep) first_of_sweep = 0;
+        if (rp->nrun > RP_MAX_RUN_FIGURES && rp->run[i].sweep >= 0 && !first_of_sweep) continue;
+        char sub[64];
+        snprintf(sub, sizeof sub, "fig/run%zu", i + 1);
+        plot_into(rp, &rp->run[i].dir, 1, o->freqs, out_dir, sub, (int)i);
+        made++;
+    }
+out:
+    if (!rp->nfig && !rp->fig_note[0])
+        snprintf(rp->fig_note, sizeof rp->fig_note, "mw plot made no figure");
+    progress("figures: %zu", rp->nfig);
+}
+
+/* ---- the command --------------------------------------------------------------------- */
+
+int cmd_report(int argc, char **argv)
+{
+    rp_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc < 0) return MW_EXIT_OK; /* --help */
+    if (rc) return rc;
+    quiet = o.quiet;
+    rp_report rp;
+    memset(&rp, 0, sizeof rp);
+    char *out_dir = o.out_dir ? rp_xstrdup(o.out_dir) : join(o.inputs[0], "report");
+    char *page = join(out_dir, "index.html");
+    char *tmp = join(out_dir, "index.html.tmp");
+    char err[1024];
+    struct stat sb;
+    if (stat(out_dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        rc = mw_cli_usage_error("report", "-o %s: not a directory", out_dir);
+        goto done;
+    }
+    if ((rc = collect_runs(&o, &rp)) != 0) goto done;
+    for (size_t i = 0; i < rp.nrun; i++)
+        if (read_run(&rp.run[i], err, sizeof err) != 0) {
+            rc = mw_cli_usage_error("report", "%s", err);
+            goto done;
+        }
+    /* no progress before this: unusable input is one line on stderr */
+    if ((rc = analyze(&rp)) != 0) goto done;
+    progress("analysed %zu run%s (mw analyze)", rp.nrun, rp.nrun == 1 ? "" : "s");
+    model(&rp);
+    if (mkdirs(out_dir, err, sizeof err) != 0) {
+        fprintf(stderr, "mw report: %s\n", err);
+        rc = MW_EXIT_FAIL;
+        goto done;
+    }
+    if (o.figures) figures(&o, &rp, out_dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "mw report: %s: %s\n", tmp, strerror(errno));
+        rc = MW_EXIT_FAIL;
+        goto done;
+    }
+    rp_write_page(f, &rp, o.inputs, o.ninputs, o.figures, argc, argv);
+    if (ferror(f) | (fclose(f) != 0) || rename(tmp, page) != 0) {
+        fprintf(stderr, "mw report: %s: cannot write it: %s\n", page, strerror(errno));
+        unlink(tmp);
+        rc = MW_EXIT_FAIL;
+        goto done;
+    }
+    progress("wrote %s", page);
+    printf("%s\n", page);
+    rc = MW_EXIT_OK;
+done:
+    report_free(&rp);
+    free(out_dir);
+    free(page);
+    free(tmp);
+    return rc;
+}
