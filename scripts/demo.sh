@@ -1,12 +1,113 @@
 #!/usr/bin/env bash
-# make demo — for now: the real firmware on the simulated board, measuring mains at 230 V
-# 50 Hz and the idle power of three nodes (seed 000, Table 5: N1 156.3 W, N2 146.1 W, N3
-# 172.8 W, SMPS-like currents) and a switch, for a few simulated seconds; prints what the
-# meter sends. Later issues grow this into the full pipeline (mw sweep, analysis, report).
+# make demo — the main job end to end, on one machine with no meter attached: the real
+# firmware on the simulated board, a simulated cluster whose node channels follow real MPI
+# processes (docs/simulated-cluster.md), real Open MPI runs, the real collector, analysis,
+# models, gnuplot and the HTML report. Everything lands in demo-out/ (DEMO_OUT):
+#   pattern/  three ranks running busy/idle m-sequences: Pow_idle/Pow_work recovered vs the
+#             configured levels, and the lag of power behind the phases (scripts/cluster-check.sh)
+#   alltoall/ an MPI all-to-all between idle baselines: the switch channel
+#   profile/  dgemm on N2 and on N3 at two sizes: a measured profile for mw pareto (seed 002)
+#   sweep/    mw sweep of eeg-mofs over N_Spop and v2/v3 (DEMO_REPS repetitions, 1 s idle
+#             baselines); resumable: running the demo again keeps finished runs
+#   analysis.txt, fit.txt, fit.json, pareto.txt, cluster-check.txt, report/index.html
+# Usage: scripts/demo.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
-echo "demo: the meter firmware on the simulated board, 3 s at 4 Hz (W lines: seq, meter time,"
-echo "      flags, sets, missed, clip, f mHz, Vrms mV; then per channel P mW, Irms uA, PF x1000, E mJ)"
-"$build/bin/mw" vmeter --elf "$build/firmware/megawatt.elf" --seconds 3 --stdout \
-  --mains 230,50 --wave smps --pf 0.95 \
-  --load A1=156.3 --load A2=146.1 --load A3=172.8 --load A4=3.5,1,sine
+out=${DEMO_OUT:-demo-out}
+reps=${DEMO_REPS:-2}
+nspop=${DEMO_NSPOP:-2,3,4,6,8}
+mw=$build/bin/mw
+t_start=$(date +%s)
+export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader} # one machine: shared memory, no network
+# ranks waiting in MPI yield the core to the computing ones (they still demand it: busy power)
+export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+mpirun=(mpirun --oversubscribe)
+step() { printf '\n== [%s] %s (%d s so far)\n' "$1" "$2" $(($(date +%s) - t_start)); }
+mkdir -p "$out"
+
+step 1/7 "a load pattern on 3 simulated nodes (3 MPI ranks, 24 s): levels and lag"
+pat=(--bit-ms 1000 --seconds 24 --threads 1)
+"$mw" record -q --force -o "$out/pattern" --meter sim:cluster --idle 2 -- "${mpirun[@]}" \
+  -np 1 "$build/bin/mwb-pattern" "${pat[@]}" --seed 1 : \
+  -np 1 "$build/bin/mwb-pattern" "${pat[@]}" --seed 9 : \
+  -np 1 "$build/bin/mwb-pattern" "${pat[@]}" --seed 77 >"$out/pattern.log" 2>&1
+
+step 2/7 "MPI all-to-all between idle baselines: the switch channel"
+"$mw" record -q --force -o "$out/alltoall" --meter sim:cluster --idle 3 -- "${mpirun[@]}" \
+  -np 3 "$build/bin/mwb-alltoall" --bytes 4194304 --seconds 5 >"$out/alltoall.log" 2>&1
+check_rc=0
+scripts/cluster-check.sh "$mw" "$out/pattern" "$out/alltoall" | tee "$out/cluster-check.txt" ||
+  check_rc=$?
+
+step 3/7 "a workload split over two nodes (seed 002): dgemm on N2 and on N3, measured profile"
+# Each run plays one node (the rank in the environment picks it); the profile gives, per node,
+# the products done, the time and the dynamic energy (the node's energy above its idle
+# baseline) at two sizes; mw pareto fits f_i and g_i to them.
+prof=$out/profile.txt
+{
+  echo "# measured by make demo: dgemm products (256 x 256) on simulated nodes N2 and N3"
+  echo "static_power $(sqlite3 -readonly "$out/pattern/trace.db" "SELECT printf('%.2f', sum(w)) FROM
+     (SELECT avg(s.power_mw) / 1000.0 AS w FROM samples s, phases p, channels c
+      WHERE c.name IN ('N2', 'N3') AND s.channel = c.channel AND p.kind = 'mw'
+        AND p.name = 'idle-before' AND s.t0_ns >= p.start_ns AND s.t1_ns <= p.end_ns
+      GROUP BY c.name)")"
+} >"$prof"
+for node in N2:1 N3:2; do
+  name=${node%:*} rank=${node#*:}
+  points=()
+  for secs in 2 4; do
+    run=$out/profile/$name-${secs}s
+    mkdir -p "$out/profile"
+    "$mw" record -q --force -o "$run" --meter sim:cluster --idle 1 -- env OMPI_COMM_WORLD_RANK="$rank" \
+      "$build/bin/mwb-dgemm" --n 256 --seconds "$secs" --threads 1 >"$run.log" 2>&1
+    products=$(awk '$1 == "products:" { print $2 }' "$run.log")
+    points+=("$(sqlite3 -readonly "$run/trace.db" "
+      WITH ch AS (SELECT channel FROM channels WHERE name = '$name'),
+           cmd AS (SELECT start_ns, end_ns FROM phases WHERE kind = 'mw' AND name = 'command'),
+           idle AS (SELECT avg(s.power_mw) AS mw FROM samples s, phases p, ch
+                    WHERE s.channel = ch.channel AND p.kind = 'mw' AND p.name = 'idle-before'
+                      AND s.t0_ns >= p.start_ns AND s.t1_ns <= p.end_ns)
+      SELECT printf('$products:%.4f:%.4f', (cmd.end_ns - cmd.start_ns) / 1e9,
+                    sum((s.power_mw - idle.mw) / 1000.0 * (min(s.t1_ns, cmd.end_ns) -
+                        max(s.t0_ns, cmd.start_ns)) / 1e9))
+      FROM samples s, ch, cmd, idle
+      WHERE s.channel = ch.channel AND s.t1_ns > cmd.start_ns AND s.t0_ns < cmd.end_ns")")
+  done
+  echo "device $name ${points[*]}" >>"$prof"
+done
+echo "n $(awk '/^device/ { for (i = 3; i <= NF; i++) { split($i, a, ":"); t += a[1] } } END { print t / 2 }' "$prof")" >>"$prof"
+cat "$prof"
+"$mw" pareto "$prof" --total | tee "$out/pareto.txt" | head -12
+
+step 4/7 "mw sweep: eeg-mofs, N_Spop in {$nspop}, v2 and v3, $reps repetitions"
+"$mw" sweep -o "$out/sweep" --param "nspop=$nspop" --param version=v2,v3 --reps "$reps" \
+  --meter sim:cluster --idle 1 -- "${mpirun[@]}" -np 3 "$build/bin/eeg-mofs" \
+  --strategy '{version}' --subpops '{nspop}' --patterns 120 --features 900 --individuals 960 \
+  --generations 30 --global-every 10 --local-every 5 --threads 1 -q >"$out/sweep.log"
+cat "$out/sweep.log"
+
+step 5/7 "mw analyze: energy, Pow_idle/Pow_work, phases of every run"
+"$mw" analyze "$out/sweep" >"$out/analysis.txt"
+sed -n '/^across runs/,$p' "$out/analysis.txt" | head -20
+
+step 6/7 "mw fit: the runtime and energy model of seed 000 over the sweep"
+"$mw" fit --model escobar "$out/sweep" --mode fit >"$out/fit.txt" 2>&1 ||
+  "$mw" fit --model escobar "$out/sweep" >"$out/fit.txt"
+"$mw" fit --model escobar "$out/sweep" --json >"$out/fit.json"
+sed -n '/^NRMSE/,/^$/p' "$out/fit.txt"
+
+step 7/7 "mw report: figures and tables in one HTML page"
+# DVFS: this machine's cpufreq table if it has one, else a typical server CPU's gears
+freqs=()
+[ -r /sys/devices/system/cpu/cpu0/cpufreq/scaling_available_frequencies ] ||
+  freqs=(--freqs 2.4,2.2,2.0,1.8,1.6,1.4,1.2)
+"$mw" report "$out/sweep" "$out/pattern" "$out/alltoall" --profile "$prof" "${freqs[@]}" \
+  -o "$out/report" >"$out/report.path"
+printf '\ndemo: done in %d s. The report: %s\n' $(($(date +%s) - t_start)) "$(cat "$out/report.path")"
+if [ "$check_rc" != 0 ]; then
+  echo "demo: the simulated cluster's end-to-end check failed (see $out/cluster-check.txt)" >&2
+  exit 1
+fi
