@@ -149,6 +149,23 @@ bench:
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh tests/bench/bench_eeg.sh
 
+# libFuzzer (clang) on each target of tests/fuzz/ for FUZZ_S seconds (default 60), one after
+# the other; FUZZ_TARGETS picks some (tests/fuzz/fuzz.mk, docs/reliability.md "Fuzzing").
+fuzz:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@tests/fuzz/run.sh $(BUILD) $(FUZZ_S) $(FUZZ_TARGETS)
+
+# An hour (SOAK_S seconds) of recording from the simulated board through the fault proxy at a
+# byte error rate of 1e-3 with a link cut every 2 min, while a workload runs; lost, corrupted
+# and duplicated samples at the end (tests/soak/soak.sh, docs/reliability.md "Soak").
+SOAK_S ?= 3600
+.PHONY: soak
+soak:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all $(FAULT_TOOLS)
+	@SOAK_S="$(SOAK_S)" tests/soak/soak.sh $(BUILD)
+
 # Without PORT, mw flash looks for the one Arduino Mega on USB.
 flash: $(MW) $(FW_HEX)
 	$(MW) flash $(if $(PORT),--port "$(PORT)") $(FW_HEX)
@@ -157,6 +174,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/megawatt/firmware
 	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
 	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/*.gp
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 collector/probe/mwprobe.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/
@@ -174,7 +192,8 @@ help:
 	@echo "make check      install missing packages, build, run all tests (also under ASan/UBSan)"
 	@echo "make demo       the main job on the simulated board"
 	@echo "make bench      benchmarks; figures go to docs/performance.md"
-	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/*.gp
+	@echo "make fuzz [FUZZ_S=60] [FUZZ_TARGETS=\"proto store\"]  libFuzzer on each parser, FUZZ_S s each"
+	@echo "make soak [SOAK_S=3600]  record SOAK_S s through a faulty link; lost/corrupted samples"
 	@echo "make deps       install missing Debian packages (scripts/packages.txt)"
 	@echo "make flash [PORT=/dev/ttyACM0] flash a real meter (without PORT: the one Mega on USB)"
 	@echo "make install PREFIX=/usr/local ; make clean ; make format"

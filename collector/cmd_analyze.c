@@ -1055,7 +1055,10 @@ typedef struct {
 /* mean and sample sd (GSL) of metric m over the runs' channels named name */
 static summary summarize(an_run *const *runs, int nruns, const char *name, int m)
 {
-    double *v = xcalloc((size_t)nruns, sizeof *v);
+    size_t cap = 0; /* a damaged run may have two channels of one name: room for all */
+    for (int i = 0; i < nruns; i++)
+        cap += (size_t)runs[i]->nch;
+    double *v = xcalloc(cap, sizeof *v);
     size_t n = 0;
     for (int i = 0; i < nruns; i++)
         for (int c = 0; c < runs[i]->nch; c++)

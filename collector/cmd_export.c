@@ -243,9 +243,12 @@ static void writer_end(writer *w)
     if (w->format == FORMAT_JSON) fputs("\n]\n", w->out);
 }
 
+/* "" for NULL: a damaged run may hold NULL where the schema says NOT NULL, and meta's key may
+ * be NULL (a TEXT primary key allows it) */
 static const char *col_text(sqlite3_stmt *st, int i)
 {
-    return (const char *)sqlite3_column_text(st, i);
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
 }
 
 /* Run sql and write its rows; format_row turns a result row into fields. Returns 0 or -1
@@ -344,7 +347,8 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
     fputs(format == FORMAT_CSV ? "key,value\n" : "{", out);
     int rc, rows = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *k = col_text(st, 0), *v = col_text(st, 1);
+        const char *k = col_text(st, 0);
+        const char *v = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : col_text(st, 1);
         if (format == FORMAT_CSV) {
             csv_text(out, k);
             fputc(',', out);

@@ -35,6 +35,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "cli.h"
+#include "import.h"
 #include "mw_store.h"
 
 #define IMPORT_MAX_CHANNELS 64                    /* what mw ls / mw show keep per run */
@@ -589,13 +590,19 @@ static int read_file(import_data *d, const char *text, size_t len)
 
 /* ---- windows, gaps, energy ------------------------------------------------------------ */
 
+/* v rounded to ns; a spacing can exceed INT64_MAX (times from both ends of the range) */
+static int64_t round_ns(double v)
+{
+    return v >= 9223372036854775807.0 ? INT64_MAX : llround(v);
+}
+
 /* Median of the end-to-end spacings of rows [0, n) (n >= 2), ns; tmp holds n - 1. */
 static int64_t median_spacing(const import_row *rows, size_t n, double *tmp)
 {
     for (size_t i = 1; i < n; i++)
         tmp[i - 1] = (double)((__int128)rows[i].t1_ns - rows[i - 1].t1_ns);
     gsl_sort(tmp, 1, n - 1);
-    return llround(gsl_stats_median_from_sorted_data(tmp, 1, n - 1));
+    return round_ns(gsl_stats_median_from_sorted_data(tmp, 1, n - 1));
 }
 
 static int add_gap(import_data *d, int64_t a, int64_t b, int channel)
@@ -627,7 +634,7 @@ static int make_windows(import_data *d)
             tmp[m++] = (double)((__int128)d->ch[c].rows[i].t1_ns - d->ch[c].rows[i - 1].t1_ns);
     if (m) {
         gsl_sort(tmp, 1, m);
-        all_med = llround(gsl_stats_median_from_sorted_data(tmp, 1, m));
+        all_med = round_ns(gsl_stats_median_from_sorted_data(tmp, 1, m));
     }
     int rc = -1;
     for (int c = 0; c < d->nch && rc < 0; c++) {
@@ -646,7 +653,15 @@ static int make_windows(import_data *d)
                                    ch->name);
                     break;
                 }
-                x->t0_ns = prev && !hole ? prev->t1_ns : x->t1_ns - med;
+                __int128 t0 = prev && !hole ? prev->t1_ns : (__int128)x->t1_ns - med;
+                if (t0 <= INT64_MIN) {
+                    rc = bad_input(d->file, x->line, d->col[COL_TIME] + 1,
+                                   "channel '%s': the window's start (its end less the median "
+                                   "spacing) is out of range (give start_s)",
+                                   ch->name);
+                    break;
+                }
+                x->t0_ns = (int64_t)t0;
                 if (prev && x->t0_ns < prev->t1_ns) x->t0_ns = prev->t1_ns;
             }
             if (hole && x->t0_ns > prev->t1_ns && add_gap(d, prev->t1_ns, x->t0_ns, c)) {
@@ -881,6 +896,19 @@ static char *slurp(const char *file, size_t *len)
     }
     *len = n;
     return buf;
+}
+
+int mw_import_check(const char *file, const char *text, size_t len,
+                    void (*each)(void *ctx, int channel, int64_t t0_ns, int64_t t1_ns), void *ctx)
+{
+    import_data d = {.file = file};
+    int rc = read_file(&d, text, len);
+    if (rc < 0) rc = make_windows(&d);
+    for (int c = 0; rc < 0 && each && c < d.nch; c++)
+        for (size_t i = 0; i < d.ch[c].n; i++)
+            each(ctx, c, d.ch[c].rows[i].t0_ns, d.ch[c].rows[i].t1_ns);
+    data_free(&d);
+    return rc;
 }
 
 int cmd_import(int argc, char **argv)

@@ -331,9 +331,11 @@ static void on_window(rec_t *r, const mw_meter_event *ev)
             .irms_ua = w->ch[k - 1].irms_ua,
             .pf_milli = w->ch[k - 1].pf_milli,
             .meter_energy_mj = w->ch[k - 1].e_mj,
-            .energy_mj = r->base_mj[k] + w->ch[k - 1].e_mj,
             .flags = w->flags,
         };
+        /* a device that is not a meter may send any counter: saturate, never overflow */
+        if (__builtin_add_overflow(r->base_mj[k], x.meter_energy_mj, &x.energy_mj))
+            x.energy_mj = x.meter_energy_mj > 0 ? INT64_MAX : INT64_MIN;
         r->last_mj[k] = x.energy_mj;
         r->power_w[k] = x.power_mw * 1e-3;
         if (mw_store_sample_add(r->st, &x) != 0) {
@@ -416,7 +418,12 @@ static void pump(rec_t *r, int timeout_ms)
         n = mw_meter_next(r->m, &ev, 0);
     }
     if (n < 0) lost(r);
-    mw_store_maybe_commit(r->st);
+    /* a failed commit (disk full, read-only) loses the data since the last one: say so */
+    if (mw_store_maybe_commit(r->st) != 0 && !r->store_failed) {
+        fprintf(stderr, "%smw record: %s: %s (the command goes on)\n", r->tty ? "\r\033[K" : "",
+                r->o.rundir, mw_store_error(r->st));
+        r->store_failed = 1;
+    }
 }
 
 /* ---- the status line ----------------------------------------------------------------- */

@@ -55,6 +55,27 @@ typedef struct {
 
 /* ---- formatting -------------------------------------------------------------------- */
 
+/* a - b and a + b of times read from a run, without signed overflow: they wrap only for a
+ * damaged run's times (as mw export's since()) */
+static int64_t ns_diff(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static int64_t ns_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* a SQLite total() (a double) as int64 ns, clamped */
+static int64_t ns_of_double(double v)
+{
+    if (v != v) return 0;
+    return v >= 9223372036854775807.0    ? INT64_MAX
+           : v <= -9223372036854775808.0 ? INT64_MIN
+                                         : (int64_t)v;
+}
+
 static const char *seconds(char *buf, size_t len, int64_t ns)
 {
     return mw_out_fixed(buf, len, ns, 1000000, 3, "s");
@@ -213,19 +234,19 @@ static int read_samples(const char *cmd, mw_store *s, run_stats *r)
             return -1;
         }
         int64_t t0 = sqlite3_column_int64(st, 1), t1 = sqlite3_column_int64(st, 2);
-        int64_t p = sqlite3_column_int64(st, 3), e = sqlite3_column_int64(st, 4);
+        int64_t p = sqlite3_column_int(st, 3), e = sqlite3_column_int64(st, 4); /* p: int32 */
         int64_t meter_us = sqlite3_column_int64(st, 5);
         __int128 pj = (__int128)p * ((__int128)t1 - t0);
         c->samples++;
         c->window_pj += pj;
-        c->covered_ns += t1 - t0;
+        c->covered_ns = ns_add(c->covered_ns, ns_diff(t1, t0));
         if (!c->have_first) {
             c->have_first = 1;
             c->first_energy_mj = e;
-            c->first_window_nj = p * meter_us;
-        } else if (t0 - c->last_t1_ns > RUNS_HOLE_NS) {
+            c->first_window_nj = (int64_t)((uint64_t)p * (uint64_t)meter_us);
+        } else if (ns_diff(t0, c->last_t1_ns) > RUNS_HOLE_NS) {
             c->holes++;
-            c->hole_ns += t0 - c->last_t1_ns;
+            c->hole_ns = ns_add(c->hole_ns, ns_diff(t0, c->last_t1_ns));
         }
         c->last_energy_mj = e;
         c->last_t1_ns = t1;
@@ -268,7 +289,7 @@ static int read_run(const char *cmd, mw_store *s, run_stats *r)
                                   &st, NULL) == SQLITE_OK) {
         if (sqlite3_step(st) == SQLITE_ROW) {
             r->gaps = sqlite3_column_int64(st, 0);
-            r->gap_ns = (int64_t)sqlite3_column_double(st, 1);
+            r->gap_ns = ns_of_double(sqlite3_column_double(st, 1));
         } else {
             rc = db_fail(cmd, s);
         }
@@ -351,7 +372,7 @@ int cmd_ls(int argc, char **argv)
         }
         char start[64] = "-", dur[64] = "-", nch[32], ns[32], ng[32], e[64];
         if (r.have_start) iso_local(start, sizeof start, r.start_ns);
-        if (r.have_start && r.have_end) seconds(dur, sizeof dur, r.end_ns - r.start_ns);
+        if (r.have_start && r.have_end) seconds(dur, sizeof dur, ns_diff(r.end_ns, r.start_ns));
         snprintf(nch, sizeof nch, "%d", r.nch);
         snprintf(ns, sizeof ns, "%" PRId64, r.samples);
         snprintf(ng, sizeof ng, "%" PRId64, r.gaps);
@@ -416,9 +437,9 @@ static int show_gaps(mw_store *s, const run_stats *r, FILE *out)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
         char sa[64], sb[64], len[64];
-        const char *row[] = {seconds(sa, sizeof sa, a - origin), seconds(sb, sizeof sb, b - origin),
-                             seconds(len, sizeof len, b - a),
-                             (const char *)sqlite3_column_text(st, 2)};
+        const char *row[] = {
+            seconds(sa, sizeof sa, ns_diff(a, origin)), seconds(sb, sizeof sb, ns_diff(b, origin)),
+            seconds(len, sizeof len, ns_diff(b, a)), (const char *)sqlite3_column_text(st, 2)};
         table_add(&t, row);
     }
     sqlite3_finalize(st);
@@ -486,7 +507,7 @@ int cmd_show(int argc, char **argv)
     char start[64] = "-", end[64] = "-", dur[64] = "-", samples[64], gaps[96], gs[64], e[64];
     if (r.have_start) iso_local(start, sizeof start, r.start_ns);
     if (r.have_end) iso_local(end, sizeof end, r.end_ns);
-    if (r.have_start && r.have_end) seconds(dur, sizeof dur, r.end_ns - r.start_ns);
+    if (r.have_start && r.have_end) seconds(dur, sizeof dur, ns_diff(r.end_ns, r.start_ns));
     snprintf(samples, sizeof samples, "%" PRId64 " in %d channel%s", r.samples, r.nch,
              r.nch == 1 ? "" : "s");
     snprintf(gaps, sizeof gaps, "%" PRId64 " (%s)", r.gaps, seconds(gs, sizeof gs, r.gap_ns));

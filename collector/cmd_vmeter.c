@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "firmware_path.h"
@@ -25,6 +26,7 @@ typedef struct {
     const char *link;       /* --link PATH */
     const char *bootloader; /* --bootloader HEX */
     const char *hex;        /* --hex APP.hex */
+    const char *log_frames; /* --log-frames FILE */
     double seconds;         /* 0 = until interrupted */
     int use_stdout;
     int no_reset;
@@ -68,7 +70,10 @@ static void usage(FILE *out)
             "                    " MW_SIMBOOT_STK500V2_HEX "\n"
             "  --hex APP.hex     application flash from this Intel HEX file instead of the ELF\n"
             "  --stdout          no port: run S simulated seconds as fast as possible and copy\n"
-            "                    the meter's output to standard output\n\n"
+            "                    the meter's output to standard output\n"
+            "  --log-frames FILE every line the board sends, as \"HOST_NS LINE\" (host\n"
+            "                    CLOCK_REALTIME ns when its last byte left the board; CR LF\n"
+            "                    removed), whether or not a client has the port open\n\n"
             "Analog inputs (front-end of docs/analog-front-end.md; nothing connected = 0 A):\n"
             "  --mains V,HZ      mains voltage (V rms) and frequency (Hz) on A0\n"
             "                    (default 230,50; e.g. 120,60 or 230,49.95)\n"
@@ -165,14 +170,23 @@ static int parse_seconds(const char *arg, double *out)
 static int parse_args(int argc, char **argv, vmeter_opts *o)
 {
     static const struct option opts[] = {
-        {"elf", required_argument, NULL, 'e'},     {"link", required_argument, NULL, 'l'},
-        {"seconds", required_argument, NULL, 's'}, {"stdout", no_argument, NULL, 'o'},
-        {"no-reset", no_argument, NULL, 'R'},      {"bootloader", required_argument, NULL, 'b'},
-        {"hex", required_argument, NULL, 'x'},     {"mains", required_argument, NULL, 'm'},
-        {"load", required_argument, NULL, 'L'},    {"profile", required_argument, NULL, 'P'},
-        {"pf", required_argument, NULL, 'f'},      {"wave", required_argument, NULL, 'w'},
-        {"ppm", required_argument, NULL, 'p'},     {"noise", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"elf", required_argument, NULL, 'e'},
+        {"link", required_argument, NULL, 'l'},
+        {"seconds", required_argument, NULL, 's'},
+        {"stdout", no_argument, NULL, 'o'},
+        {"no-reset", no_argument, NULL, 'R'},
+        {"bootloader", required_argument, NULL, 'b'},
+        {"hex", required_argument, NULL, 'x'},
+        {"mains", required_argument, NULL, 'm'},
+        {"load", required_argument, NULL, 'L'},
+        {"profile", required_argument, NULL, 'P'},
+        {"pf", required_argument, NULL, 'f'},
+        {"wave", required_argument, NULL, 'w'},
+        {"ppm", required_argument, NULL, 'p'},
+        {"noise", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {"log-frames", required_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     optind = 0; /* 0, not 1: glibc then fully reinitialises getopt (tests call us repeatedly) */
     opterr = 0;
@@ -204,6 +218,10 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
             break;
         case 'x':
             o->hex = optarg;
+            break;
+        case 'F':
+            if (!*optarg) return mw_cli_usage_error("vmeter", "--log-frames: needs a path");
+            o->log_frames = optarg;
             break;
         case 'm':
             if (parse_mains(optarg, o))
@@ -261,6 +279,8 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
         return mw_cli_usage_error("vmeter", "--stdout needs --seconds S");
     if (o->use_stdout && o->link)
         return mw_cli_usage_error("vmeter", "--link: there is no port with --stdout");
+    if (o->use_stdout && o->log_frames)
+        return mw_cli_usage_error("vmeter", "--log-frames: not with --stdout (no host time)");
     if (o->use_stdout && o->no_reset)
         return mw_cli_usage_error("vmeter", "--no-reset: there is no port with --stdout");
     return -1;
@@ -272,6 +292,29 @@ static void to_stdout(void *ctx, uint8_t b)
 }
 
 static mw_simpty *volatile g_pty; /* for the signal handler */
+
+/* --log-frames: the board's output cut into lines, each written with the host time */
+typedef struct {
+    FILE *f;
+    char line[2048];
+    size_t len;
+} frame_log;
+
+static void log_frame_byte(void *ctx, uint8_t b)
+{
+    frame_log *fl = ctx;
+    if (b == '\n') {
+        if (fl->len && fl->line[fl->len - 1] == '\r') fl->len--;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(fl->f, "%lld %.*s\n", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+                (int)fl->len, fl->line);
+        fflush(fl->f);
+        fl->len = 0;
+    } else if (fl->len < sizeof fl->line) {
+        fl->line[fl->len++] = (char)b;
+    }
+}
 
 static void on_signal(int sig)
 {
@@ -288,6 +331,16 @@ static int serve_pty(mw_sim *sim, const vmeter_opts *o)
         return MW_EXIT_FAIL;
     }
     mw_simpty_set_reset_on_open(pty, !o->no_reset);
+    frame_log fl = {0};
+    if (o->log_frames) {
+        fl.f = fopen(o->log_frames, "w");
+        if (!fl.f) {
+            fprintf(stderr, "mw vmeter: --log-frames: %s: %s\n", o->log_frames, strerror(errno));
+            mw_simpty_close(pty);
+            return MW_EXIT_FAIL;
+        }
+        mw_simpty_set_tap(pty, log_frame_byte, &fl);
+    }
     struct sigaction sa, old_int, old_term, old_hup;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -308,6 +361,7 @@ static int serve_pty(mw_sim *sim, const vmeter_opts *o)
     sigaction(SIGHUP, &old_hup, NULL);
     g_pty = NULL;
     mw_simpty_close(pty);
+    if (fl.f) fclose(fl.f);
     if (rc != 0) {
         fprintf(stderr, "mw vmeter: the firmware stopped or crashed\n");
         return MW_EXIT_FAIL;

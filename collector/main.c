@@ -1,4 +1,13 @@
-/* main — the mw executable: everything happens in mw_cli_main (cli.c). */
+/* main — the mw executable: everything happens in mw_cli_main (cli.c). The process first
+ * adds "others may not write" to its umask, so that nothing mw or the programs it starts
+ * create (runs, figures, reports, sweeps, exports) is world-writable whatever the umask it
+ * was given (docs/reliability.md, "Hardening"); the recorded command inherits it too. */
+#include <sys/stat.h>
+
 #include "cli.h"
 
-int main(int argc, char **argv) { return mw_cli_main(argc, argv); }
+int main(int argc, char **argv)
+{
+    umask(umask(0) | S_IWOTH);
+    return mw_cli_main(argc, argv);
+}

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +97,12 @@ static int parse(const char *path, spill *f, char *err, size_t errlen)
         if (lineno == 1 && (fl[0][0] != 'H' || n < 4 || strcmp(fl[1], "1") != 0)) {
             bad = "not a megawatt probe file of format 1";
         } else if (!strcmp(fl[0], "H")) {
-            snprintf(f->host, sizeof f->host, "%s", fl[2]);
-            if (num(fl[3], &f->pid)) bad = "bad pid";
+            if (n < 4) {
+                bad = "bad header record";
+            } else {
+                snprintf(f->host, sizeof f->host, "%s", fl[2]);
+                if (num(fl[3], &f->pid)) bad = "bad pid";
+            }
         } else if (!strcmp(fl[0], "N")) {
             if (n != 3 || num(fl[1], &a[0]) || a[0] < 0 || a[0] > 10000000) {
                 bad = "bad name record";
@@ -157,7 +162,8 @@ static int parse(const char *path, spill *f, char *err, size_t errlen)
                 }
             }
         } else if (!strcmp(fl[0], "D")) {
-            if (n >= 2 && !num(fl[1], &a[0])) f->dropped += a[0];
+            if (n >= 2 && !num(fl[1], &a[0]) && a[0] > 0) /* saturating: a count */
+                f->dropped = a[0] > LLONG_MAX - f->dropped ? LLONG_MAX : f->dropped + a[0];
         } else if (strcmp(fl[0], "T") != 0 && strcmp(fl[0], "X") != 0) {
             bad = "unknown record type";
         }
@@ -177,7 +183,14 @@ static int parse(const char *path, spill *f, char *err, size_t errlen)
     return rc;
 }
 
-/* The offset at local time t: linear between samples, constant outside. */
+/* v, or the nearest int64_t: times from a damaged file must not overflow */
+static int64_t clamp_i64(__int128 v)
+{
+    return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+/* The offset at local time t: linear between samples, constant outside. Differences are
+ * taken in 128 bits (a file may hold any int64 values); a < t <= b bounds w to (0, 1]. */
 static int64_t offset_at(const spill *f, int64_t t)
 {
     if (f->ncs == 0) return 0;
@@ -186,8 +199,10 @@ static int64_t offset_at(const spill *f, int64_t t)
         const csample *a = &f->cs[i - 1], *b = &f->cs[i];
         if (t <= b->local_ns) {
             if (b->local_ns == a->local_ns) return b->offset_ns;
-            double w = (double)(t - a->local_ns) / (double)(b->local_ns - a->local_ns);
-            return a->offset_ns + (int64_t)((double)(b->offset_ns - a->offset_ns) * w);
+            double w =
+                (double)((__int128)t - a->local_ns) / (double)((__int128)b->local_ns - a->local_ns);
+            double d = (double)((__int128)b->offset_ns - a->offset_ns) * w;
+            return clamp_i64((__int128)a->offset_ns + (__int128)d);
         }
     }
     return f->cs[f->ncs - 1].offset_ns;
@@ -206,8 +221,8 @@ static int store_file(mw_store *s, const spill *f, mw_merge_stats *st, char *err
                             .thread = e->tid,
                             .kind = kind_text[e->kind],
                             .name = f->names[e->name],
-                            .start_ns = e->t0 + offset_at(f, e->t0),
-                            .end_ns = e->t1 + offset_at(f, e->t1),
+                            .start_ns = clamp_i64((__int128)e->t0 + offset_at(f, e->t0)),
+                            .end_ns = clamp_i64((__int128)e->t1 + offset_at(f, e->t1)),
                             .bytes = e->bytes,
                             .pid = f->pid,
                             .peer = e->peer};
@@ -217,7 +232,7 @@ static int store_file(mw_store *s, const spill *f, mw_merge_stats *st, char *err
     }
     st->events += (long long)f->nev;
     st->clock_samples += f->ncs;
-    st->dropped += f->dropped;
+    st->dropped = f->dropped > LLONG_MAX - st->dropped ? LLONG_MAX : st->dropped + f->dropped;
     return 0;
 fail:
     snprintf(err, errlen, "%s", mw_store_error(s));
@@ -239,9 +254,15 @@ int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st, char *err,
         return -1;
     }
     DIR *d = opendir(dir);
-    if (!d)
-        return errno == ENOENT ? mw_store_commit(s)
-                               : (snprintf(err, errlen, "%s: %s", dir, strerror(errno)), -1);
+    if (!d && errno != ENOENT) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!d) {
+        if (mw_store_commit(s) == 0) return 0;
+        snprintf(err, errlen, "%s", mw_store_error(s)); /* e.g. the disk is full */
+        return -1;
+    }
     char **files = NULL;
     size_t nfiles = 0;
     struct dirent *de;

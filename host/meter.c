@@ -15,6 +15,10 @@
 #define PROBE_EVERY_MS 1500
 #define UART_BYTE_NS 85000     /* 10 bits at 117,647 Bd */
 #define WAKE_MARGIN_NS 2000000 /* see pump() */
+/* Finished segments whose clock is kept for the final restamp. A meter restarts its time a
+ * few times in a run; a device restarting it with every line would otherwise cost a clock
+ * (kilobytes) per line: beyond this, segments keep their live stamps. */
+#define KEEP_SEGMENTS 1024
 
 struct mw_meter {
     mw_port *port;
@@ -88,14 +92,25 @@ void mw_meter_set_port(mw_meter *m, mw_port *p)
 {
     mw_port_close(m->port);
     m->port = p;
-    mw_proto_reader_init(&m->rd); /* a partial line from the old port is not continued */
+    /* a partial line from the old port is not continued; the counts go on */
+    mw_proto_reader r = m->rd;
+    mw_proto_reader_init(&m->rd);
+    m->rd.bad_crc = r.bad_crc;
+    m->rd.dropped_bytes = r.dropped_bytes;
+    m->rd.overlong = r.overlong;
 }
 
 /* The segment is over: refit its clock over all its pairs and keep it for restamping; the
- * next segment starts with a successor clock (its drift as the prior). Returns 0, or -1 out
- * of memory (then the clock is simply re-anchored). */
+ * next segment starts with a successor clock (its drift as the prior). Returns 0, or -1 when
+ * it is not kept (out of memory, or KEEP_SEGMENTS kept already): then the clock is simply
+ * re-anchored, and mw_meter_map_segment knows no final line for the segment. */
 static int keep_clock(mw_meter *m)
 {
+    if (m->ndone >= KEEP_SEGMENTS) {
+        mw_clock_reanchor(m->clock);
+        m->finished = 0;
+        return -1;
+    }
     mw_clock **d = realloc(m->done, (size_t)(m->ndone + 1) * sizeof *d);
     mw_clock *next = d ? mw_clock_successor(m->clock) : NULL;
     if (d) m->done = d;

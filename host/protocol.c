@@ -1,12 +1,27 @@
 /* protocol — see mw_proto.h. Fields are parsed with strtoll/strtoull and checked for
- * complete consumption, so a malformed field is an error, never a silent zero. */
+ * complete consumption, so a malformed field is an error, never a silent zero. A line with
+ * a byte that is not printable ASCII is dropped like a bad CRC (docs/protocol.md: the meter
+ * sends only printable ASCII), so a NUL cannot hide bytes the CRC covered from the parser
+ * and no control character reaches a name the host prints or stores. */
 #include "mw_proto.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crc16.h"
+
+/* Meter time beyond 2^50 us (35 years of sampling) is not a meter's: refused, so that the
+ * clock model's nanosecond arithmetic on it cannot overflow. */
+#define METER_US_MAX (1LL << 50)
+
+static int printable(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 0x20 || s[i] > 0x7e) return 0;
+    return 1;
+}
 
 void mw_proto_reader_init(mw_proto_reader *r)
 {
@@ -38,7 +53,7 @@ int mw_proto_reader_push(mw_proto_reader *r, uint8_t b)
         if (r->overflow) {
             r->overlong++;
         } else if (r->len) {
-            int body = mw_proto_check_crc(r->line, r->len);
+            int body = printable(r->line, r->len) ? mw_proto_check_crc(r->line, r->len) : -1;
             if (body >= 0) {
                 r->line[body] = 0;
                 ok = 1;
@@ -99,9 +114,9 @@ int mw_proto_parse_window(const char *body, mw_proto_window *w)
     int64_t v;
     if (field_i64(&p, ',', &v) || v < 0 || v > UINT32_MAX) return -1;
     w->seq = (uint32_t)v;
-    if (field_i64(&p, ',', &v) || v < 0) return -1;
+    if (field_i64(&p, ',', &v) || v < 0 || v > METER_US_MAX) return -1;
     w->t0_us = (uint64_t)v;
-    if (field_i64(&p, ',', &v) || v < 0 || (uint64_t)v < w->t0_us) return -1;
+    if (field_i64(&p, ',', &v) || v < 0 || v > METER_US_MAX || (uint64_t)v < w->t0_us) return -1;
     w->t1_us = (uint64_t)v;
     if (field_hex(&p, ',', &w->flags)) return -1;
     if (field_i64(&p, ',', &v) || v < 0 || v > UINT32_MAX) return -1;
@@ -241,6 +256,8 @@ int mw_proto_parse_cal(const char *body, int *channel, double *gain, double *pha
     p = end + 1;
     *phase_deg = strtod(p, &end);
     if (errno || end == p || *end) return -1;
+    /* strtod also reads "nan" and "inf", which no meter sends (docs/protocol.md: decimals) */
+    if (!isfinite(*gain) || !isfinite(*phase_deg)) return -1;
     return 0;
 }
 

@@ -205,6 +205,7 @@ static int step_done(mw_store *s, sqlite3_stmt *st, const char *what)
 static int begin_write(mw_store *s)
 {
     if (s->readonly) return set_err(s, "%s: opened read-only", s->path);
+    if (s->in_txn && sqlite3_get_autocommit(s->db)) s->in_txn = 0; /* rolled back by an error */
     if (s->in_txn) return 0;
     /* IMMEDIATE: take the write lock now, through the busy handler. A deferred BEGIN
      * would read first and then fail with SQLITE_BUSY_SNAPSHOT, without waiting, when
@@ -697,6 +698,11 @@ int mw_store_restamp(mw_store *s, int segment,
 int mw_store_commit(mw_store *s)
 {
     if (!s->in_txn) return 0;
+    if (sqlite3_get_autocommit(s->db)) { /* SQLite rolled it back after a failed write */
+        s->in_txn = 0;
+        return set_err(s, "%s: a write failed (disk full?): the uncommitted data were lost",
+                       s->path);
+    }
     if (exec(s, "COMMIT", "committing")) return -1; /* still open: a later call retries */
     s->in_txn = 0;
     s->last_commit_ns = now_ns(CLOCK_MONOTONIC);

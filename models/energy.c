@@ -9,6 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Times beyond +-2^62 ns (years 1824..2116) are refused: within it, no difference of two
+ * times overflows. */
+#define ENERGY_T_LIMIT_NS ((int64_t)1 << 62)
+
+/* a + b, saturated: sums of window lengths of a damaged run (windows may overlap) */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 static int window_cmp(const void *pa, const void *pb)
 {
     const mw_energy_window *a = pa, *b = pb;
@@ -25,6 +37,13 @@ int mw_energy_trace_init(mw_energy_trace *t, mw_energy_window *w, size_t n, char
     for (size_t i = 0; i < n; i++) {
         if (w[i].t1_ns < w[i].t0_ns) {
             snprintf(err, errlen, "a window ends before it starts (t0_ns %lld, t1_ns %lld)",
+                     (long long)w[i].t0_ns, (long long)w[i].t1_ns);
+            return -1;
+        }
+        if (w[i].t0_ns < -ENERGY_T_LIMIT_NS || w[i].t1_ns > ENERGY_T_LIMIT_NS) {
+            snprintf(err, errlen,
+                     "a window lies outside the times mw handles, years 1824 to 2116 (t0_ns "
+                     "%lld, t1_ns %lld)",
                      (long long)w[i].t0_ns, (long long)w[i].t1_ns);
             return -1;
         }
@@ -54,7 +73,7 @@ int mw_energy_trace_init(mw_energy_trace *t, mw_energy_window *w, size_t n, char
     for (size_t i = 0; i < n; i++) {
         int64_t len = w[i].t1_ns - w[i].t0_ns;
         t->cum_pj[i + 1] = t->cum_pj[i] + (mw_energy_pj)w[i].power_mw * len;
-        t->cum_ns[i + 1] = t->cum_ns[i] + len;
+        t->cum_ns[i + 1] = sat_add(t->cum_ns[i], len);
     }
     return 0;
 }
@@ -94,7 +113,7 @@ int64_t mw_energy_covered_at_ns(const mw_energy_trace *t, int64_t t_ns)
     size_t k = ended_by(t, t_ns);
     int64_t c = t->cum_ns[k];
     for (size_t j = k; j < t->n && t->w[j].t0_ns < t_ns; j++)
-        c += (int64_t)((uint64_t)t_ns - (uint64_t)t->w[j].t0_ns);
+        c = sat_add(c, (int64_t)((uint64_t)t_ns - (uint64_t)t->w[j].t0_ns));
     return c;
 }
 
@@ -168,10 +187,10 @@ size_t mw_energy_spans_clip(mw_energy_span *s, size_t n, int64_t from_ns, int64_
 
 int64_t mw_energy_spans_length_ns(const mw_energy_span *s, size_t n)
 {
-    int64_t len = 0;
+    __int128 len = 0; /* a damaged run's phases may span more than INT64_MAX */
     for (size_t i = 0; i < n; i++)
-        len += s[i].end_ns - s[i].start_ns;
-    return len;
+        len += (__int128)s[i].end_ns - s[i].start_ns;
+    return len > INT64_MAX ? INT64_MAX : (int64_t)len;
 }
 
 void mw_energy_spans_sum(const mw_energy_trace *t, const mw_energy_span *s, size_t n,
@@ -181,7 +200,7 @@ void mw_energy_spans_sum(const mw_energy_trace *t, const mw_energy_span *s, size
     int64_t c = 0;
     for (size_t i = 0; i < n; i++) {
         if (pj) e += mw_energy_span_pj(t, s[i].start_ns, s[i].end_ns);
-        if (covered_ns) c += mw_energy_span_covered_ns(t, s[i].start_ns, s[i].end_ns);
+        if (covered_ns) c = sat_add(c, mw_energy_span_covered_ns(t, s[i].start_ns, s[i].end_ns));
     }
     if (pj) *pj = e;
     if (covered_ns) *covered_ns = c;

@@ -396,6 +396,26 @@ static int q_double(sqlite3 *db, const char *sql, double *v, int *null)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* rank 0's last counter called name (its value is the event's bytes), name bound as ?1 */
+static int q_counter(sqlite3 *db, const char *name, double *v, int *null)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT bytes FROM phases WHERE kind = 'counter' AND rank = 0 AND "
+                           "name = ?1 ORDER BY start_ns DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *null = 1;
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *v = sqlite3_column_double(st, 0);
+        *null = 0;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
 #define HOWTO "record eeg-mofs under 'mw record' (its libmwprobe counters)"
 
 static int channel_power(sqlite3 *db, int channel, int64_t from_ns, int64_t to_ns,
@@ -481,14 +501,9 @@ static int from_db(sqlite3 *db, const char *switch_name, mw_escobar_run *r, char
                                        "dN_Spop (chunk)", "the ranks"};
     int val[8];
     for (int k = 0; k < 8; k++) {
-        char sql[200];
         double v;
         int null;
-        snprintf(sql, sizeof sql,
-                 "SELECT bytes FROM phases WHERE kind = 'counter' AND rank = 0 AND name = '%s' "
-                 "ORDER BY start_ns DESC LIMIT 1",
-                 keys[k]);
-        if (q_double(db, sql, &v, &null)) return fail(err, errlen, "%s", sqlite3_errmsg(db));
+        if (q_counter(db, keys[k], &v, &null)) return fail(err, errlen, "%s", sqlite3_errmsg(db));
         if (null)
             return fail(err, errlen,
                         "missing parameter %s: no counter '%s' on rank 0 (%s, a version that "

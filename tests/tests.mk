@@ -6,3 +6,5 @@ SIM_TESTS  += $(wildcard tests/sim/test_*.c)
 BENCHES    += $(wildcard tests/bench/bench_*.c)
 # integration: bash scripts driving build/bin/mw against simulated boards
 INTEG_TESTS += $(wildcard tests/integration/test_*.sh)
+include tests/faultproxy/faultproxy.mk
+include tests/fuzz/fuzz.mk

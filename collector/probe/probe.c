@@ -714,10 +714,10 @@ static int mkdir_p(const char *dir)
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        if (mkdir(buf, 0775) != 0 && errno != EEXIST) return -1; /* never o+w */
         *p = '/';
     }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    return mkdir(buf, 0775) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static uint64_t ring_events(void)

@@ -61,9 +61,11 @@ static int parse_float(const char *s, uint8_t len, float *out)
         i++;
         int eneg = 0;
         if (i < len && (s[i] == '+' || s[i] == '-')) eneg = s[i++] == '-';
-        uint8_t e = 0, ed = 0;
-        while (i < len && s[i] >= '0' && s[i] <= '9' && e < 40) {
-            e = (uint8_t)(e * 10 + (s[i++] - '0'));
+        uint8_t ed = 0;
+        uint16_t e = 0; /* stops growing past 30 (any more is refused): never wraps */
+        while (i < len && s[i] >= '0' && s[i] <= '9') {
+            if (e <= 30) e = (uint16_t)(e * 10 + (s[i] - '0'));
+            i++;
             ed++;
         }
         if (!ed || e > 30) return 0;
