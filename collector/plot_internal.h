@@ -196,4 +196,12 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n);
 int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n);
 int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name);
+/* Shared helpers of the plot_*.c files: zeroed allocation that exits with a message when memory runs
+ * out; a json-c object's member (NULL when o is not an object or has no such key); a JSON
+ * number as a double (NAN when o is not a number). */
+void *mw_plot_xmalloc(size_t n);
+struct json_object;
+struct json_object *mw_plot_jget(struct json_object *o, const char *k);
+double mw_plot_jnum(struct json_object *o);
+
 #endif

@@ -32,31 +32,6 @@
 #define PARETO_H 700
 #define PARETO_SAMPLES 400
 
-static void *xmalloc(size_t n)
-{
-    void *p = calloc(1, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "mw plot: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return p;
-}
-
-static struct json_object *jget(struct json_object *o, const char *k)
-{
-    struct json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v))
-        return v;
-    return NULL;
-}
-
-static double jnum(struct json_object *o)
-{
-    if (!o || !(json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int)))
-        return NAN;
-    return json_object_get_double(o);
-}
-
 static size_t jlen(struct json_object *a)
 {
     return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
@@ -86,22 +61,23 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r)
         snprintf(note, sizeof note, "%s%s", strncmp(why, "mw ", 3) ? "mw dvfs: " : "", why);
         return mw_plot_note_figure(j->out, name, title, note, DVFS_W, DVFS_H);
     }
-    struct json_object *fr = jget(js, "frequencies_ghz"), *ranks = jget(js, "ranks"),
-                       *methods = jget(js, "methods");
+    struct json_object *fr = mw_plot_jget(js, "frequencies_ghz"),
+                       *ranks = mw_plot_jget(js, "ranks"), *methods = mw_plot_jget(js, "methods");
     size_t nf = jlen(fr), n = jlen(ranks);
-    double *ghz = xmalloc((nf + 1) * sizeof *ghz);
+    double *ghz = mw_plot_xmalloc((nf + 1) * sizeof *ghz);
     for (size_t i = 0; i < nf; i++)
-        ghz[i] = jnum(json_object_array_get_idx(fr, i));
-    double *tcp = xmalloc((n + 1) * sizeof *tcp), *tcm = xmalloc((n + 1) * sizeof *tcm);
-    double *pd = xmalloc((n + 1) * sizeof *pd), *ps = xmalloc((n + 1) * sizeof *ps);
-    double *s = xmalloc((n + 1) * sizeof *s);
-    mw_dvfs_gears *gears = xmalloc((n + 1) * sizeof *gears);
+        ghz[i] = mw_plot_jnum(json_object_array_get_idx(fr, i));
+    double *tcp = mw_plot_xmalloc((n + 1) * sizeof *tcp),
+           *tcm = mw_plot_xmalloc((n + 1) * sizeof *tcm);
+    double *pd = mw_plot_xmalloc((n + 1) * sizeof *pd), *ps = mw_plot_xmalloc((n + 1) * sizeof *ps);
+    double *s = mw_plot_xmalloc((n + 1) * sizeof *s);
+    mw_dvfs_gears *gears = mw_plot_xmalloc((n + 1) * sizeof *gears);
     for (size_t i = 0; i < n; i++) {
         struct json_object *rk = json_object_array_get_idx(ranks, i);
-        tcp[i] = jnum(jget(rk, "tcp_s"));
-        tcm[i] = jnum(jget(rk, "tcm_s"));
-        pd[i] = jnum(jget(rk, "pd_w"));
-        ps[i] = jnum(jget(rk, "ps_w"));
+        tcp[i] = mw_plot_jnum(mw_plot_jget(rk, "tcp_s"));
+        tcm[i] = mw_plot_jnum(mw_plot_jget(rk, "tcm_s"));
+        pd[i] = mw_plot_jnum(mw_plot_jget(rk, "pd_w"));
+        ps[i] = mw_plot_jnum(mw_plot_jget(rk, "ps_w"));
         gears[i] = (mw_dvfs_gears){ghz, nf};
     }
     mw_dvfs_problem p = {n, tcp, tcm, pd, ps, NULL, 1, gears};
@@ -159,18 +135,19 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r)
                                  "distance_pct\tsaving_pct\tdegradation_pct\tfreqs_ghz");
         for (size_t m = 0; m < nm; m++) {
             struct json_object *me = json_object_array_get_idx(methods, m);
-            struct json_object *mf = jget(me, "freqs_ghz");
+            struct json_object *mf = mw_plot_jget(me, "freqs_ghz");
             double sum = 0;
             size_t k = jlen(mf);
             char freqs[512] = "";
             for (size_t i = 0; i < k; i++) {
-                double fq = jnum(json_object_array_get_idx(mf, i));
+                double fq = mw_plot_jnum(json_object_array_get_idx(mf, i));
                 sum += ghz[0] / fq;
                 size_t len = strlen(freqs);
                 snprintf(freqs + len, sizeof freqs - len, "%s%g", i ? "," : "", fq);
             }
-            double sv = jnum(jget(me, "saving_pct")), dg = jnum(jget(me, "degradation_pct"));
-            const char *mn = json_object_get_string(jget(me, "method"));
+            double sv = mw_plot_jnum(mw_plot_jget(me, "saving_pct")),
+                   dg = mw_plot_jnum(mw_plot_jget(me, "degradation_pct"));
+            const char *mn = json_object_get_string(mw_plot_jget(me, "method"));
             if (!k || !isfinite(sv) || !isfinite(dg) || !mn) continue;
             int is_maxdist = !strcmp(mn, "maxdist");
             if ((pass == 1 && !is_maxdist) || (pass == 2 && is_maxdist)) continue;
@@ -187,7 +164,8 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r)
             }
             mw_plot_tsv_text(d, mn);
             fprintf(d, "\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%s\n", sum / (double)k,
-                    1 - dg / 100, 1 - sv / 100, jnum(jget(me, "distance_pct")), sv, dg, freqs);
+                    1 - dg / 100, 1 - sv / 100, mw_plot_jnum(mw_plot_jget(me, "distance_pct")), sv,
+                    dg, freqs);
         }
     }
     mw_plot_var_range(v, "ymin", "ymax", ylo, yhi, 0.02);
@@ -228,7 +206,7 @@ int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name)
         snprintf(note, sizeof note, "%s%s", strncmp(why, "mw ", 3) ? "mw pareto: " : "", why);
         return mw_plot_note_figure(j->out, name, title, note, PARETO_W, PARETO_H);
     }
-    double ps = jnum(jget(js, "static_power_W"));
+    double ps = mw_plot_jnum(mw_plot_jget(js, "static_power_W"));
     if (isfinite(ps)) { /* again with LBOPA-TE */
         argv[4] = "--total";
         struct json_object *jt = mw_plot_mw_json(argv, why, sizeof why);
@@ -237,30 +215,31 @@ int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name)
             js = jt;
         }
     }
-    struct json_object *devs = jget(js, "devices"), *front = jget(js, "front"),
-                       *total = jget(js, "total");
+    struct json_object *devs = mw_plot_jget(js, "devices"), *front = mw_plot_jget(js, "front"),
+                       *total = mw_plot_jget(js, "total");
     size_t k = jlen(devs);
-    double n_units = jnum(jget(js, "n_units"));
-    mw_lbopa_device *dev = xmalloc((k + 1) * sizeof *dev);
-    double **xs = xmalloc((k + 1) * sizeof *xs), **ts = xmalloc((k + 1) * sizeof *ts);
-    const char **dnames = xmalloc((k + 1) * sizeof *dnames);
+    double n_units = mw_plot_jnum(mw_plot_jget(js, "n_units"));
+    mw_lbopa_device *dev = mw_plot_xmalloc((k + 1) * sizeof *dev);
+    double **xs = mw_plot_xmalloc((k + 1) * sizeof *xs),
+           **ts = mw_plot_xmalloc((k + 1) * sizeof *ts);
+    const char **dnames = mw_plot_xmalloc((k + 1) * sizeof *dnames);
     int rc = 0, ok = k > 0 && isfinite(n_units);
     for (size_t i = 0; i < k && ok; i++) {
         struct json_object *dj = json_object_array_get_idx(devs, i);
-        dnames[i] = json_object_get_string(jget(dj, "name"));
-        dev[i].b_J_per_unit = jnum(jget(dj, "b_J_per_unit"));
-        const char *kind = json_object_get_string(jget(dj, "time"));
+        dnames[i] = json_object_get_string(mw_plot_jget(dj, "name"));
+        dev[i].b_J_per_unit = mw_plot_jnum(mw_plot_jget(dj, "b_J_per_unit"));
+        const char *kind = json_object_get_string(mw_plot_jget(dj, "time"));
         if (kind && !strcmp(kind, "linear")) {
             dev[i].kind = MW_LBOPA_F_LINEAR;
-            dev[i].a_s_per_unit = jnum(jget(dj, "a_s_per_unit"));
+            dev[i].a_s_per_unit = mw_plot_jnum(mw_plot_jget(dj, "a_s_per_unit"));
         } else {
-            struct json_object *pts = jget(dj, "points");
+            struct json_object *pts = mw_plot_jget(dj, "points");
             size_t np = jlen(pts);
-            xs[i] = xmalloc((np + 1) * sizeof **xs);
-            ts[i] = xmalloc((np + 1) * sizeof **ts);
+            xs[i] = mw_plot_xmalloc((np + 1) * sizeof **xs);
+            ts[i] = mw_plot_xmalloc((np + 1) * sizeof **ts);
             for (size_t q = 0; q < np; q++) {
-                xs[i][q] = jnum(jget(json_object_array_get_idx(pts, q), "x_units"));
-                ts[i][q] = jnum(jget(json_object_array_get_idx(pts, q), "t_s"));
+                xs[i][q] = mw_plot_jnum(mw_plot_jget(json_object_array_get_idx(pts, q), "x_units"));
+                ts[i][q] = mw_plot_jnum(mw_plot_jget(json_object_array_get_idx(pts, q), "t_s"));
             }
             dev[i].kind = MW_LBOPA_F_PWL;
             dev[i].x_units = xs[i];
@@ -300,28 +279,30 @@ int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name)
         ehi = fmax(ehi, have_ps ? e + ps * t : e);
     }
     mw_plot_fig_block(f, "end-points (mw pareto): t_s\tdynamic_energy_j\ttotal_energy_j\tsplit");
-    struct json_object *pts = jget(front, "points");
+    struct json_object *pts = mw_plot_jget(front, "points");
     for (size_t q = 0; q < jlen(pts); q++) {
         struct json_object *pt = json_object_array_get_idx(pts, q);
-        double t = jnum(jget(pt, "t_s")), e = jnum(jget(pt, "e_J"));
+        double t = mw_plot_jnum(mw_plot_jget(pt, "t_s")), e = mw_plot_jnum(mw_plot_jget(pt, "e_J"));
         fprintf(d, "%.10g\t%.10g\t", t, e);
         mw_plot_tsv_num(d, have_ps ? e + ps * t : NAN);
         fputc('\t', d);
-        struct json_object *sp = jget(pt, "split");
+        struct json_object *sp = mw_plot_jget(pt, "split");
         for (size_t i = 0; i < jlen(sp); i++)
-            fprintf(d, "%s%.6g", i ? "," : "", jnum(json_object_array_get_idx(sp, i)));
+            fprintf(d, "%s%.6g", i ? "," : "", mw_plot_jnum(json_object_array_get_idx(sp, i)));
         fputc('\n', d);
     }
     mw_plot_fig_block(f, "LBOPA-TE, optimal for time and total energy: t_s\ttotal_energy_j "
                          "(the performance-optimal point, then pieces: pairs of rows)");
-    struct json_object *pieces = jget(total, "pieces");
-    double tmin = jnum(jget(total, "tmin_s")), emax = jnum(jget(total, "emax_J"));
+    struct json_object *pieces = mw_plot_jget(total, "pieces");
+    double tmin = mw_plot_jnum(mw_plot_jget(total, "tmin_s")),
+           emax = mw_plot_jnum(mw_plot_jget(total, "emax_J"));
     int have_te = total && isfinite(tmin) && isfinite(emax);
     if (have_te) fprintf(d, "%.10g\t%.10g\n", tmin, emax);
     for (size_t q = 0; q < jlen(pieces); q++) {
         struct json_object *pc = json_object_array_get_idx(pieces, q);
-        fprintf(d, "\n%.10g\t%.10g\n%.10g\t%.10g\n", jnum(jget(pc, "t0_s")), jnum(jget(pc, "e0_J")),
-                jnum(jget(pc, "t1_s")), jnum(jget(pc, "e1_J")));
+        fprintf(d, "\n%.10g\t%.10g\n%.10g\t%.10g\n", mw_plot_jnum(mw_plot_jget(pc, "t0_s")),
+                mw_plot_jnum(mw_plot_jget(pc, "e0_J")), mw_plot_jnum(mw_plot_jget(pc, "t1_s")),
+                mw_plot_jnum(mw_plot_jget(pc, "e1_J")));
     }
     const char *notes[2];
     int nn = 0;

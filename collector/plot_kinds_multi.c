@@ -32,16 +32,6 @@
 #define MODEL_H 600
 #define MAX_GROUPS 64
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "mw plot: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return p;
-}
-
 static int selected(const mw_plot_job *j, const char *name)
 {
     if (!j->channels) return 1;
@@ -76,7 +66,7 @@ int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *
 {
     char *groups[MAX_GROUPS], *chans[MW_PLOT_MAX_CHANNELS];
     int ng = 0, nc = 0, rc = 0;
-    level_row *rows = xmalloc(n * MW_PLOT_MAX_CHANNELS * sizeof *rows);
+    level_row *rows = mw_plot_xmalloc(n * MW_PLOT_MAX_CHANNELS * sizeof *rows);
     size_t nrows = 0, used = 0;
     for (size_t i = 0; i < n; i++) {
         mw_plot_run *r;
@@ -137,8 +127,9 @@ int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *
         }
         /* per channel: the idle boxes, the work boxes (a row per group: x, min, quartiles,
            max, n; GSL quantiles), the runs' points */
-        double *ylo = xmalloc((size_t)nc * sizeof *ylo), *yhi = xmalloc((size_t)nc * sizeof *yhi);
-        double *vals = xmalloc(nrows * sizeof *vals);
+        double *ylo = mw_plot_xmalloc((size_t)nc * sizeof *ylo),
+               *yhi = mw_plot_xmalloc((size_t)nc * sizeof *yhi);
+        double *vals = mw_plot_xmalloc(nrows * sizeof *vals);
         for (int c = 0; c < nc; c++) {
             ylo[c] = INFINITY;
             yhi[c] = -INFINITY;
@@ -201,21 +192,6 @@ int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *
 
 /* ---- model -------------------------------------------------------------------------- */
 
-static struct json_object *jget(struct json_object *o, const char *k)
-{
-    struct json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v))
-        return v;
-    return NULL;
-}
-
-static double jnum(struct json_object *o)
-{
-    if (!o || !(json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int)))
-        return NAN;
-    return json_object_get_double(o);
-}
-
 typedef struct {
     int version, n_spop;
     const char *run;
@@ -233,10 +209,11 @@ static int model_cmp(const void *a, const void *b)
 /* mw fit's NRMSE of version v, time or energy */
 static double nrmse_of(struct json_object *fit, int v, const char *what)
 {
-    struct json_object *a = jget(fit, "nrmse");
+    struct json_object *a = mw_plot_jget(fit, "nrmse");
     for (size_t i = 0; a && i < json_object_array_length(a); i++) {
         struct json_object *e = json_object_array_get_idx(a, i);
-        if ((int)jnum(jget(e, "version")) == v) return jnum(jget(e, what));
+        if ((int)mw_plot_jnum(mw_plot_jget(e, "version")) == v)
+            return mw_plot_jnum(mw_plot_jget(e, what));
     }
     return NAN;
 }
@@ -252,7 +229,7 @@ static void nrmse_text(char *buf, size_t len, double x)
 int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
 {
     const char *title = "Escobar model against measured runs (mw fit --model escobar)";
-    char **argv = xmalloc((n + 8) * sizeof *argv);
+    char **argv = mw_plot_xmalloc((n + 8) * sizeof *argv);
     int a = 0;
     argv[a++] = "mw";
     argv[a++] = "fit";
@@ -282,7 +259,7 @@ int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
         return mw_plot_note_figure(j->out, "model", title, note, MODEL_W, MODEL_H);
     }
     /* the same runs with the time parameters fitted (needs enough runs per version) */
-    char **fargv = xmalloc((neeg + 10) * sizeof *fargv);
+    char **fargv = mw_plot_xmalloc((neeg + 10) * sizeof *fargv);
     int fa = 0;
     fargv[fa++] = "mw";
     fargv[fa++] = "fit";
@@ -297,28 +274,28 @@ int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
     struct json_object *fit = mw_plot_mw_json(fargv, why_fit, sizeof why_fit);
     free(fargv);
 
-    struct json_object *runs = jget(pred, "runs");
+    struct json_object *runs = mw_plot_jget(pred, "runs");
     size_t nr = runs ? json_object_array_length(runs) : 0;
-    model_row *rows = xmalloc((nr + 1) * sizeof *rows);
-    struct json_object *fruns = jget(fit, "runs");
+    model_row *rows = mw_plot_xmalloc((nr + 1) * sizeof *rows);
+    struct json_object *fruns = mw_plot_jget(fit, "runs");
     for (size_t i = 0; i < nr; i++) {
         struct json_object *r = json_object_array_get_idx(runs, i);
         model_row *m = &rows[i];
-        m->version = (int)jnum(jget(r, "version"));
-        m->n_spop = (int)jnum(jget(r, "n_spop"));
-        m->run = json_object_get_string(jget(r, "run"));
+        m->version = (int)mw_plot_jnum(mw_plot_jget(r, "version"));
+        m->n_spop = (int)mw_plot_jnum(mw_plot_jget(r, "n_spop"));
+        m->run = json_object_get_string(mw_plot_jget(r, "run"));
         if (!m->run) m->run = "-";
-        m->t_meas = jnum(jget(jget(r, "time_s"), "measured"));
-        m->t_pred = jnum(jget(jget(r, "time_s"), "predicted"));
-        m->e_meas = jnum(jget(jget(r, "energy_j"), "measured"));
-        m->e_pred = jnum(jget(jget(r, "energy_j"), "predicted"));
+        m->t_meas = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "time_s"), "measured"));
+        m->t_pred = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "time_s"), "predicted"));
+        m->e_meas = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "energy_j"), "measured"));
+        m->e_pred = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "energy_j"), "predicted"));
         m->t_fit = m->e_fit = NAN;
         for (size_t k = 0; fruns && k < json_object_array_length(fruns); k++) {
             struct json_object *fr = json_object_array_get_idx(fruns, k);
-            const char *d = json_object_get_string(jget(fr, "run"));
+            const char *d = json_object_get_string(mw_plot_jget(fr, "run"));
             if (d && !strcmp(d, m->run)) {
-                m->t_fit = jnum(jget(jget(fr, "time_s"), "predicted"));
-                m->e_fit = jnum(jget(jget(fr, "energy_j"), "predicted"));
+                m->t_fit = mw_plot_jnum(mw_plot_jget(mw_plot_jget(fr, "time_s"), "predicted"));
+                m->e_fit = mw_plot_jnum(mw_plot_jget(mw_plot_jget(fr, "energy_j"), "predicted"));
             }
         }
     }

@@ -45,16 +45,6 @@
 #define ENERGY_MAX_ROWS 13 /* the whole run and the 12 most energetic phase groups */
 #define KDE_GRID 512
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "mw plot: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return p;
-}
-
 static int shown(const mw_plot_run *r, int c)
 {
     return r->ch[c].selected && r->ch[c].n > 0;
@@ -78,7 +68,7 @@ static int cmp_i64(const void *a, const void *b)
 
 static int64_t median_length_ns(const mw_plot_channel *c)
 {
-    int64_t *len = xmalloc(c->n * sizeof *len);
+    int64_t *len = mw_plot_xmalloc(c->n * sizeof *len);
     for (size_t i = 0; i < c->n; i++)
         len[i] = c->t.w[i].t1_ns - c->t.w[i].t0_ns;
     qsort(len, c->n, sizeof *len, cmp_i64);
@@ -185,7 +175,7 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
                                    h);
 
     /* lanes */
-    lane_key *lanes = xmalloc((r->nph + 1) * sizeof *lanes);
+    lane_key *lanes = mw_plot_xmalloc((r->nph + 1) * sizeof *lanes);
     size_t nl = 0;
     for (size_t i = 0; i < r->nph; i++) {
         const mw_plot_phase *p = &r->ph[i];
@@ -228,7 +218,7 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
     }
 
     /* the phases' boxes, per class and lane, merged below the axis's resolution */
-    box *b = xmalloc((r->nph + 1) * sizeof *b);
+    box *b = mw_plot_xmalloc((r->nph + 1) * sizeof *b);
     size_t nb = 0;
     for (size_t i = 0; i < r->nph; i++) {
         const mw_plot_phase *p = &r->ph[i];
@@ -259,14 +249,16 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
 
     /* bands, notes */
     mw_plot_fig_block(f, "idle baseline: start_s\tend_s");
-    double *i0 = xmalloc((r->nidle + 1) * sizeof *i0), *i1 = xmalloc((r->nidle + 1) * sizeof *i1);
+    double *i0 = mw_plot_xmalloc((r->nidle + 1) * sizeof *i0),
+           *i1 = mw_plot_xmalloc((r->nidle + 1) * sizeof *i1);
     for (size_t k = 0; k < r->nidle; k++) {
         i0[k] = mw_plot_run_s(r, r->idle[k].start_ns);
         i1[k] = mw_plot_run_s(r, r->idle[k].end_ns);
         fprintf(d, "%.9f\t%.9f\n", i0[k], i1[k]);
     }
     mw_plot_fig_block(f, "gaps: start_s\tend_s");
-    double *g0 = xmalloc((r->ngaps + 1) * sizeof *g0), *g1 = xmalloc((r->ngaps + 1) * sizeof *g1);
+    double *g0 = mw_plot_xmalloc((r->ngaps + 1) * sizeof *g0),
+           *g1 = mw_plot_xmalloc((r->ngaps + 1) * sizeof *g1);
     for (size_t k = 0; k < r->ngaps; k++) {
         g0[k] = mw_plot_run_s(r, r->gaps[k].start_ns);
         g1[k] = mw_plot_run_s(r, r->gaps[k].end_ns);
@@ -300,9 +292,9 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
             size_t len = strlen(lbuf_list);
             snprintf(lbuf_list + len, sizeof lbuf_list - len, "%s%d", len ? " " : "", k + 1);
         }
-    char **lane_names = xmalloc((nl + 1) * sizeof *lane_names);
+    char **lane_names = mw_plot_xmalloc((nl + 1) * sizeof *lane_names);
     for (size_t k = 0; k < nl; k++) {
-        lane_names[k] = xmalloc(MW_PLOT_NAME + 32);
+        lane_names[k] = mw_plot_xmalloc(MW_PLOT_NAME + 32);
         if (per_rank && lanes[k].rank >= 0)
             snprintf(lane_names[k], MW_PLOT_NAME + 32, "rank %d (%s)", lanes[k].rank,
                      lanes[k].host);
@@ -409,7 +401,7 @@ static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
 
     size_t bins = mw_levels_hist_bins(n);
     double lo, width;
-    double *counts = xmalloc(bins * sizeof *counts);
+    double *counts = mw_plot_xmalloc(bins * sizeof *counts);
     int hist_ok = mw_levels_histogram(p, n, bins, &lo, &width, counts) == 0;
 
     mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "histogram", HIST_W, HIST_H);
@@ -436,7 +428,7 @@ static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
         }
         if (h > 0) {
             double g0 = pmin - 3 * h, step = (pmax - pmin + 6 * h) / (KDE_GRID - 1);
-            double *dens = xmalloc(KDE_GRID * sizeof *dens);
+            double *dens = mw_plot_xmalloc(KDE_GRID * sizeof *dens);
             if (mw_levels_kde_grid(p, n, h, g0, step, KDE_GRID, dens) == 0) {
                 have_kde = 1;
                 for (size_t i = 0; i < KDE_GRID; i++)
@@ -568,7 +560,7 @@ int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r)
                                    ENERGY_W, ENERGY_H);
     const char **kinds, **names;
     size_t ng = mw_plot_run_groups(r, &kinds, &names);
-    energy_row *rows = xmalloc((ng + 1) * sizeof *rows);
+    energy_row *rows = mw_plot_xmalloc((ng + 1) * sizeof *rows);
     int have_base = 1;
     for (int k = 0; k < nc; k++)
         if (!r->ch[cols[k]].have_base) have_base = 0;
