@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -462,7 +461,7 @@ static int is_open_mpi_launcher(const char *argv0, const char *mpi)
     return launcher && (strstr(mpi, "Open MPI") || strstr(mpi, "OpenRTE"));
 }
 
-#define SIMCLUSTER_NICE 5 /* the command's nice value under --meter sim:cluster */
+#define SIMCLUSTER_NICE "5" /* the command's nice value under --meter sim:cluster */
 
 /* Start the command. Returns 0, or the exit status for a command that cannot start. */
 static int spawn_child(rec_t *r)
@@ -481,9 +480,18 @@ static int spawn_child(rec_t *r)
     int n = 0;
     while (r->o.cmd[n])
         n++;
-    char **argv = calloc((size_t)n + 10, sizeof *argv);
+    char **argv = calloc((size_t)n + 14, sizeof *argv);
     if (!argv) return 1;
     int j = 0;
+    if (cluster) {
+        /* the simulated board must keep real time on a machine the simulated nodes
+         * oversubscribe: the command (and every process it starts) runs at a lower priority
+         * from its first instruction; its power follows its demand, waiting included, so it
+         * is not lowered by this */
+        argv[j++] = "nice";
+        argv[j++] = "-n";
+        argv[j++] = SIMCLUSTER_NICE;
+    }
     argv[j++] = r->o.cmd[0];
     if (is_open_mpi_launcher(r->o.cmd[0], mpi)) {
         argv[j++] = "-x";
@@ -505,14 +513,7 @@ static int spawn_child(rec_t *r)
     free(argv);
     unsetenv("MW_TRAFFIC_DIR");
     if (e == 0) {
-        if (cluster) {
-            /* the simulated board must keep real time on a machine the simulated nodes
-             * oversubscribe: their processes (mpirun's ranks inherit it) run at a lower
-             * priority; their power follows their demand, waiting included, so it is not
-             * lowered by this */
-            setpriority(PRIO_PROCESS, (id_t)r->child, SIMCLUSTER_NICE);
-            mw_simcluster_follow(cluster, r->child, traffic);
-        }
+        if (cluster) mw_simcluster_follow(cluster, r->child, traffic);
         return 0;
     }
     r->child = 0;
@@ -587,8 +588,8 @@ static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
 }
 
 /* With a simulated cluster every process ran on this host: the events of each process the
- * cluster followed are given the node that process played (the channels' host), and the
- * live traffic files are removed. */
+ * cluster followed are given the node that process played (the channels' host), those of
+ * each MPI rank its rank's node, and the live traffic files are removed. */
 static void finish_simcluster(rec_t *r, mw_simcluster *c)
 {
     char desc[2048], path[PATH_MAX + 300];
@@ -612,6 +613,28 @@ static void finish_simcluster(rec_t *r, mw_simcluster *c)
         }
     }
     sqlite3_finalize(u);
+    /* an MPI rank's events go to its rank's node even when the sampler never saw the
+     * process (one that lived less than a scan) */
+    sqlite3_stmt *q = NULL;
+    static const char *const by_rank[] = {
+        "UPDATE phases SET host = ?1 WHERE rank = ?2 AND kind != 'mw'",
+        "UPDATE clock_sync SET host = ?1 WHERE rank = ?2"};
+    if (sqlite3_prepare_v2(db, "SELECT DISTINCT rank FROM phases WHERE rank >= 0", -1, &q, NULL) ==
+        SQLITE_OK)
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            int rank = sqlite3_column_int(q, 0);
+            for (int k = 0; k < 2; k++) {
+                if (sqlite3_prepare_v2(db, by_rank[k], -1, &u, NULL) != SQLITE_OK) continue;
+                sqlite3_bind_text(u, 1, mw_simcluster_node_of_rank(c, rank), -1, SQLITE_TRANSIENT);
+                sqlite3_bind_int(u, 2, rank);
+                if (sqlite3_step(u) != SQLITE_DONE && !r->store_failed) {
+                    fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, sqlite3_errmsg(db));
+                    r->store_failed = 1;
+                }
+                sqlite3_finalize(u);
+            }
+        }
+    sqlite3_finalize(q);
     snprintf(path, sizeof path, "%s/traffic", r->o.rundir);
     DIR *d = opendir(path);
     if (d) {

@@ -43,6 +43,10 @@ static int start_sim(const char *cmd, const char *profile, mw_meter_spec *s)
                 elf);
         return MW_EXIT_FAIL;
     }
+    if (profile && !strcmp(profile, "cluster=")) {
+        fprintf(stderr, "mw %s: --meter sim:cluster=: no FILE after '='\n", cmd);
+        return MW_EXIT_USAGE;
+    }
     if (profile && (!strcmp(profile, "cluster") || !strncmp(profile, "cluster=", 8))) {
         s->cluster = mw_simcluster_load(profile[7] ? profile + 8 : NULL, err, sizeof err);
         if (!s->cluster) {

@@ -324,13 +324,14 @@ static int node_index_of_rank(const mw_simcluster *c, int rank)
     for (int k = 0; k < c->nnodes; k++)
         for (int i = 0; i < c->node[k].nranks; i++)
             if (c->node[k].ranks[i] == rank) return k;
-    /* nodes without ranks=: the k-th takes rank k; beyond, round-robin over the workers */
-    int free_nodes[MAX_NODES], nf = 0;
-    for (int k = 0; k < c->nnodes; k++)
-        if (!c->node[k].nranks) free_nodes[nf++] = k;
-    if (!nf) return 0;
-    if (rank < nf) return free_nodes[rank];
-    return nf == 1 ? free_nodes[0] : free_nodes[1 + (rank - nf) % (nf - 1)];
+    /* the k-th node (k = 0, 1, ...) takes rank k unless it lists its ranks; other ranks go
+     * round-robin over the nodes without ranks= but the front end (node 0) */
+    if (rank < c->nnodes && !c->node[rank].nranks) return rank;
+    int workers[MAX_NODES], nw = 0;
+    for (int k = 1; k < c->nnodes; k++)
+        if (!c->node[k].nranks) workers[nw++] = k;
+    if (!nw) return 0;
+    return workers[(rank < c->nnodes ? rank : rank - c->nnodes) % nw];
 }
 
 const char *mw_simcluster_node_of_rank(const mw_simcluster *c, int rank)

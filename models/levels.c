@@ -468,9 +468,8 @@ static double mix_pdf(const gmm_fit *f, double x)
     return s;
 }
 
-/* 1 when the mixture density has two modes: they lie between the means, so a dip there
- * is looked for on 2,001 points. */
-/* Two modes when the mixture's density dips between the means: some point lower than the
+/* Two modes (they lie between the means; 2,001 points are looked at) when the mixture's
+ * density dips between the means: some point lower than the
  * highest density on each side of it (by 1 %). A plateau counts as a dip — far apart, narrow
  * components leave only the flat background between them, which has no strict minimum. */
 static int mix_bimodal(const gmm_fit *f)

@@ -36,13 +36,11 @@ for node in $(echo "$cfg" | grep -o '[A-Za-z0-9_.-]* A[0-9]* [0-9.]*\.\.[0-9.]* 
 done
 
 echo "Busy phases vs power, lag of the meter's windows (mw align, positive: meter late):"
-for node in $(echo "$levels" | awk '{print $1}'); do
-  [ "$node" = switch ] && continue
+for node in $(echo "$cfg" | grep -o '[A-Za-z0-9_.-]* A[0-9]* [0-9.]*\.\.[0-9.]* W cores' | awk '{print $1}'); do
   out=$("$mw" align "$pat" --channel "$node" --phases busy 2>&1) || true
   off=$(echo "$out" | awk '$1 == "offset" { print $2 }')
   unc=$(echo "$out" | awk '$1 == "offset" { print $5 }')
   r=$(echo "$out" | awk '$1 == "fit" { gsub(/;/, "", $4); print $4 }')
-  [ -n "$off" ] || { echo "$out" | grep -q 'no phases' && continue; }
   line=$(awk -v o="$off" -v u="$unc" -v r="$r" 'BEGIN {
       if (o == "" || r == "") { print "OUT no estimate"; exit }
       ok = (r >= 0.9 && o <= 150 && o >= -150) ? "ok" : "OUT";

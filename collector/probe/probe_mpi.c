@@ -246,6 +246,13 @@ int MPI_Finalize(void)
 #define T0 int64_t t0_ = mw_probe_active() ? mw_probe_now_ns() : 0
 /* TX: bytes this process sends, for the simulated cluster's switch (probe_traffic.c) */
 #define TX(bytes) mw_probe_traffic_add(bytes)
+/* a root's data that crosses to each other rank (Bcast, Scatter): counted once, by the rank
+ * it reaches (the root's own share never leaves it) */
+#define TX_RECEIVED(comm, root, bytes)                                                             \
+    do {                                                                                           \
+        int me_;                                                                                   \
+        if (PMPI_Comm_rank(comm, &me_) == MPI_SUCCESS && me_ != (root)) TX(bytes);                 \
+    } while (0)
 #define EV(kind, name, bytes, peer)                                                                \
     do {                                                                                           \
         if (t0_) mw_probe_event(kind, name, t0_, mw_probe_now_ns(), bytes, peer);                  \
@@ -383,7 +390,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
 {
     T0;
     int r = PMPI_Bcast(buf, count, t, root, comm);
-    TX(bytes_of(count, t));
+    TX_RECEIVED(comm, root, bytes_of(count, t));
     EV(MW_PROBE_COMM, "MPI_Bcast", bytes_of(count, t), root);
     return r;
 }
@@ -453,7 +460,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int r
 {
     T0;
     int r = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
-    TX(bytes_of(rcount, rt));
+    TX_RECEIVED(comm, root, bytes_of(rcount, rt));
     EV(MW_PROBE_COMM, "MPI_Scatter", bytes_of(rcount, rt), root);
     return r;
 }
@@ -463,7 +470,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
 {
     T0;
     int r = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
-    TX(bytes_of(rcount, rt));
+    TX_RECEIVED(comm, root, bytes_of(rcount, rt));
     EV(MW_PROBE_COMM, "MPI_Scatterv", bytes_of(rcount, rt), root);
     return r;
 }

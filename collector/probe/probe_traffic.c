@@ -4,8 +4,9 @@
  * the magic "mwtx0001", then the byte count, little-endian uint64) shared and adds each
  * send's bytes to it with an atomic add; the recorder reads the files while the program
  * runs. Without MW_TRAFFIC_DIR, or when the file cannot be made, every call is a load and a
- * branch. A forked child starts a file of its own. Point-to-point sends and each rank's part
- * of a collective count; receives do not (each byte is counted once, by its sender). */
+ * branch. A forked child starts a file of its own. Each byte that crosses between ranks is
+ * counted once: point-to-point by its sender, a collective's by each rank's part of it
+ * (Bcast and Scatter by the ranks the root's data reaches). */
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -26,12 +27,24 @@ static _Atomic(uint64_t) *g_count; /* in the shared mapping */
 static void *g_map;
 static int g_atfork;
 
+static void before_fork(void)
+{
+    pthread_mutex_lock(&g_lock);
+}
+
+static void parent_after_fork(void)
+{
+    pthread_mutex_unlock(&g_lock);
+}
+
 static void child_reset(void)
 {
-    /* the parent's mapping stays mapped in the child but is not the child's file */
+    /* the parent's mapping is not the child's file */
+    if (g_map) munmap(g_map, 16);
     g_map = NULL;
     g_count = NULL;
     atomic_store(&g_state, 0);
+    pthread_mutex_unlock(&g_lock);
 }
 
 static void open_counter(void)
@@ -43,7 +56,7 @@ static void open_counter(void)
     }
     if (!g_atfork) {
         g_atfork = 1;
-        pthread_atfork(NULL, NULL, child_reset);
+        pthread_atfork(before_fork, parent_after_fork, child_reset);
     }
     int state = -1;
     const char *dir = getenv("MW_TRAFFIC_DIR");
