@@ -36,6 +36,7 @@
 
 #include "cli.h"
 #include "import.h"
+#include "mw_fs.h"
 #include "mw_store.h"
 
 #define IMPORT_MAX_CHANNELS 64                    /* what mw ls / mw show keep per run */
@@ -788,17 +789,7 @@ static int make_parents(const char *path)
     char *slash = strrchr(buf, '/');
     if (!slash || slash == buf) return 0;
     *slash = 0;
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p) continue;
-        char c = *p;
-        *p = 0;
-        struct stat st;
-        if (mkdir(buf, 0777) != 0 &&
-            !(errno == EEXIST && stat(buf, &st) == 0 && S_ISDIR(st.st_mode)))
-            return -1;
-        *p = c;
-        if (!c) return 0;
-    }
+    return mw_fs_mkdirs(buf, NULL, NULL, 0);
 }
 
 /* Write the run into a temporary directory beside RUNDIR, then put it in place. */

@@ -43,6 +43,7 @@
 
 #include "cli.h"
 #include "escobar.h"
+#include "mw_fs.h"
 #include "mw_store.h"
 #include "report_child.h"
 #include "report_internal.h"
@@ -546,31 +547,6 @@ static void model(rp_report *rp)
 
 /* ---- figures ----------------------------------------------------------------------- */
 
-static int mkdirs(const char *path, char *err, size_t errlen)
-{
-    char *p = rp_xstrdup(path);
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s) continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "%s: %s", p, strerror(errno));
-            free(p);
-            return -1;
-        }
-        struct stat sb;
-        if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-            snprintf(err, errlen, "%s: not a directory", p);
-            free(p);
-            return -1;
-        }
-        if (!c) break;
-        *s = c;
-    }
-    free(p);
-    return 0;
-}
-
 static int copy_file(const char *from, const char *to)
 {
     FILE *in = fopen(from, "rb");
@@ -599,7 +575,7 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
 {
     char *figdir = join(out_dir, sub);
     char err[512];
-    if (mkdirs(figdir, err, sizeof err) != 0) {
+    if (mw_fs_mkdirs(figdir, NULL, err, sizeof err) != 0) {
         snprintf(rp->fig_note, sizeof rp->fig_note, "%s", err);
         fprintf(stderr, "mw report: warning: %s\n", err);
         free(figdir);
@@ -748,7 +724,7 @@ int cmd_report(int argc, char **argv)
     if ((rc = analyze(&rp)) != 0) goto done;
     progress("analysed %zu run%s (mw analyze)", rp.nrun, rp.nrun == 1 ? "" : "s");
     model(&rp);
-    if (mkdirs(out_dir, err, sizeof err) != 0) {
+    if (mw_fs_mkdirs(out_dir, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "mw report: %s\n", err);
         rc = MW_EXIT_FAIL;
         goto done;

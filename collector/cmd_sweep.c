@@ -41,6 +41,7 @@
 
 #include "cli.h"
 #include "energy.h"
+#include "mw_fs.h"
 #include "mw_store.h"
 #include "precision.h"
 #include "sweepindex.h"
@@ -420,34 +421,6 @@ oom:
 }
 
 /* ---- files --------------------------------------------------------------------------- */
-
-/* mkdir -p; *created (when not NULL) gets how many of path's trailing components it made. */
-static int mkdirs(const char *path, int *created)
-{
-    char buf[4096];
-    int made = 0;
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (size_t l = strlen(buf); l > 1 && buf[l - 1] == '/';)
-        buf[--l] = 0;
-    for (char *s = buf + 1;; s++)
-        if (*s == '/' || !*s) {
-            char c = *s;
-            *s = 0;
-            if (mkdir(buf, 0777) == 0)
-                made++;
-            else if (errno != EEXIST)
-                return -1;
-            else
-                made = 0;
-            if (!c) break;
-            *s = c;
-        }
-    if (created) *created = made;
-    return 0;
-}
 
 /* Removes the last n components of path, deepest first (each must be empty). */
 static void rmdirs(const char *path, int n)
@@ -1050,7 +1023,7 @@ int cmd_sweep(int argc, char **argv)
                 goto out;
             }
         }
-        if (mkdirs(o.out, &created_dir)) {
+        if (mw_fs_mkdirs(o.out, &created_dir, NULL, 0)) {
             fprintf(stderr, "mw sweep: -o %s: %s\n", o.out, strerror(errno));
             rc = MW_EXIT_FAIL;
             goto out;

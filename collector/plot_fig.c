@@ -28,6 +28,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "mw_fs.h"
 #include "plot_internal.h"
 #include "plots_path.h"
 
@@ -342,24 +343,9 @@ struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen
 
 /* ---- figures ----------------------------------------------------------------------- */
 
-static int ensure_dir(const char *dir)
-{
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return -1;
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = 0;
-            if (mkdir(p, 0777) && errno != EEXIST) return -1;
-            *s = '/';
-        }
-    if (mkdir(p, 0777) && errno != EEXIST) return -1;
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmpl, int w, int h)
 {
-    if (ensure_dir(o->dir)) {
+    if (mw_fs_mkdirs(o->dir, NULL, NULL, 0)) {
         fprintf(stderr, "mw plot: %s: cannot make the directory: %s\n", o->dir, strerror(errno));
         o->failures++;
         return NULL;

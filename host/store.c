@@ -16,6 +16,8 @@
  * through the primary key (segment, seq, channel), all inside one savepoint. */
 #include "mw_store.h"
 
+#include "mw_fs.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -265,30 +267,6 @@ static mw_store *store_fail(mw_store *s, char *err, size_t errlen)
     return NULL;
 }
 
-/* mkdir -p: every missing component of path, in order. */
-static int mkdir_p(const char *path, char *err, size_t errlen)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return -1;
-    }
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p) continue;
-        char c = *p;
-        *p = 0;
-        struct stat st;
-        if (mkdir(buf, 0777) != 0 &&
-            !(errno == EEXIST && stat(buf, &st) == 0 && S_ISDIR(st.st_mode))) {
-            snprintf(err, errlen, "%s: cannot create directory %s: %s", path, buf,
-                     errno == EEXIST ? "exists and is not a directory" : strerror(errno));
-            return -1;
-        }
-        *p = c;
-        if (!c) return 0;
-    }
-}
-
 /* With force: remove an old trace.db and its -wal, -shm (and -journal). */
 static int remove_old_db(const char *dbpath, char *err, size_t errlen)
 {
@@ -346,7 +324,7 @@ mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errle
         snprintf(err, errlen, "%s: %s", rundir, strerror(errno));
         free(s);
         return NULL;
-    } else if (mkdir_p(rundir, err, errlen)) {
+    } else if (mw_fs_mkdirs(rundir, NULL, err, errlen)) {
         free(s);
         return NULL;
     }
