@@ -27,6 +27,7 @@
 
 #include <json-c/json.h>
 
+#include "child.h"
 #include "cli.h"
 #include "mw_fs.h"
 #include "plot_internal.h"
@@ -160,153 +161,12 @@ void mw_plot_safe_name(char *out, size_t len, const char *s)
     if (len) out[i] = 0;
 }
 
-/* ---- child processes --------------------------------------------------------------- */
-
-typedef struct {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static int buf_add(buf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-    return 0;
-}
-
-int mw_plot_child(const char *prog, char *const argv[], const char *dir, char **out, char **err,
-                  int *status)
-{
-    *out = *err = NULL;
-    *status = -1;
-    char self[PATH_MAX];
-    if (!prog) {
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) {
-            *err = strdup("cannot find this executable (/proc/self/exe)");
-            return -1;
-        }
-        self[n] = 0;
-        prog = self;
-    }
-    int po[2], pe[2], px[2]; /* stdout, stderr, exec failure */
-    if (pipe(po)) goto nopipe;
-    if (pipe(pe)) {
-        close(po[0]);
-        close(po[1]);
-        goto nopipe;
-    }
-    if (pipe2(px, O_CLOEXEC)) {
-        close(po[0]);
-        close(po[1]);
-        close(pe[0]);
-        close(pe[1]);
-        goto nopipe;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(po[0]);
-        close(po[1]);
-        close(pe[0]);
-        close(pe[1]);
-        close(px[0]);
-        close(px[1]);
-        goto nopipe;
-    }
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0);
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]);
-        close(pe[0]);
-        close(px[0]);
-        int e = 0;
-        if (dir && chdir(dir)) e = errno;
-        if (!e) {
-            signal(SIGPIPE, SIG_DFL);
-            execvp(prog, argv);
-            e = errno;
-        }
-        if (write(px[1], &e, sizeof e) < 0) _exit(127);
-        _exit(127);
-    }
-    close(po[1]);
-    close(pe[1]);
-    close(px[1]);
-    int e = 0;
-    ssize_t got;
-    do
-        got = read(px[0], &e, sizeof e);
-    while (got < 0 && errno == EINTR);
-    close(px[0]);
-    buf bo = {0}, be = {0};
-    buf_add(&bo, "", 0);
-    buf_add(&be, "", 0);
-    struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-    int open_fds = 2;
-    while (open_fds) {
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            char tmp[65536];
-            ssize_t n = read(fds[i].fd, tmp, sizeof tmp);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_fds--;
-                continue;
-            }
-            if (buf_add(i ? &be : &bo, tmp, (size_t)n)) {
-                fprintf(stderr, "mw plot: out of memory\n");
-                exit(MW_EXIT_FAIL);
-            }
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        if (fds[i].fd >= 0) close(fds[i].fd);
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
-    *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    *out = bo.p;
-    if (got == (ssize_t)sizeof e && e) {
-        char msg[2 * PATH_MAX + 128];
-        snprintf(msg, sizeof msg, "cannot run %s%s%s: %s", prog, dir ? " in " : "", dir ? dir : "",
-                 strerror(e));
-        free(be.p);
-        *err = strdup(msg);
-        *status = -1;
-        return -1;
-    }
-    *err = be.p;
-    return 0;
-nopipe:
-    *err = strdup(strerror(errno));
-    return -1;
-}
-
 struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen)
 {
     char *out = NULL, *err = NULL;
     int status;
     why[0] = 0;
-    if (mw_plot_child(NULL, argv, NULL, &out, &err, &status)) {
+    if (mw_child_run(NULL, argv, NULL, &out, &err, &status)) {
         snprintf(why, whylen, "%s", err ? err : "cannot run mw");
         free(out);
         free(err);
@@ -325,14 +185,7 @@ struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen
         }
     }
     if (!j) { /* the child's last line on stderr says why */
-        size_t len = strlen(err);
-        while (len && (err[len - 1] == '\n' || err[len - 1] == ' '))
-            err[--len] = 0;
-        const char *last = strrchr(err, '\n');
-        last = last ? last + 1 : err;
-        if (*last)
-            snprintf(why, whylen, "%s", last);
-        else
+        if (!*mw_child_last_line(err, why, whylen))
             snprintf(why, whylen, "mw %s exited with status %d and wrote no JSON",
                      argv[1] ? argv[1] : "", status);
     }
@@ -502,7 +355,7 @@ int mw_plot_fig_end(mw_plot_fig *f)
         char *argv[] = {(char *)prog, script, NULL};
         char *out = NULL, *err = NULL;
         int status;
-        if (mw_plot_child(prog, argv, o->dir, &out, &err, &status)) {
+        if (mw_child_run(prog, argv, o->dir, &out, &err, &status)) {
             fprintf(stderr, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)\n", err);
             rc = -1;
         } else {

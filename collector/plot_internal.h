@@ -163,13 +163,6 @@ void mw_plot_tsv_text(FILE *f, const char *s);
 /* s as a file-name part: characters other than [A-Za-z0-9._-] become '_' */
 void mw_plot_safe_name(char *out, size_t len, const char *s);
 
-/* Runs prog (NULL: this executable, /proc/self/exe) with argv in dir (NULL: here), stdin
- * from /dev/null, and takes its standard output and error into memory (malloc'd,
- * NUL-terminated). *status: the exit status, 128 + N when killed by signal N. 0, or -1 when
- * it could not be started (message in *err). */
-int mw_plot_child(const char *prog, char *const argv[], const char *dir, char **out, char **err,
-                  int *status);
-
 /* Runs this executable as `mw ARGS...` (argv[0] = "mw", NULL-terminated) and parses its
  * standard output as JSON (json-c). NULL when it could not run, failed or wrote no JSON,
  * with the reason (its last line on standard error) in why. Free with json_object_put. */
@@ -196,8 +189,8 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n);
 int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n);
 int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name);
-/* Shared helpers of the plot_*.c files: zeroed allocation that exits with a message when memory runs
- * out; a json-c object's member (NULL when o is not an object or has no such key); a JSON
+/* Shared helpers of the plot_*.c files: zeroed allocation that exits with a message when memory
+ * runs out; a json-c object's member (NULL when o is not an object or has no such key); a JSON
  * number as a double (NAN when o is not a number). */
 void *mw_plot_xmalloc(size_t n);
 struct json_object;

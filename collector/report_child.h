@@ -2,9 +2,8 @@
  * of the same executable (/proc/self/exe) with an argument vector, never through a shell,
  * and takes their standard output (and, when asked, their standard error) into memory.
  *
- * The child's standard input is /dev/null. Its standard output comes through a pipe read to
- * the end; its standard error goes to an unlinked temporary file when captured (so a child
- * writing much to both never blocks on a full pipe), else it is the caller's. */
+ * The child's standard input is /dev/null; its standard error, when not captured, is passed
+ * on to ours once it has ended. */
 #ifndef MW_REPORT_CHILD_H
 #define MW_REPORT_CHILD_H
 #include <stddef.h>
