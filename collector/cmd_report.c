@@ -464,7 +464,7 @@ static int analyze(rp_report *rp)
         argv[k++] = rp->run[i].dir;
     argv[k] = NULL;
     mw_report_child c;
-    int rc = mw_report_child_run(argv, 1, &c);
+    int rc = mw_report_child_run(argv, &c);
     free(argv);
     char line[512];
     if (rc != 0 || c.status != 0) {
@@ -530,7 +530,7 @@ static void model(rp_report *rp)
         char *note = mode ? rp->fit_mode_note : rp->fit_note;
         size_t notelen = mode ? sizeof rp->fit_mode_note : sizeof rp->fit_note;
         json_object **dst = mode ? &rp->fit_mode : &rp->fit;
-        if (mw_report_child_run(argv, 1, &c) != 0 || c.status != 0) {
+        if (mw_report_child_run(argv, &c) != 0 || c.status != 0) {
             char line[400];
             mw_report_child_last_err(&c, line, sizeof line);
             snprintf(note, notelen, "%s", line[0] ? line : "mw fit failed");
@@ -597,7 +597,7 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
     }
     argv[k] = NULL;
     mw_report_child c;
-    int rc = mw_report_child_run(argv, 1, &c);
+    int rc = mw_report_child_run(argv, &c);
     free(argv);
     /* plot's messages (kinds skipped and why, gnuplot's errors) are progress */
     if (!quiet && c.err && c.err[0]) fputs(c.err, stderr);

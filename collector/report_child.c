@@ -8,7 +8,7 @@
 
 #include "child.h"
 
-int mw_report_child_run(char *const argv[], int capture_err, mw_report_child *c)
+int mw_report_child_run(char *const argv[], mw_report_child *c)
 {
     memset(c, 0, sizeof *c);
     char *err = NULL;
@@ -22,12 +22,7 @@ int mw_report_child_run(char *const argv[], int capture_err, mw_report_child *c)
         return -1;
     }
     c->out_len = strlen(c->out);
-    if (capture_err) {
-        c->err = err;
-    } else {
-        fputs(err, stderr);
-        free(err);
-    }
+    c->err = err;
     return 0;
 }
 
