@@ -98,6 +98,8 @@ bad_usage() {
   expect_grep "names the option" "--generations 25" "$out"
   "$EEG" --strategy v4 2>"$out"; expect_eq "strategy: exit" "$?" 2
   expect_grep "names the value" "v4" "$out"
+  "$EEG" --wait nap 2>"$out"; expect_eq "wait: exit" "$?" 2
+  expect_grep "names option and value" "--wait wants sleep or spin: 'nap'" "$out"
   "$EEG" --threads zero 2>"$out"; expect_eq "threads: exit" "$?" 2
   expect_grep "names the option" "--threads" "$out"
   "$EEG" --bogus 2>"$out"; expect_eq "unknown: exit" "$?" 2

@@ -20,7 +20,8 @@
  * the same chunks as a worker would. Requests that find no work left in the epoch are
  * answered "none" and the thread moves on to the next epoch; its request then waits at the
  * master until that epoch starts — that wait is the workers' wait for the global migration.
- * After the last epoch the master broadcasts the END signal (MPI_Bcast).
+ * After the last epoch the master broadcasts the END signal (MPI_Bcast). Waiting ranks sleep
+ * between tests for their message (`--wait sleep`, default) or poll in MPI (`--wait spin`).
  *
  * Devices: the CPU (OpenMP over individuals, `--threads`) and, when built with CUDA, each
  * GPU (`--gpus`, fitness_gpu.h), one driving thread per device.
@@ -71,6 +72,7 @@ typedef struct {
     unsigned long long seed;
     const char *front_file;
     int quiet;
+    int spin; /* --wait spin: MPI's blocking calls (they poll); else sleep between tests */
 } options;
 
 static void usage(FILE *f)
@@ -98,6 +100,10 @@ static void usage(FILE *f)
                "  --gpus N              GPUs to use per rank (0: CPU only)              [all]\n"
                "  --seed N              seed of the data, centroids and evolution        [1]\n"
                "  --front FILE          write the final front (f1 f2 features informative)\n"
+               "  --wait sleep|spin     how a rank waits for a message: test and sleep\n"
+               "                        (20 us doubling to 1 ms; a waiting node idles, as\n"
+               "                        eq. 9 assumes) or MPI's blocking calls (they poll,\n"
+               "                        so a waiting rank keeps its core busy)        [sleep]\n"
                "  -q, --quiet           only the summary\n"
                "  -h, --help            this text\n"
                "The last line printed is 'hypervolume: <value>'.\n");
@@ -165,7 +171,8 @@ static int parse(int argc, char **argv, options *o)
         O_THR,
         O_GPU,
         O_SEED,
-        O_FRONT
+        O_FRONT,
+        O_WAIT
     };
     static const struct option lo[] = {{"strategy", required_argument, 0, O_STRAT},
                                        {"version", required_argument, 0, O_STRAT},
@@ -189,6 +196,7 @@ static int parse(int argc, char **argv, options *o)
                                        {"gpus", required_argument, 0, O_GPU},
                                        {"seed", required_argument, 0, O_SEED},
                                        {"front", required_argument, 0, O_FRONT},
+                                       {"wait", required_argument, 0, O_WAIT},
                                        {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
@@ -273,6 +281,14 @@ static int parse(int argc, char **argv, options *o)
             break;
         case O_FRONT:
             o->front_file = optarg;
+            break;
+        case O_WAIT:
+            if (!strcmp(optarg, "sleep"))
+                o->spin = 0;
+            else if (!strcmp(optarg, "spin"))
+                o->spin = 1;
+            else
+                return bad("--wait wants sleep or spin", optarg);
             break;
         case ':':
             return bad("option needs a value", argv[optind - 1]);
@@ -515,6 +531,50 @@ static unsigned char *msg_buf(size_t bytes)
     return b;
 }
 
+/* Waiting (--wait). Open MPI's blocking calls poll, so a rank waiting in MPI_Probe or a
+ * collective keeps a core at work power; with `sleep` a rank tests for the message and
+ * sleeps between tests (20 us, doubling to 1 ms: at most 1 ms late), so a node whose ranks
+ * wait idles, as eq. 9 of seed 000 assumes. */
+static void nap(long *ns)
+{
+    struct timespec ts = {0, *ns};
+    nanosleep(&ts, NULL);
+    if (*ns < 1000000) *ns *= 2;
+}
+
+static void wait_msg(const options *o, int src, int tag, MPI_Status *st)
+{
+    if (o->spin) {
+        MPI_Probe(src, tag, MPI_COMM_WORLD, st);
+        return;
+    }
+    long ns = 20000;
+    for (;;) {
+        int flag = 0;
+        MPI_Iprobe(src, tag, MPI_COMM_WORLD, &flag, st);
+        if (flag) return;
+        nap(&ns);
+    }
+}
+
+/* the END signal: a broadcast from rank 0 */
+static void bcast_end(const options *o, int *end_signal)
+{
+    if (o->spin) {
+        MPI_Bcast(end_signal, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        return;
+    }
+    MPI_Request rq;
+    MPI_Ibcast(end_signal, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
+    long ns = 20000;
+    for (;;) {
+        int flag = 0;
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        if (flag) return;
+        nap(&ns);
+    }
+}
+
 static void send_pops(worker *wk, int dest, int tag, msg_hdr h, eeg_pop **pops)
 {
     size_t bytes = sizeof h + (size_t)h.n * wk->pop_bytes;
@@ -532,7 +592,7 @@ static msg_hdr recv_pops(worker *wk, int src, int tag, eeg_pop *pops, int cap, i
                          MPI_Status *st)
 {
     MPI_Status probe;
-    MPI_Probe(src, tag, MPI_COMM_WORLD, &probe);
+    wait_msg(wk->o, src, tag, &probe);
     int bytes;
     MPI_Get_count(&probe, MPI_BYTE, &bytes);
     unsigned char *b = msg_buf((size_t)bytes);
@@ -656,7 +716,7 @@ static void master(worker *wk, const int *ndev_of)
         done[st.MPI_SOURCE * MAX_DEVICES + h.dev] = h.epoch;
     }
     int end_signal = 1;
-    MPI_Bcast(&end_signal, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    bcast_end(o, &end_signal);
     ph_end(ph);
     free(done);
     free(pend);
@@ -724,7 +784,7 @@ static void worker_run(worker *wk)
             pthread_join(tid[t], NULL);
     }
     int end_signal = 0;
-    MPI_Bcast(&end_signal, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    bcast_end(wk->o, &end_signal);
 }
 
 /* ---- alone: the master does everything ------------------------------------------------------ */
