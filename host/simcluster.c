@@ -35,7 +35,8 @@ typedef struct {
 typedef struct {
     pid_t tid;
     int node;
-    uint64_t total_ns; /* run + runqueue wait, cumulative */
+    uint64_t run_ns, wait_ns; /* schedstat, cumulative */
+    long long sleeps;         /* voluntary context switches, cumulative */
     int seen;
 } thread_ent;
 
@@ -539,8 +540,40 @@ static thread_ent *thread_find(mw_simcluster *c, pid_t tid)
     return NULL;
 }
 
+/* A thread's demand over an interval of dt_ns in which it ran run_ns, waited wait_ns for a
+ * core and went to sleep `sleeps` times (voluntary context switches).
+ * - A thread that never slept wanted a core all the interval — computing, or polling in MPI
+ *   even with sched_yield: on its own node it would have run all of it. Its demand is
+ *   run + wait (the kernel adds a wait to schedstat when the wait ends, so one interval may
+ *   get more than dt of it and the next less; the node's carry spreads that).
+ * - A thread that slept does a fixed amount of work between sleeps. On its own node it would
+ *   not queue: its time there is the interval less its wait, of which it ran run_ns, so its
+ *   demand is run * dt / (dt - wait), at most run + wait. An MPI rank testing for a message
+ *   every millisecond and sleeping in between (eeg-mofs --wait sleep) runs microseconds per
+ *   wake-up and queues behind the other nodes' work at each one: that wait does not count. */
+static double thread_demand_ns(double dt_ns, double run, double wait, double sleeps)
+{
+    if (sleeps <= 0 || dt_ns <= 0) return run + wait;
+    double rest = dt_ns - wait;
+    if (rest <= 0 || run * dt_ns >= (run + wait) * rest) return run + wait;
+    return run * dt_ns / rest;
+}
+
+/* voluntary context switches of a thread so far, from /proc/PID/task/TID/status; -1 if
+ * unreadable */
+static long long thread_sleeps(pid_t pid, pid_t tid)
+{
+    char path[96], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    if (read_small(path, buf, sizeof buf) <= 0) return -1;
+    const char *k = strstr(buf, "\nvoluntary_ctxt_switches:");
+    unsigned long long v;
+    if (!k || sscanf(k + 26, "%llu", &v) != 1) return -1;
+    return (long long)v;
+}
+
 /* Adds each node's CPU demand since the last call (thread-ns) to demand_ns[]. */
-static void sample_threads(mw_simcluster *c, double *demand_ns, int first)
+static void sample_threads(mw_simcluster *c, double dt_ns, double *demand_ns, int first)
 {
     for (size_t i = 0; i < c->nthreads; i++)
         c->threads[i].seen = 0;
@@ -558,20 +591,27 @@ static void sample_threads(mw_simcluster *c, double *demand_ns, int first)
             unsigned long long run, wait;
             if (read_small(sp, buf, sizeof buf) <= 0 || sscanf(buf, "%llu %llu", &run, &wait) != 2)
                 continue;
-            uint64_t total = run + wait;
+            long long sleeps = thread_sleeps(c->procs[p].pid, tid);
             thread_ent *t = thread_find(c, tid);
             if (t) {
-                if (total > t->total_ns) demand_ns[t->node] += (double)(total - t->total_ns);
+                if (run >= t->run_ns && wait >= t->wait_ns)
+                    demand_ns[t->node] += thread_demand_ns(
+                        dt_ns, (double)(run - t->run_ns), (double)(wait - t->wait_ns),
+                        sleeps < 0 || t->sleeps < 0 ? 0 : (double)(sleeps - t->sleeps));
             } else if (!grow((void **)&c->threads, &c->capthreads, c->nthreads + 1,
                              sizeof *c->threads)) {
                 t = &c->threads[c->nthreads++];
                 t->tid = tid;
                 /* a thread born since the last sample: all its time is in this interval */
-                if (!first) demand_ns[c->procs[p].node] += (double)total;
+                if (!first)
+                    demand_ns[c->procs[p].node] +=
+                        thread_demand_ns(dt_ns, (double)run, (double)wait, (double)sleeps);
             }
             if (t) {
                 t->node = c->procs[p].node;
-                t->total_ns = total;
+                t->run_ns = run;
+                t->wait_ns = wait;
+                t->sleeps = sleeps;
                 t->seen = 1;
             }
         }
@@ -642,7 +682,7 @@ static void *sampler_main(void *arg)
     enum { TX_TICKS = 5 };
     double tx_bytes[TX_TICKS] = {0}, tx_dt[TX_TICKS] = {0};
     rescan(c);
-    sample_threads(c, demand, 1);
+    sample_threads(c, 0, demand, 1);
     sample_traffic(c, 1);
     int gen = atomic_load(&c->follow_gen);
     for (unsigned tick = 1; !atomic_load(&c->stop); tick++) {
@@ -658,7 +698,7 @@ static void *sampler_main(void *arg)
         if (g != gen || tick % RESCAN_TICKS == 0) rescan(c);
         gen = g;
         memset(demand, 0, sizeof demand);
-        sample_threads(c, demand, 0);
+        sample_threads(c, dt, demand, 0);
         tx_bytes[tick % TX_TICKS] = sample_traffic(c, 0);
         tx_dt[tick % TX_TICKS] = dt;
         double bytes = 0, span_ns = 0;

@@ -6,8 +6,12 @@
  * sampler walks the process tree under the recorded command, gives each process to a node
  * by its MPI rank (OMPI_COMM_WORLD_RANK, PMIX_RANK or PMI_RANK in /proc/PID/environ;
  * processes without one, such as mpirun, belong to the node of rank 0, the front end) and
- * reads the CPU demand of every thread: the time it ran plus the time it waited to run
- * (/proc/PID/task/TID/schedstat), so that ranks sharing too few cores still count as busy.
+ * reads the CPU demand of every thread from the time it ran and the time it waited to run
+ * (/proc/PID/task/TID/schedstat): a thread that did not sleep (voluntary context switches
+ * in its status) counts both, so that ranks sharing too few cores still count as busy; a
+ * thread that slept counts run * dt / (dt - wait), its share of its own timeline without
+ * the queueing its own node would not have (a rank waking every millisecond to test for a
+ * message counts its microseconds of work, not its queueing behind other nodes).
  * A node's power is linear in its demand u (threads' demand over the interval divided by
  * the node's cores, at most 1):
  *     P_node = idle_w + (work_w - idle_w) * u + N(0, noise_w)

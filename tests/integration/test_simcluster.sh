@@ -6,6 +6,10 @@
 # Table 5), each node's busy phases coincide with its channel's high power (mw align, r >=
 # 0.9, lag within +-150 ms), every phase carries the node that ran it as host; an MPI
 # all-to-all raises the switch by >= 0.3 W and keeps it below 5 W (scripts/cluster-check.sh).
+# A master that waits for its workers' requests by testing and sleeping (eeg-mofs --wait
+# sleep: it wakes every millisecond and queues for a core behind the workers) leaves the
+# front end N1 near its idle power, as on a node of its own; polling in MPI (--wait spin)
+# keeps N1 busy.
 # A bad cluster file exits 2 naming file and line, and nothing is created.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
@@ -34,6 +38,33 @@ end_to_end() {
   expect_eq "cluster-check: exit" "$rc" 0
 }
 
+# n1_epochs RUNDIR: N1's mean power (W) from the last init to the master's last global migration
+n1_epochs() {
+  q "$1" "WITH s AS (SELECT (SELECT max(end_ns) FROM phases WHERE name = 'init') AS a,
+                  (SELECT max(end_ns) FROM phases WHERE rank = 0 AND name = 'global migration') AS b)
+          SELECT printf('%.1f', avg(x.power_mw) / 1000.0) FROM samples x, channels c, s
+          WHERE x.channel = c.channel AND c.name = 'N1' AND x.t0_ns >= s.a AND x.t1_ns <= s.b"
+}
+
+waiting_master() {
+  local eeg=(mpirun --oversubscribe -np 3 "$(abs "$BUILD/bin/eeg-mofs")" --strategy v3
+    --subpops 2 --patterns 120 --features 900 --individuals 480 --generations 30
+    --global-every 10 --threads 1 -q)
+  local w
+  for w in sleep spin; do
+    "$MW" record -q -o "$TMP/eeg-$w" --meter sim:cluster --idle 1 -- "${eeg[@]}" --wait "$w" \
+      >"$TMP/eeg-$w.out" 2>&1
+    expect_eq "eeg --wait $w: exit" "$?" 0
+  done
+  local sleep_w spin_w
+  sleep_w=$(n1_epochs "$TMP/eeg-sleep")
+  spin_w=$(n1_epochs "$TMP/eeg-spin")
+  echo "    N1 while the master waits: --wait sleep $sleep_w W, --wait spin $spin_w W (idle 156.30, work 224.72)"
+  # idle + 15 % and work - 15 % of the 68.42 W between the levels
+  check "sleeping master: N1 near idle" awk -v w="$sleep_w" 'BEGIN { exit !(w < 166.6) }'
+  check "spinning master: N1 busy" awk -v w="$spin_w" 'BEGIN { exit !(w > 214.5) }'
+}
+
 bad_file() {
   printf 'node N1 A1 100 200\nnode N2 A1 100 200\n' >"$TMP/bad.cluster"
   "$MW" record -q -o "$TMP/bad" --meter "sim:cluster=$TMP/bad.cluster" -- true 2>"$TMP/bad.err"
@@ -43,5 +74,6 @@ bad_file() {
 }
 
 run_case end_to_end
+run_case waiting_master
 run_case bad_file
 finish
