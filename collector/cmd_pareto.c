@@ -9,8 +9,11 @@
  * energies give the additivity figure. Prints the devices by rank, the front's end-points
  * with PARTITION's split at each, its segments; with a static power and --total, LBOPA-TE's
  * pieces; with --time or --energy, the split for that point (real and rounded to integers
- * summing to n when n is an integer). Run directories as input are not read yet: profiles
- * are written by hand or by a script from mw analyze's output.
+ * summing to n when n is an integer).
+ *
+ * "mw pareto RUNDIR... --units COUNTER": the profile is built from runs (pareto_runs.h),
+ * written as profile text in memory (and to --profile-out FILE) and read by the same parser,
+ * so a profile from runs and one from a file go through one path.
  *
  * Bad usage or a bad profile is one line on stderr naming the option or FILE:LINE, exit 2,
  * before anything is printed. No NaN or infinity is printed: every number comes from
@@ -21,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "lbopa.h"
+#include "pareto_runs.h"
 #include "textout.h"
 
 typedef struct {
@@ -48,16 +53,21 @@ typedef struct {
 } pd_profile;
 
 typedef struct {
-    const char *file;
+    const char *file; /* the profile, or a description of the runs */
     double time_s, energy_J, ps, n;
     int has_time, has_energy, has_ps, has_n, total, json;
+    const char *units, *profile_out; /* runs mode */
+    char **dirs;
+    int ndirs;
+    const mw_pareto_runs *runs; /* what they gave, once read */
 } pd_opts;
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mw pareto PROFILE [--time S | --energy J] [--static-power W] [--total]\n"
-            "                 [--n N] [--json]\n\n"
+            "                 [--n N] [--json]\n"
+            "       mw pareto RUNDIR... --units COUNTER --n N [--profile-out FILE] [...]\n\n"
             "The Pareto front of execution time and dynamic energy for n units of work split\n"
             "over devices with time functions f_i (linear, or piecewise-linear through\n"
             "measured points) and dynamic energy b_i x (seed 002: LBOPA, PARTITION, LBOPA-TE).\n"
@@ -77,6 +87,14 @@ static void usage(FILE *out)
             "  --static-power W   P_S, W: total energy = dynamic + P_S * time\n"
             "  --total            also the part of the front optimal for time and total energy\n"
             "                     (LBOPA-TE); needs a static power\n"
+            "  RUNDIR...          runs instead of a profile: each run's work is the sum of the\n"
+            "                     counter COUNTER per host, its time the command's, its\n"
+            "                     device the channel measuring that host, its dynamic\n"
+            "                     energy that channel's energy less its idle baseline (record\n"
+            "                     with --idle S) x time; work on several devices, the same on\n"
+            "                     each, is a 'together' run (additivity check)\n"
+            "  --units COUNTER    the counter giving a run's units of work (e.g. 'products')\n"
+            "  --profile-out FILE write the profile built from the runs to FILE\n"
             "  --n N              units of work, > 0 (overrides the profile's n)\n"
             "  --json             one JSON object instead of text (docs/models.md)\n"
             "  -h, --help         this text\n\n"
@@ -95,6 +113,8 @@ static int parse_args(int argc, char **argv, pd_opts *o)
         {"total", no_argument, NULL, 'T'},
         {"n", required_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'j'},
+        {"units", required_argument, NULL, 'u'},
+        {"profile-out", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -136,6 +156,13 @@ static int parse_args(int argc, char **argv, pd_opts *o)
         case 'j':
             o->json = 1;
             break;
+        case 'u':
+            if (!*optarg) return mw_cli_usage_error("pareto", "--units: empty counter name");
+            o->units = optarg;
+            break;
+        case 'o':
+            o->profile_out = optarg;
+            break;
         case 'h':
             usage(stdout);
             return MW_EXIT_OK;
@@ -147,10 +174,29 @@ static int parse_args(int argc, char **argv, pd_opts *o)
     }
     if (o->has_time && o->has_energy)
         return mw_cli_usage_error("pareto", "--time and --energy: give one");
-    if (optind >= argc) return mw_cli_usage_error("pareto", "missing PROFILE");
+    if (optind >= argc) return mw_cli_usage_error("pareto", "missing PROFILE or RUNDIR...");
+    struct stat sb;
+    if (stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        for (int i = optind; i < argc; i++)
+            if (stat(argv[i], &sb) != 0 || !S_ISDIR(sb.st_mode))
+                return mw_cli_usage_error("pareto",
+                                          "'%s' is not a run directory (give one "
+                                          "PROFILE or run directories)",
+                                          argv[i]);
+        if (!o->units)
+            return mw_cli_usage_error("pareto", "runs need --units COUNTER: the counter giving "
+                                                "each run's units of work (mwb-dgemm: "
+                                                "'products')");
+        o->dirs = argv + optind;
+        o->ndirs = argc - optind;
+        return -1;
+    }
     if (argc - optind > 1)
         return mw_cli_usage_error("pareto", "unexpected argument '%s' (one PROFILE only)",
                                   argv[optind + 1]);
+    if (o->units || o->profile_out)
+        return mw_cli_usage_error("pareto", "%s is for run directories, not a PROFILE",
+                                  o->units ? "--units" : "--profile-out");
     o->file = argv[optind];
     return -1;
 }
@@ -257,23 +303,16 @@ static int parse_device(pd_profile *p, int line, char *save)
     return -1;
 }
 
-static int read_profile(const char *file, pd_profile *p)
+/* the profile from in, called `file` in messages */
+static int read_profile(FILE *in, const char *file, pd_profile *p)
 {
     memset(p, 0, sizeof *p);
     p->file = file;
-    FILE *in = fopen(file, "r");
-    if (!in) {
-        fprintf(stderr, "mw pareto: %s: %s\n", file, strerror(errno));
-        return MW_EXIT_USAGE;
-    }
-    char buf[8192];
+    char *buf = NULL;
+    size_t bufcap = 0;
     int line = 0, rc = -1;
-    while (rc < 0 && fgets(buf, sizeof buf, in)) {
+    while (rc < 0 && getline(&buf, &bufcap, in) != -1) {
         line++;
-        if (!strchr(buf, '\n') && !feof(in)) {
-            rc = file_error(p, line, "line longer than %s characters", "8190");
-            break;
-        }
         char *hash = strchr(buf, '#');
         if (hash) *hash = 0;
         char *save = NULL, *key = strtok_r(buf, " \t\r\n", &save);
@@ -315,7 +354,7 @@ static int read_profile(const char *file, pd_profile *p)
         fprintf(stderr, "mw pareto: %s: read error\n", file);
         rc = MW_EXIT_USAGE;
     }
-    fclose(in);
+    free(buf);
     if (rc < 0 && p->k == 0) rc = file_error(p, line, "no device lines%s", "");
     /* the builder: mean time per size, b from the energies */
     for (int i = 0; rc < 0 && i < p->k; i++) {
@@ -399,6 +438,17 @@ static void print_text(const pd_profile *p, const pd_opts *o, const mw_pareto_fr
     int k = f->k;
     printf("mw pareto: %s, %d device%s, n = %.10g units\n", o->file, k, k == 1 ? "" : "s",
            f->n_units);
+    if (o->runs) {
+        printf("runs (units: counter '%s'; E_dyn = energy - idle power x time):\n", o->units);
+        printf("  %-16s %-14s %-11s %-12s %-10s %s\n", "device", "x (units)", "t (s)", "E_dyn (J)",
+               "idle (W)", "run");
+        for (int i = 0; i < o->runs->n; i++) {
+            const mw_pareto_run *r = &o->runs->run[i];
+            printf("  %-16s %-14.10g %-11.6g %-12.6g %-10.6g %s%s\n", r->device, r->x_units,
+                   r->time_s, r->energy_dyn_J, r->idle_W, r->run,
+                   r->ndevices > 1 ? " (together)" : "");
+        }
+    }
     printf("devices by dynamic energy per unit, most expensive first:\n");
     for (int r = 0; r < k; r++) {
         int i = f->rank[r];
@@ -462,13 +512,39 @@ static void print_text(const pd_profile *p, const pd_opts *o, const mw_pareto_fr
     }
 }
 
-static void print_json(const pd_profile *p, const mw_pareto_front *f, const mw_pareto_te *te,
-                       double ps, int has_ps, const pd_query *q, double **split,
-                       const mw_lbopa_device *dev, int has_add, double add_rel, size_t add_n)
+static void print_json(const pd_profile *p, const pd_opts *o, const mw_pareto_front *f,
+                       const mw_pareto_te *te, double ps, int has_ps, const pd_query *q,
+                       double **split, const mw_lbopa_device *dev, int has_add, double add_rel,
+                       size_t add_n)
 {
     int k = f->k;
     printf("{\"n_units\":");
     mw_out_json_number(stdout, f->n_units);
+    printf(",\"runs\":");
+    if (o->runs) {
+        printf("{\"units\":");
+        mw_out_json_string(stdout, o->units);
+        printf(",\"runs\":[");
+        for (int i = 0; i < o->runs->n; i++) {
+            const mw_pareto_run *r = &o->runs->run[i];
+            printf("%s{\"run\":", i ? "," : "");
+            mw_out_json_string(stdout, r->run);
+            printf(",\"device\":");
+            mw_out_json_string(stdout, r->device);
+            printf(",\"together\":%s,\"x_units\":", r->ndevices > 1 ? "true" : "false");
+            mw_out_json_number(stdout, r->x_units);
+            printf(",\"t_s\":");
+            mw_out_json_number(stdout, r->time_s);
+            printf(",\"e_dyn_J\":");
+            mw_out_json_number(stdout, r->energy_dyn_J);
+            printf(",\"idle_W\":");
+            mw_out_json_number(stdout, r->idle_W);
+            printf("}");
+        }
+        printf("]}");
+    } else {
+        printf("null");
+    }
     printf(",\"static_power_W\":");
     if (has_ps)
         mw_out_json_number(stdout, ps);
@@ -595,15 +671,71 @@ int cmd_pareto(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     pd_profile p;
-    if ((rc = read_profile(o.file, &p)) >= 0) return rc;
+    mw_pareto_runs runs = {0};
+    char desc[64];
+    if (o.dirs) { /* runs: a profile in memory, parsed like a file */
+        char err[512];
+        if (mw_pareto_runs_read(o.dirs, o.ndirs, o.units, &runs, err, sizeof err)) {
+            fprintf(stderr, "mw pareto: %s\n", err);
+            return MW_EXIT_USAGE;
+        }
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        rc = !mem ? -1 : mw_pareto_runs_write_profile(&runs, o.units, mem, err, sizeof err);
+        if (mem && fclose(mem)) rc = -1;
+        if (rc || !text) {
+            fprintf(stderr, "mw pareto: %s\n", rc && mem ? err : "out of memory");
+            free(text);
+            mw_pareto_runs_free(&runs);
+            return mem ? MW_EXIT_USAGE : MW_EXIT_FAIL;
+        }
+        if (o.profile_out) {
+            FILE *f = fopen(o.profile_out, "w");
+            int bad = !f || fputs(text, f) == EOF;
+            if (f && fclose(f)) bad = 1;
+            if (bad) {
+                fprintf(stderr, "mw pareto: --profile-out %s: %s\n", o.profile_out,
+                        strerror(errno));
+                free(text);
+                mw_pareto_runs_free(&runs);
+                return MW_EXIT_USAGE;
+            }
+        }
+        snprintf(desc, sizeof desc, "profile from %d run%s", o.ndirs, o.ndirs == 1 ? "" : "s");
+        o.file = desc;
+        o.runs = &runs;
+        FILE *in = fmemopen(text, len, "r");
+        rc = in ? read_profile(in, desc, &p) : MW_EXIT_FAIL;
+        if (in) fclose(in);
+        free(text);
+        if (rc >= 0) {
+            mw_pareto_runs_free(&runs);
+            return rc;
+        }
+    } else {
+        FILE *in = fopen(o.file, "r");
+        if (!in) {
+            fprintf(stderr, "mw pareto: %s: %s\n", o.file, strerror(errno));
+            return MW_EXIT_USAGE;
+        }
+        rc = read_profile(in, o.file, &p);
+        fclose(in);
+        if (rc >= 0) return rc;
+    }
     double n = o.has_n ? o.n : p.n, ps = o.has_ps ? o.ps : p.ps;
     int has_ps = o.has_ps || p.has_ps, k = p.k;
     if (!o.has_n && !p.has_n) {
         profile_free(&p);
+        mw_pareto_runs_free(&runs);
+        if (o.dirs)
+            return mw_cli_usage_error("pareto", "no workload: give --n N, the units of work "
+                                                "to split");
         return mw_cli_usage_error("pareto", "no workload: give --n N or an 'n' line in %s", o.file);
     }
     if (o.total && !has_ps) {
         profile_free(&p);
+        mw_pareto_runs_free(&runs);
         return mw_cli_usage_error("pareto", "--total needs --static-power or a static_power "
                                             "line in the profile");
     }
@@ -733,7 +865,7 @@ int cmd_pareto(int argc, char **argv)
         }
     }
     if (o.json)
-        print_json(&p, &f, has_te ? &te : NULL, ps, has_ps, &q, split, dev, has_add, add_rel,
+        print_json(&p, &o, &f, has_te ? &te : NULL, ps, has_ps, &q, split, dev, has_add, add_rel,
                    add_n);
     else
         print_text(&p, &o, &f, has_te ? &te : NULL, ps, has_ps, &q, split, dev, has_add, add_rel,
@@ -747,5 +879,6 @@ out:
     free(xs);
     free(xi);
     profile_free(&p);
+    mw_pareto_runs_free(&runs);
     return rc;
 }

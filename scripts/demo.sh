@@ -6,7 +6,7 @@
 #   pattern/  three ranks running busy/idle m-sequences: Pow_idle/Pow_work recovered vs the
 #             configured levels, and the lag of power behind the phases (scripts/cluster-check.sh)
 #   alltoall/ an MPI all-to-all between idle baselines: the switch channel
-#   profile/  dgemm on N2 and on N3 at two sizes: a measured profile for mw pareto (seed 002)
+#   profile/  dgemm on N2 and on N3 at two sizes, and on both: mw pareto's profile (seed 002)
 #   sweep/    mw sweep of eeg-mofs over N_Spop and v2/v3 (DEMO_REPS repetitions, 1 s idle
 #             baselines); resumable: running the demo again keeps finished runs
 #   analysis.txt, fit.txt, fit.json, pareto.txt, cluster-check.txt, report/index.html
@@ -42,45 +42,31 @@ check_rc=0
 scripts/cluster-check.sh "$mw" "$out/pattern" "$out/alltoall" | tee "$out/cluster-check.txt" ||
   check_rc=$?
 
-step 3/7 "a workload split over two nodes (seed 002): dgemm on N2 and on N3, measured profile"
-# Each run plays one node (the rank in the environment picks it); the profile gives, per node,
-# the products done, the time and the dynamic energy (the node's energy above its idle
-# baseline) at two sizes; mw pareto fits f_i and g_i to them.
+step 3/7 "a workload split over two nodes (seed 002): dgemm on N2, on N3, on both; mw pareto"
+# Each run plays one node (the rank in the environment picks it) at a fixed size (--products);
+# mw pareto reads the runs: per node the size, the time and the dynamic energy (its channel's
+# energy above its idle baseline), and the together run for the additivity check.
 prof=$out/profile.txt
-{
-  echo "# measured by make demo: dgemm products (256 x 256) on simulated nodes N2 and N3"
-  echo "static_power $(sqlite3 -readonly "$out/pattern/trace.db" "SELECT printf('%.2f', sum(w)) FROM
-     (SELECT avg(s.power_mw) / 1000.0 AS w FROM samples s, phases p, channels c
-      WHERE c.name IN ('N2', 'N3') AND s.channel = c.channel AND p.kind = 'mw'
-        AND p.name = 'idle-before' AND s.t0_ns >= p.start_ns AND s.t1_ns <= p.end_ns
-      GROUP BY c.name)")"
-} >"$prof"
+dg=("$build/bin/mwb-dgemm" --n 256 --threads 1)
+prof_runs=()
+mkdir -p "$out/profile"
 for node in N2:1 N3:2; do
   name=${node%:*} rank=${node#*:}
-  points=()
-  for secs in 2 4; do
-    run=$out/profile/$name-${secs}s
-    mkdir -p "$out/profile"
-    "$mw" record -q --force -o "$run" --meter sim:cluster --idle 1 -- env OMPI_COMM_WORLD_RANK="$rank" \
-      "$build/bin/mwb-dgemm" --n 256 --seconds "$secs" --threads 1 >"$run.log" 2>&1
-    products=$(awk '$1 == "products:" { print $2 }' "$run.log")
-    points+=("$(sqlite3 -readonly "$run/trace.db" "
-      WITH ch AS (SELECT channel FROM channels WHERE name = '$name'),
-           cmd AS (SELECT start_ns, end_ns FROM phases WHERE kind = 'mw' AND name = 'command'),
-           idle AS (SELECT avg(s.power_mw) AS mw FROM samples s, phases p, ch
-                    WHERE s.channel = ch.channel AND p.kind = 'mw' AND p.name = 'idle-before'
-                      AND s.t0_ns >= p.start_ns AND s.t1_ns <= p.end_ns)
-      SELECT printf('$products:%.4f:%.4f', (cmd.end_ns - cmd.start_ns) / 1e9,
-                    sum((s.power_mw - idle.mw) / 1000.0 * (min(s.t1_ns, cmd.end_ns) -
-                        max(s.t0_ns, cmd.start_ns)) / 1e9))
-      FROM samples s, ch, cmd, idle
-      WHERE s.channel = ch.channel AND s.t1_ns > cmd.start_ns AND s.t0_ns < cmd.end_ns")")
+  for products in 600 1200; do
+    run=$out/profile/$name-$products
+    "$mw" record -q --force -o "$run" --meter sim:cluster --idle 1 -- \
+      env OMPI_COMM_WORLD_RANK="$rank" "${dg[@]}" --products "$products" >"$run.log" 2>&1
+    prof_runs+=("$run")
   done
-  echo "device $name ${points[*]}" >>"$prof"
 done
-echo "n $(awk '/^device/ { for (i = 3; i <= NF; i++) { split($i, a, ":"); t += a[1] } } END { print t / 2 }' "$prof")" >>"$prof"
-cat "$prof"
-"$mw" pareto "$prof" --total | tee "$out/pareto.txt" | head -12
+run=$out/profile/together-600
+"$mw" record -q --force -o "$run" --meter sim:cluster --idle 1 -- sh -c \
+  'OMPI_COMM_WORLD_RANK=1 "$@" & OMPI_COMM_WORLD_RANK=2 "$@"; wait' sh "${dg[@]}" \
+  --products 600 >"$run.log" 2>&1
+prof_runs+=("$run")
+"$mw" pareto "${prof_runs[@]}" --units products --n 2400 --total --profile-out "$prof" |
+  tee "$out/pareto.txt" | head -16
+echo "n 2400" >>"$prof"
 
 step 4/7 "mw sweep: eeg-mofs, N_Spop in {$nspop}, v2 and v3, $reps repetitions"
 "$mw" sweep -o "$out/sweep" --param "nspop=$nspop" --param version=v2,v3 --reps "$reps" \

@@ -10,10 +10,11 @@
  * exactly in real numbers: each element is checked against that within 1e-9 relative (the
  * rounding of n terms is ~n 1e-16). A wrong index, a skipped or doubled tile would miss it.
  * Multiplications repeat until the deadline (program start + --seconds, set-up included);
- * one starts only while the deadline is more than half a mean multiplication away.
+ * one starts only while the deadline is more than half a mean multiplication away; with
+ * --products N exactly N are done instead (a fixed problem size, for seed 002's profiles).
  * GFLOP/s counts 2 n^3 floating-point operations per multiplication (1 GFLOP = 1e9).
- * Probe: phases "init", "dgemm" (all multiplications), "check" (main thread), counter
- * "flops". */
+ * Probe: phases "init", "dgemm" (all multiplications), "check" (main thread), counters
+ * "flops" and "products". */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
@@ -24,15 +25,17 @@
 #include <stdlib.h>
 
 static const char usage[] =
-    "usage: mwb-dgemm [--n N] [--block B] [--seconds S] [--threads N]\n"
+    "usage: mwb-dgemm [--n N] [--block B] [--seconds S | --products N] [--threads N]\n"
     "Blocked dense matrix product C = A B of N x N doubles (default 1024), repeated for S\n"
     "seconds (default 10) on all cores (OpenMP over B x B tiles of C, default 64); no BLAS.\n"
     "Prints GFLOP/s (2 N^3 per product, 1e9 FLOP/s) and checks C against its analytic value\n"
     "(A[i][k] = (i+1)/(k+1), B[k][j] = (k+1)(j+1)/N, so C[i][j] = (i+1)(j+1)) within 1e-9\n"
-    "relative (exit 1 if not). Probe phases \"init\", \"dgemm\", \"check\".\n"
+    "relative (exit 1 if not). Probe phases \"init\", \"dgemm\", \"check\"; counters\n"
+    "\"flops\" and \"products\".\n"
     "  --n N         matrix order, 1 to 32768 (default 1024)\n"
     "  --block B     tile size, 1 to 4096 (default 64)\n"
     "  --seconds S   run time including set-up, 0.01 to 1e6 s (default 10)\n"
+    "  --products N  do exactly N products, 1 to 1e9, whatever the time\n"
     "  --threads N   OpenMP threads, 1 to 4096 (default: all cores)\n"
     "  --help        this text\n";
 
@@ -67,14 +70,15 @@ int main(int argc, char **argv)
 {
     double start = mwb_now();
     double seconds = 10;
-    int64_t order = 1024, block = 64, threads = 0;
+    int64_t order = 1024, block = 64, threads = 0, products = 0;
     const struct mwb_opt opts[] = {
         {"n", MWB_INT, &order, 1, 32768, NULL},
         {"block", MWB_INT, &block, 1, 4096, NULL},
         {"seconds", MWB_DOUBLE, &seconds, 0.01, 1e6, NULL},
         {"threads", MWB_INT, &threads, 1, 4096, NULL},
+        {"products", MWB_INT, &products, 1, 1000000000, NULL},
     };
-    int rc = mwb_parse(argc, argv, opts, 4, usage, true);
+    int rc = mwb_parse(argc, argv, opts, 5, usage, true);
     if (rc >= 0) return rc;
     if (threads > 0) omp_set_num_threads((int)threads);
     const size_t n = (size_t)order, bs = (size_t)block;
@@ -104,11 +108,12 @@ int main(int argc, char **argv)
         multiply(n, bs, a, b, c);
         now = mwb_now();
         reps++;
-    } while (now + 0.5 * (now - t0) / (double)reps < deadline);
+    } while (products > 0 ? reps < products : now + 0.5 * (now - t0) / (double)reps < deadline);
     mw_phase_end("dgemm");
     double elapsed = now - t0;
     double flops = 2.0 * (double)n * (double)n * (double)n * (double)reps;
     mw_counter("flops", (int64_t)flops);
+    mw_counter("products", (int64_t)reps);
 
     mw_phase_begin("check");
     double maxrel = 0;

@@ -1,0 +1,37 @@
+/* pareto_runs — a seed-002 workload profile (docs/models.md "Profile file") built from run
+ * directories, for "mw pareto RUNDIR...". See pareto_runs.c for the rules. */
+#ifndef MW_PARETO_RUNS_H
+#define MW_PARETO_RUNS_H
+#include <stddef.h>
+#include <stdio.h>
+
+/* What one run gave. A run whose work (the counter) is on one host measures that host's
+ * device alone; work on several hosts, each the same amount, is a "together" run. */
+typedef struct {
+    const char *run;     /* the directory, as given */
+    char *device;        /* the device's channel name(s), '+'-joined; together: ','-joined */
+    int ndevices;        /* 1 alone, > 1 together */
+    double x_units;      /* the counter's sum on the (each) device */
+    double time_s;       /* the command's time */
+    double energy_dyn_J; /* energy over the command less idle power x time, all its devices */
+    double idle_W;       /* the devices' idle power (idle-before/after baseline), summed */
+} mw_pareto_run;
+
+typedef struct {
+    mw_pareto_run *run;
+    int n;
+} mw_pareto_runs;
+
+/* Reads every directory; units is the counter's name. -1 with a one-line reason in err
+ * (naming the directory) for the first unusable run. */
+int mw_pareto_runs_read(char *const *dirs, int ndirs, const char *units, mw_pareto_runs *out,
+                        char *err, size_t errlen);
+void mw_pareto_runs_free(mw_pareto_runs *r);
+
+/* Writes the profile text: "static_power" (the sum over devices of each device's mean idle
+ * power), a "device" line of X:T:E points per device (first appearance order) and a
+ * "together" line. -1 with a reason in err when a together run's devices are not exactly
+ * the devices measured alone. */
+int mw_pareto_runs_write_profile(const mw_pareto_runs *r, const char *units, FILE *out, char *err,
+                                 size_t errlen);
+#endif
