@@ -72,7 +72,7 @@ step 4/7 "mw sweep: eeg-mofs, N_Spop in {$nspop}, v2 and v3, $reps repetitions"
 "$mw" sweep -o "$out/sweep" --param "nspop=$nspop" --param version=v2,v3 --reps "$reps" \
   --meter sim:cluster --idle 1 -- "${mpirun[@]}" -np 3 "$build/bin/eeg-mofs" \
   --strategy '{version}' --subpops '{nspop}' --patterns 120 --features 900 --individuals 960 \
-  --generations 30 --global-every 10 --local-every 5 --threads 1 -q >"$out/sweep.log"
+  --generations 30 --global-every 10 --local-every 5 --threads 1 --wait sleep -q >"$out/sweep.log"
 cat "$out/sweep.log"
 
 step 5/7 "mw analyze: energy, Pow_idle/Pow_work, phases of every run"
