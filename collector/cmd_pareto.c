@@ -187,6 +187,9 @@ static int parse_args(int argc, char **argv, pd_opts *o)
             return mw_cli_usage_error("pareto", "runs need --units COUNTER: the counter giving "
                                                 "each run's units of work (mwb-dgemm: "
                                                 "'products')");
+        if (!o->has_n)
+            return mw_cli_usage_error("pareto", "no workload: give --n N, the units of work "
+                                                "to split");
         o->dirs = argv + optind;
         o->ndirs = argc - optind;
         return -1;
@@ -373,6 +376,58 @@ static int read_profile(FILE *in, const char *file, pd_profile *p)
         }
     }
     if (rc >= 0) profile_free(p);
+    return rc;
+}
+
+/* Runs -> profile text in memory -> the file parser (one path for both inputs); the text
+ * goes to --profile-out once it has parsed. -1 with *p filled, or an exit status (message
+ * printed). */
+static int profile_from_runs(const pd_opts *o, mw_pareto_runs *runs, pd_profile *p, char *desc,
+                             size_t desclen)
+{
+    char err[512] = "";
+    if (mw_pareto_runs_read(o->dirs, o->ndirs, o->units, runs, err, sizeof err)) {
+        fprintf(stderr, "mw pareto: %s\n", err);
+        return MW_EXIT_USAGE;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
+        fprintf(stderr, "mw pareto: out of memory\n");
+        return MW_EXIT_FAIL;
+    }
+    int bad = mw_pareto_runs_write_profile(runs, o->units, mem, err, sizeof err);
+    if (fclose(mem) || !text) {
+        free(text);
+        fprintf(stderr, "mw pareto: out of memory\n");
+        return MW_EXIT_FAIL;
+    }
+    if (bad) {
+        free(text);
+        fprintf(stderr, "mw pareto: %s\n", err);
+        return MW_EXIT_USAGE;
+    }
+    snprintf(desc, desclen, "profile from %d run%s", o->ndirs, o->ndirs == 1 ? "" : "s");
+    FILE *in = fmemopen(text, len, "r");
+    int rc = MW_EXIT_FAIL;
+    if (in) {
+        rc = read_profile(in, desc, p);
+        fclose(in);
+    } else {
+        fprintf(stderr, "mw pareto: out of memory\n");
+    }
+    if (rc < 0 && o->profile_out) {
+        FILE *f = fopen(o->profile_out, "w");
+        int werr = !f || fputs(text, f) == EOF;
+        if (f && fclose(f)) werr = 1;
+        if (werr) {
+            fprintf(stderr, "mw pareto: --profile-out %s: %s\n", o->profile_out, strerror(errno));
+            profile_free(p);
+            rc = MW_EXIT_USAGE;
+        }
+    }
+    free(text);
     return rc;
 }
 
@@ -673,46 +728,13 @@ int cmd_pareto(int argc, char **argv)
     pd_profile p;
     mw_pareto_runs runs = {0};
     char desc[64];
-    if (o.dirs) { /* runs: a profile in memory, parsed like a file */
-        char err[512];
-        if (mw_pareto_runs_read(o.dirs, o.ndirs, o.units, &runs, err, sizeof err)) {
-            fprintf(stderr, "mw pareto: %s\n", err);
-            return MW_EXIT_USAGE;
-        }
-        char *text = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&text, &len);
-        rc = !mem ? -1 : mw_pareto_runs_write_profile(&runs, o.units, mem, err, sizeof err);
-        if (mem && fclose(mem)) rc = -1;
-        if (rc || !text) {
-            fprintf(stderr, "mw pareto: %s\n", rc && mem ? err : "out of memory");
-            free(text);
-            mw_pareto_runs_free(&runs);
-            return mem ? MW_EXIT_USAGE : MW_EXIT_FAIL;
-        }
-        if (o.profile_out) {
-            FILE *f = fopen(o.profile_out, "w");
-            int bad = !f || fputs(text, f) == EOF;
-            if (f && fclose(f)) bad = 1;
-            if (bad) {
-                fprintf(stderr, "mw pareto: --profile-out %s: %s\n", o.profile_out,
-                        strerror(errno));
-                free(text);
-                mw_pareto_runs_free(&runs);
-                return MW_EXIT_USAGE;
-            }
-        }
-        snprintf(desc, sizeof desc, "profile from %d run%s", o.ndirs, o.ndirs == 1 ? "" : "s");
-        o.file = desc;
-        o.runs = &runs;
-        FILE *in = fmemopen(text, len, "r");
-        rc = in ? read_profile(in, desc, &p) : MW_EXIT_FAIL;
-        if (in) fclose(in);
-        free(text);
-        if (rc >= 0) {
+    if (o.dirs) {
+        if ((rc = profile_from_runs(&o, &runs, &p, desc, sizeof desc)) >= 0) {
             mw_pareto_runs_free(&runs);
             return rc;
         }
+        o.file = desc;
+        o.runs = &runs;
     } else {
         FILE *in = fopen(o.file, "r");
         if (!in) {
@@ -728,9 +750,6 @@ int cmd_pareto(int argc, char **argv)
     if (!o.has_n && !p.has_n) {
         profile_free(&p);
         mw_pareto_runs_free(&runs);
-        if (o.dirs)
-            return mw_cli_usage_error("pareto", "no workload: give --n N, the units of work "
-                                                "to split");
         return mw_cli_usage_error("pareto", "no workload: give --n N or an 'n' line in %s", o.file);
     }
     if (o.total && !has_ps) {

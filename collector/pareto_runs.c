@@ -99,9 +99,8 @@ static int channel_energy(sqlite3 *db, int ch, const mw_energy_span *cmd,
         snprintf(err, errlen, "no power windows during the command");
         return -1;
     }
-    /* pJ / ns = mW */
-    *idle_W = (double)idle_pj / (double)idle_ns / 1000.0;
-    *dyn_J = (double)cmd_pj / MW_ENERGY_PJ_PER_J - *idle_W * (double)cmd_ns * 1e-9;
+    *idle_W = mw_energy_j(idle_pj) / ((double)idle_ns * 1e-9);
+    *dyn_J = mw_energy_dynamic_j(cmd_pj, *idle_W, cmd_ns);
     return 0;
 }
 
@@ -146,9 +145,12 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
                            "'command' ORDER BY start_ns LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK)
         goto sql;
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
         cmd = (mw_energy_span){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
         has_cmd = cmd.end_ns > cmd.start_ns;
+    } else if (step != SQLITE_DONE) {
+        goto sql;
     }
     sqlite3_finalize(st);
     st = NULL;
@@ -162,12 +164,13 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
                            "('idle-before', 'idle-after')",
                            -1, &st, NULL) != SQLITE_OK)
         goto sql;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         mw_energy_span *ni = realloc(idle, (nidle + 1) * sizeof *ni);
         if (!ni) goto oom;
         idle = ni;
         idle[nidle++] = (mw_energy_span){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
     }
+    if (step != SQLITE_DONE) goto sql;
     sqlite3_finalize(st);
     st = NULL;
     nidle = mw_energy_spans_union(idle, nidle);
@@ -183,7 +186,7 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
                            -1, &st, NULL) != SQLITE_OK)
         goto sql;
     sqlite3_bind_text(st, 1, units, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         double v = sqlite3_column_double(st, 1);
         if (!(v > 0)) continue;
         char **nhs = realloc(hosts, (size_t)(nh + 1) * sizeof *nhs);
@@ -195,6 +198,7 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
         if (!(hosts[nh] = strdup((const char *)sqlite3_column_text(st, 0)))) goto oom;
         hunits[nh++] = v;
     }
+    if (step != SQLITE_DONE) goto sql;
     sqlite3_finalize(st);
     st = NULL;
     if (!nh) {
@@ -210,7 +214,7 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
                            "channel",
                            -1, &st, NULL) != SQLITE_OK)
         goto sql;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *nm = (const char *)sqlite3_column_text(st, 1);
         if (!nm || is_switch(nm)) continue;
         pr_channel *nc = realloc(ch, (size_t)(nch + 1) * sizeof *nc);
@@ -222,6 +226,7 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
         nch++;
         if (!ch[nch - 1].name || !ch[nch - 1].host) goto oom;
     }
+    if (step != SQLITE_DONE) goto sql;
     sqlite3_finalize(st);
     st = NULL;
     const char **chosts = malloc((size_t)(nch ? nch : 1) * sizeof *chosts);
@@ -391,6 +396,42 @@ int mw_pareto_runs_write_profile(const mw_pareto_runs *r, const char *units, FIL
             goto out;
         }
     }
+    /* the builder needs time increasing with size: say which runs break that */
+    for (int j = 0; j < k; j++) {
+        const char *dev = r->run[first[j]].device;
+        for (int i = 0; i < r->n; i++) {
+            if (r->run[i].ndevices != 1 || strcmp(r->run[i].device, dev)) continue;
+            double ti = 0, tl = 0;
+            int ni = 0, nl = 0, lower = -1;
+            for (int m = 0; m < r->n; m++) {
+                const mw_pareto_run *q = &r->run[m];
+                if (q->ndevices != 1 || strcmp(q->device, dev)) continue;
+                if (q->x_units == r->run[i].x_units) {
+                    ti += q->time_s;
+                    ni++;
+                } else if (q->x_units < r->run[i].x_units &&
+                           (lower < 0 || q->x_units > r->run[lower].x_units)) {
+                    lower = m;
+                }
+            }
+            if (lower < 0) continue;
+            for (int m = 0; m < r->n; m++)
+                if (r->run[m].ndevices == 1 && !strcmp(r->run[m].device, dev) &&
+                    r->run[m].x_units == r->run[lower].x_units) {
+                    tl += r->run[m].time_s;
+                    nl++;
+                }
+            if (ti / ni <= tl / nl) {
+                snprintf(err, errlen,
+                         "device %s: %.10g units took %.4g s (%s) but %.10g units %.4g s (%s): "
+                         "a profile needs time increasing with size (sizes further apart, or "
+                         "more repetitions)",
+                         dev, r->run[i].x_units, ti / ni, r->run[i].run, r->run[lower].x_units,
+                         tl / nl, r->run[lower].run);
+                goto out;
+            }
+        }
+    }
     double ps = 0;
     for (int j = 0; j < k; j++) {
         double sum = 0;
@@ -404,19 +445,19 @@ int mw_pareto_runs_write_profile(const mw_pareto_runs *r, const char *units, FIL
     }
     fprintf(out, "# profile built by mw pareto from %d run%s; units: counter '%s'\n", r->n,
             r->n == 1 ? "" : "s", units);
-    fprintf(out, "static_power %.10g # W, the devices' idle powers summed\n", ps);
+    fprintf(out, "static_power %.17g # W, the devices' idle powers summed\n", ps);
     for (int j = 0; j < k; j++) {
         fprintf(out, "device %s", r->run[first[j]].device);
         for (int i = 0; i < r->n; i++)
             if (r->run[i].ndevices == 1 && !strcmp(r->run[i].device, r->run[first[j]].device))
-                fprintf(out, " %.10g:%.10g:%.10g", r->run[i].x_units, r->run[i].time_s,
+                fprintf(out, " %.17g:%.17g:%.17g", r->run[i].x_units, r->run[i].time_s,
                         r->run[i].energy_dyn_J);
         fputc('\n', out);
     }
     int tog = 0;
     for (int i = 0; i < r->n; i++)
         if (r->run[i].ndevices > 1) {
-            fprintf(out, "%s %.10g:%.10g", tog ? "" : "together", r->run[i].x_units,
+            fprintf(out, "%s %.17g:%.17g", tog ? "" : "together", r->run[i].x_units,
                     r->run[i].energy_dyn_J);
             tog = 1;
         }

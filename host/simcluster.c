@@ -563,12 +563,13 @@ static double thread_demand_ns(double dt_ns, double run, double wait, double sle
  * unreadable */
 static long long thread_sleeps(pid_t pid, pid_t tid)
 {
-    char path[96], buf[2048];
+    static const char key[] = "\nvoluntary_ctxt_switches:";
+    char path[96], buf[8192];
     snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
     if (read_small(path, buf, sizeof buf) <= 0) return -1;
-    const char *k = strstr(buf, "\nvoluntary_ctxt_switches:");
+    const char *k = strstr(buf, key);
     unsigned long long v;
-    if (!k || sscanf(k + 26, "%llu", &v) != 1) return -1;
+    if (!k || sscanf(k + sizeof key - 1, "%llu", &v) != 1) return -1;
     return (long long)v;
 }
 

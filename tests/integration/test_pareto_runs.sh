@@ -66,10 +66,21 @@ case_synthetic() {
   expect_eq "run both" "$(awk '$6 ~ /both$/ { print $1, $2, $3, $4, $5, $7 }' "$TMP/out.txt")" "N2,N3 100 10 940 150 (together)"
   # additivity at 100 units: |500 + 400 - 940| / 940 = 4.255 %
   expect_grep "additivity" "differ by 4.26 % on average over 1 size" "$TMP/out.txt"
-  expect_grep "profile: devices" "^device N2 100:10:500 200:20:1000$" "$TMP/prof.txt"
-  expect_grep "profile: N3" "^device N3 100:10:400 200:15:600$" "$TMP/prof.txt"
-  expect_grep "profile: together" "^together 100:940$" "$TMP/prof.txt"
-  expect_grep "profile: P_S" "^static_power 150 " "$TMP/prof.txt"
+  # the profile, numbers to 1e-12 (written with 17 digits, so some show float rounding)
+  local prof
+  prof=$(python3 - "$TMP/prof.txt" <<'PY'
+import sys
+out = []
+for line in open(sys.argv[1]):
+    f = line.split("#")[0].split()
+    if not f:
+        continue
+    nums = lambda toks: " ".join(":".join("%.12g" % float(v) for v in t.split(":")) for t in toks)
+    out.append(f[0] + " " + (nums(f[1:]) if f[0] != "device" else f[1] + " " + nums(f[2:])))
+print(" | ".join(out))
+PY
+)
+  expect_eq "profile" "$prof" "static_power 150 | device N2 100:10:500 200:20:1000 | device N3 100:10:400 200:15:600 | together 100:940"
   # the same front as the profile written by hand
   printf 'n 300\nstatic_power 150\ndevice N2 100:10:500 200:20:1000\ndevice N3 100:10:400 200:15:600\ntogether 100:940\n' > "$TMP/hand.txt"
   "$MW" pareto "$TMP/hand.txt" --json --total --time 15 > "$TMP/hand.json"
@@ -108,7 +119,8 @@ devs = sorted({r["device"] for r in runs})
 xs = [r["x_units"] for r in runs]
 # dynamic power of N2: 160.01 - 146.08 = 13.93 W (seed 000 Table 5 v2, the simulated levels)
 p = [r["e_dyn_J"] / r["t_s"] for r in runs]
-ok = all(abs(v - 13.93) / 13.93 < 0.15 for v in p)
+# the windows at the command's ends lose some (docs/models.md: -12 % at 1.8 s, -6 % at 3.6 s)
+ok = all(-0.20 < (v - 13.93) / 13.93 < 0.05 for v in p)
 idle = all(abs(r["idle_W"] - 146.08) / 146.08 < 0.03 for r in runs)
 print(devs, xs, "dynamic power ok" if ok else "dynamic power off: %s" % p,
       "idle ok" if idle else "idle off: %s" % [r["idle_W"] for r in runs])
@@ -145,6 +157,10 @@ case_bad_input() {
   # a run whose work did not show in the power: no dynamic energy
   make_run flat 100 0 10 100 0
   expect_usage "no dynamic energy" "flat: dynamic energy .* J: the work did not raise the power of N2" "$TMP/flat" --units products --n 5
+  expect_usage "--profile-out on a profile" "--profile-out is for run directories" "$TMP/file.txt" --profile-out "$TMP/p.txt"
+  # more work in less time: no increasing time function
+  make_run slow100 100 0 25 150 0
+  expect_usage "time not increasing" "device N2: 200 units took 20 s (.*a200) but 100 units 25 s (.*slow100)" "$TMP/slow100" "$TMP/a200" --units products --n 5
   expect_usage "unwritable profile-out" "--profile-out $TMP/nodir/p.txt" "$TMP/a100" "$TMP/a200" --units products --n 5 --profile-out "$TMP/nodir/p.txt"
 }
 

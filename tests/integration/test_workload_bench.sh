@@ -59,7 +59,7 @@ help_and_bad_options() {
     done
   done
   local bad
-  for bad in "dgemm --n 10.5" "dgemm --n 0" "stream --size 0" "cpuburn --threads 0" \
+  for bad in "dgemm --n 10.5" "dgemm --n 0" "dgemm --seconds 1 --products 5" "stream --size 0" "cpuburn --threads 0" \
     "pattern --order 33" "pattern --order 4 --seed 16" "pattern --seed 0" \
     "pattern --bits 3 --seconds 3" "pattern --bit-ms 0.5" "pingpong --bytes 1e3" \
     "alltoall --bytes -1" "pingpong"; do
@@ -141,6 +141,10 @@ dgemm_rate() {
   "$BIN/mwb-dgemm" --n 33 --block 1 --seconds 0.1 --threads 1 >"$TMP/out" 2>&1
   expect_eq "n 33, tiles 1, 1 thread: exit" "$?" 0
   expect_grep "n 33, tiles 1: self-check" "^check: passed" "$TMP/out"
+  # a fixed size: exactly N products whatever the time
+  "$BIN/mwb-dgemm" --n 64 --products 7 --threads 1 >"$TMP/out" 2>&1
+  expect_eq "--products 7: exit" "$?" 0
+  expect_grep "--products 7: count" "^products: 7 in " "$TMP/out"
 }
 
 # windows_once BITS K: every non-zero K-bit window of the cyclic BITS occurs exactly once

@@ -22,6 +22,7 @@
 #include <mwprobe.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static const char usage[] =
@@ -69,7 +70,7 @@ static void multiply(size_t n, size_t bs, const double *restrict a, const double
 int main(int argc, char **argv)
 {
     double start = mwb_now();
-    double seconds = 10;
+    double seconds = 0; /* 0: not given (10 s) */
     int64_t order = 1024, block = 64, threads = 0, products = 0;
     const struct mwb_opt opts[] = {
         {"n", MWB_INT, &order, 1, 32768, NULL},
@@ -80,6 +81,11 @@ int main(int argc, char **argv)
     };
     int rc = mwb_parse(argc, argv, opts, 5, usage, true);
     if (rc >= 0) return rc;
+    if (products > 0 && seconds > 0) {
+        fprintf(stderr, "%s: --seconds and --products: give one\n", mwb_prog);
+        return 2;
+    }
+    if (seconds == 0) seconds = 10;
     if (threads > 0) omp_set_num_threads((int)threads);
     const size_t n = (size_t)order, bs = (size_t)block;
 
@@ -112,7 +118,7 @@ int main(int argc, char **argv)
     mw_phase_end("dgemm");
     double elapsed = now - t0;
     double flops = 2.0 * (double)n * (double)n * (double)n * (double)reps;
-    mw_counter("flops", (int64_t)flops);
+    mw_counter("flops", flops < 9.2e18 ? (int64_t)flops : INT64_MAX);
     mw_counter("products", (int64_t)reps);
 
     mw_phase_begin("check");

@@ -20,8 +20,10 @@
  * the same chunks as a worker would. Requests that find no work left in the epoch are
  * answered "none" and the thread moves on to the next epoch; its request then waits at the
  * master until that epoch starts — that wait is the workers' wait for the global migration.
- * After the last epoch the master broadcasts the END signal (MPI_Bcast). Waiting ranks sleep
- * between tests for their message (`--wait sleep`, default) or poll in MPI (`--wait spin`).
+ * After the last epoch the master broadcasts the END signal (MPI_Ibcast). Waiting ranks —
+ * for a message, or in a collective (all non-blocking: MPI_Igather, MPI_Ibcast,
+ * MPI_Ireduce) — sleep between tests (`--wait sleep`, default) or poll in MPI (`--wait
+ * spin`: MPI_Probe, MPI_Wait).
  *
  * Devices: the CPU (OpenMP over individuals, `--threads`) and, when built with CUDA, each
  * GPU (`--gpus`, fitness_gpu.h), one driving thread per device.
@@ -539,7 +541,7 @@ static void nap(long *ns)
 {
     struct timespec ts = {0, *ns};
     nanosleep(&ts, NULL);
-    if (*ns < 1000000) *ns *= 2;
+    *ns = *ns >= 500000 ? 1000000 : *ns * 2; /* 20, 40, ... 640 us, then 1 ms */
 }
 
 static void wait_msg(const options *o, int src, int tag, MPI_Status *st)
@@ -557,22 +559,29 @@ static void wait_msg(const options *o, int src, int tag, MPI_Status *st)
     }
 }
 
-/* the END signal: a broadcast from rank 0 */
-static void bcast_end(const options *o, int *end_signal)
+/* completes a request (the collectives are all non-blocking ones): MPI_Wait with --wait
+ * spin, else test and nap */
+static void wait_req(const options *o, MPI_Request *rq)
 {
     if (o->spin) {
-        MPI_Bcast(end_signal, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Wait(rq, MPI_STATUS_IGNORE);
         return;
     }
-    MPI_Request rq;
-    MPI_Ibcast(end_signal, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
     long ns = 20000;
     for (;;) {
         int flag = 0;
-        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
         if (flag) return;
         nap(&ns);
     }
+}
+
+/* the END signal: a broadcast from rank 0 */
+static void bcast_end(const options *o, int *end_signal)
+{
+    MPI_Request rq;
+    MPI_Ibcast(end_signal, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
+    wait_req(o, &rq);
 }
 
 static void send_pops(worker *wk, int dest, int tag, msg_hdr h, eeg_pop **pops)
@@ -904,8 +913,11 @@ static void summary(worker *wk, double wall, const result *res)
     for (int d = 0; d < wk->ndev; d++)
         ev += wk->dev[d].evaluated;
     mine[PH_N] = (double)ev;
-    MPI_Reduce(mine, sum, PH_N + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(mine, max, PH_N + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Request rq[2];
+    MPI_Ireduce(mine, sum, PH_N + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &rq[0]);
+    MPI_Ireduce(mine, max, PH_N + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &rq[1]);
+    wait_req(o, &rq[0]);
+    wait_req(o, &rq[1]);
     if (wk->rank != 0) return;
     printf("\neeg-mofs %s: %d rank%s, N = %d individuals in %d subpopulations of %d, "
            "%d generations (global migration every %d",
@@ -984,7 +996,9 @@ int main(int argc, char **argv)
     }
     int *ndev_of = calloc((size_t)size, sizeof *ndev_of);
     int my_threads = o.v3 ? wk.ndev : 1;
-    MPI_Gather(&my_threads, 1, MPI_INT, ndev_of, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Request grq;
+    MPI_Igather(&my_threads, 1, MPI_INT, ndev_of, 1, MPI_INT, 0, MPI_COMM_WORLD, &grq);
+    wait_req(&o, &grq);
     if (rank == 0) {
         wk.pops = calloc((size_t)o.subpops, sizeof *wk.pops);
         wk.pp = calloc((size_t)o.subpops, sizeof *wk.pp);
