@@ -53,6 +53,17 @@ expect_num() {
 }
 expect_grep() { if ! grep -q -- "$2" "$3"; then echo "  FAIL: $1: '$2' not in $3:"; sed 's/^/    /' "$3"; CASE_OK=0; fi; }
 
+# expect_mw_usage COMMAND DESCRIPTION PATTERN ARGS...: 'mw COMMAND ARGS' exits 2 with one
+# line on stderr matching PATTERN and nothing on stdout
+expect_mw_usage() {
+  local cmd=$1 what=$2 pat=$3; shift 3
+  "$MW" "$cmd" "$@" > "$TMP/out.txt" 2> "$TMP/err.txt"
+  expect_eq "$what: exit" "$?" 2
+  expect_eq "$what: one line" "$(wc -l < "$TMP/err.txt")" 1
+  expect_grep "$what" "$pat" "$TMP/err.txt"
+  expect_eq "$what: nothing on stdout" "$(wc -c < "$TMP/out.txt")" 0
+}
+
 run_case() {
   local name=$1
   CASE_OK=1

@@ -62,15 +62,8 @@ P
   expect_grep "total energy query" "for total_energy 300 J:" "$TMP/out.txt"
 }
 
-# expect_usage DESCRIPTION PATTERN ARGS...: exit 2, one line on stderr matching PATTERN
-expect_usage() {
-  local what=$1 pat=$2; shift 2
-  "$MW" pareto "$@" > "$TMP/out.txt" 2> "$TMP/err.txt"
-  expect_eq "$what: exit" "$?" 2
-  expect_eq "$what: one line" "$(wc -l < "$TMP/err.txt")" 1
-  expect_grep "$what" "$pat" "$TMP/err.txt"
-  expect_eq "$what: nothing on stdout" "$(wc -c < "$TMP/out.txt")" 0
-}
+# expect_usage DESCRIPTION PATTERN ARGS...: 'mw pareto ARGS' is refused (lib.sh)
+expect_usage() { expect_mw_usage pareto "$@"; }
 
 case_bad_input() {
   hand_profile
