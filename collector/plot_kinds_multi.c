@@ -393,7 +393,9 @@ int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
     mw_plot_var_range(v, "xmin", "xmax", xlo, xhi, 0.5);
     mw_plot_var_range(v, "tmin", "tmax", tlo, thi, thi > 0 ? thi * 0.05 : 1e-3);
     mw_plot_var_range(v, "emin", "emax", elo, ehi, ehi > 0 ? ehi * 0.05 : 1e-3);
-    mw_plot_var_int(v, "xtic_step", xhi - xlo <= 40 ? 1 : 0);
+    /* integer tics at most ~17 to a half-width panel; gnuplot's own beyond 64 */
+    double span = xhi - xlo;
+    mw_plot_var_int(v, "xtic_step", span <= 16 ? 1 : span <= 32 ? 2 : span <= 64 ? 4 : 0);
     static const char *const list_names[6] = {"t_meas_list", "t_pred_list", "t_fit_list",
                                               "e_meas_list", "e_pred_list", "e_fit_list"};
     for (int q = 0; q < 6; q++)

@@ -8,13 +8,13 @@
 # t_pred_title[], t_fit_title[], e_pred_title[], e_fit_title[] (legend texts with NRMSE),
 # have_fit; t_meas_list, t_pred_list, t_fit_list, e_meas_list, e_pred_list, e_fit_list (the
 # versions, 1-based, with values in each series, as words); xmin, xmax, tmin, tmax, emin,
-# emax (ranges), xtic_step (1: a tic per N_Spop); n_notes, notes[].
+# emax (ranges), xtic_step (N_Spop between tics; 0: gnuplot's choice); n_notes, notes[].
 
 set multiplot layout 1, 2 title title_text font ',12'
 set xlabel 'N_Spop (subpopulations)'
 set xrange [xmin:xmax]
 if (xtic_step) {
-    set xtics 1
+    set xtics xtic_step
 }
 set key outside bottom center vertical maxrows 6 samplen 3
 set tmargin 3
