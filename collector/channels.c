@@ -81,38 +81,47 @@ static int from_list(mw_channels *ch, int n, const char *list, char *err, size_t
 
 static int from_file(mw_channels *ch, int n, const char *path, FILE *f, char *err, size_t errlen)
 {
-    char line[1024];
-    int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, rc = 0;
+    while (rc == 0 && getline(&line, &cap, f) != -1) {
         lineno++;
         line[strcspn(line, "#\r\n")] = 0;
-        char a[64], name[64], host[256], extra[8];
-        int got = sscanf(line, "%63s %63s %255s %7s", a, name, host, extra);
-        if (got <= 0) continue;
+        char *tok[4], *save = NULL;
+        int got = 0;
+        for (char *t = strtok_r(line, " \t", &save); t && got < 4; t = strtok_r(NULL, " \t", &save))
+            tok[got++] = t;
+        if (got == 0) continue;
         char *end;
         errno = 0;
-        long k = strtol(a, &end, 10);
+        long k = strtol(tok[0], &end, 10);
         if (got < 2 || got > 3 || *end || k < 1 || k > MW_CHANNELS_MAX) {
             snprintf(err, errlen, "%s:%d: expected 'CHANNEL NAME [HOST]' with CHANNEL 1..15", path,
                      lineno);
-            return -1;
+            rc = -1;
+        } else if (!valid_name(tok[1])) {
+            snprintf(err, errlen, "%s:%d: '%.40s' is not a name of 1..31 letters, digits, _ . -",
+                     path, lineno, tok[1]);
+            rc = -1;
+        } else if (got == 3 && strlen(tok[2]) >= sizeof ch->host[0]) {
+            snprintf(err, errlen, "%s:%d: host name longer than %zu characters", path, lineno,
+                     sizeof ch->host[0] - 1);
+            rc = -1;
+        } else if (k <= n) { /* else a channel this meter does not have */
+            int other = taken(ch, n, tok[1], (int)k);
+            if (other && strcmp(ch->name[other], "") != 0) {
+                snprintf(err, errlen, "%s:%d: '%s' is already channel %d", path, lineno, tok[1],
+                         other);
+                rc = -1;
+            } else {
+                snprintf(ch->name[k], sizeof ch->name[k], "%.31s", tok[1]);
+                snprintf(ch->host[k], sizeof ch->host[k], "%s", got == 3 ? tok[2] : "");
+            }
         }
-        if (!valid_name(name)) {
-            snprintf(err, errlen, "%s:%d: '%s' is not a name of 1..31 letters, digits, _ . -", path,
-                     lineno, name);
-            return -1;
-        }
-        if (k > n) continue; /* a channel this meter does not have */
-        int other = taken(ch, n, name, (int)k);
-        if (other && strcmp(ch->name[other], "") != 0) {
-            snprintf(err, errlen, "%s:%d: '%s' is already channel %d", path, lineno, name, other);
-            return -1;
-        }
-        snprintf(ch->name[k], sizeof ch->name[k], "%.31s", name);
-        snprintf(ch->host[k], sizeof ch->host[k], "%s", got == 3 ? host : "");
     }
-    snprintf(ch->source, sizeof ch->source, "%s", path);
-    return 0;
+    free(line);
+    if (rc == 0) snprintf(ch->source, sizeof ch->source, "%s", path);
+    return rc;
 }
 
 int mw_channels_load(mw_channels *ch, int n, const char *list, char *err, size_t errlen)
