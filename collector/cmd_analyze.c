@@ -24,7 +24,8 @@
  * measures all ranks; the recorder's own phases (kind mw) cover every channel. A rank maps
  * to the channels of its host, or to the host-less channels when its host has none. A
  * window is "working" for the phase split when the union of the compute, user, omp, gpu
- * and cuda phases of the channel's ranks covers more than half of it. The dynamic energy's
+ * and cuda phases of the channel's ranks (not user phases named idle... or wait...) covers
+ * more than half of it. The dynamic energy's
  * idle power is --idle-power, else the mean power over the mw phases idle-before and
  * idle-after (the whole run's, whatever the range), else there is none (null).
  *
@@ -373,7 +374,11 @@ static int host_index(const an_run *r, const char *host)
 }
 
 #define AN_SPAN_KINDS "kind NOT IN ('mark', 'counter') AND end_ns > start_ns"
-#define AN_WORK_KINDS "kind IN ('compute', 'user', 'omp', 'gpu', 'cuda')"
+/* working phases: these kinds, but not a program's own phase named idle... or wait...
+ * (mwb-pattern's "idle", eeg-mofs's "wait global"); mw plot's classes follow the same rule */
+#define AN_WORK_KINDS                                                                              \
+    "(kind IN ('compute', 'user', 'omp', 'gpu', 'cuda') AND NOT (kind = 'user' AND "               \
+    "lower(substr(name, 1, 4)) IN ('idle', 'wait')))"
 
 /* Close the group's current host slice: union of its intervals (sorted by start). */
 static void close_slice(an_phase *p, size_t off, int host)

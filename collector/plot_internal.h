@@ -36,7 +36,8 @@ enum {
     MW_PLOT_CLS_MW = -1 /* the recorder's own stages (kind mw) */
 };
 extern const char *const mw_plot_class_names[MW_PLOT_NCLS];
-int mw_plot_class_of(const char *kind);
+/* the class of a phase of this kind and name (name may be NULL) */
+int mw_plot_class_of(const char *kind, const char *name);
 
 typedef struct {
     int channel;

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "mw_store.h"
@@ -19,9 +20,14 @@
 
 const char *const mw_plot_class_names[MW_PLOT_NCLS] = {"compute", "comm", "wait", "gpu", "other"};
 
-int mw_plot_class_of(const char *kind)
+int mw_plot_class_of(const char *kind, const char *name)
 {
     if (!strcmp(kind, "mw")) return MW_PLOT_CLS_MW;
+    /* a program's own phase called idle... or wait... (mwb-pattern's "idle", eeg-mofs's
+     * "wait global") is waiting, not computing */
+    if (!strcmp(kind, "user") && name &&
+        (!strncasecmp(name, "idle", 4) || !strncasecmp(name, "wait", 4)))
+        return MW_PLOT_CLS_WAIT;
     if (!strcmp(kind, "compute") || !strcmp(kind, "user") || !strcmp(kind, "omp"))
         return MW_PLOT_CLS_COMPUTE;
     if (!strcmp(kind, "comm") || !strcmp(kind, "mpi")) return MW_PLOT_CLS_COMM;
@@ -213,7 +219,7 @@ static int read_all(mw_plot_run *r, sqlite3 *db, char *err, size_t errlen)
         p->host = intern(r->strs, col_text(st, 1));
         p->kind = intern(r->strs, kind);
         p->name = intern(r->strs, col_text(st, 4));
-        p->cls = mw_plot_class_of(kind);
+        p->cls = mw_plot_class_of(kind, col_text(st, 4));
         p->start_ns = t0;
         p->end_ns = t1;
         if (p->cls != MW_PLOT_CLS_MW) r->nprogram++;
@@ -451,7 +457,7 @@ size_t mw_plot_run_work_labels(const mw_plot_run *r, int c, unsigned char **labe
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < r->nph; i++) {
         const mw_plot_phase *p = &r->ph[i];
-        /* mw analyze's working kinds: compute, user, omp, gpu, cuda */
+        /* mw analyze's working phases: compute, user, omp, gpu, cuda (not user idle.../wait...) */
         if ((p->cls != MW_PLOT_CLS_COMPUTE && p->cls != MW_PLOT_CLS_GPU) || !on_channel(r, c, p))
             continue;
         if (n == cap) {

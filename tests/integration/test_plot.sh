@@ -157,11 +157,16 @@ trace_numbers() {
     "$(block "$T" 1 | awk -F'\t' '$3 < 97 || $3 > 103 { bad++ } END { print bad + 0 }')" 0
   expect_eq "one row per window (+ the closing row)" "$(block "$T" 0 | awk -F'\t' '$2 != "-"' | wc -l)" \
     "$(q "$TMP/pat" "select count(*) from samples where channel = 1")"
-  # the phases' lane: mwb-pattern's busy/idle phases are class compute (the first class
-  # block, after the channels'), lane 1
+  # the phases' lane: mwb-pattern's busy phases are class compute (the first class block,
+  # after the channels'), its idle phases class wait (the third), lane 1; the wait boxes
+  # cover exactly the idle phases
   local c0
   c0=$(sed -n 's/^cls_block0 = //p' "$TMP/pat/plots/trace.gp")
   expect_num "compute boxes" "$(block "$T" "$c0" | awk -F'\t' '$3 == 1' | wc -l)" 1 8
+  expect_num "wait boxes cover the idle phases (s)" \
+    "$(block "$T" $((c0 + 2)) | awk -F'\t' '$3 == 1 { s += $2 - $1 } END { printf "%.3f", s }')" \
+    "$(q "$TMP/pat" "select round(sum(end_ns - start_ns) / 1e9 - 0.01, 3) from phases where name = 'idle'")" \
+    "$(q "$TMP/pat" "select round(sum(end_ns - start_ns) / 1e9 + 0.01, 3) from phases where name = 'idle'")"
   expect_grep "idle baseline marked" "^n_idle = 2$" "$TMP/pat/plots/trace.gp"
   expect_grep "lane of the host" "^nlanes = 1$" "$TMP/pat/plots/trace.gp"
   if grep "^array notes" "$TMP/pat/plots/trace.gp" | grep -q "no phases\|no idle"; then

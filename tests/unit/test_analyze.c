@@ -280,6 +280,8 @@ static void make_run1(const char *dir, int32_t extra_mw)
     phase(s, 0, "n0", "user", "finish", 3100, 4000);
     phase(s, 1, "n1", "user", "solve", 1000, 2000);
     phase(s, 1, "n1", "wait", "MPI_Barrier", 2000, 3000);
+    /* the program's own waiting phase: not work (work_s stays 1 s, the split's labels too) */
+    phase(s, 1, "n1", "user", "Wait for data", 2000, 3000);
     phase(s, 1, "n1", "mark", "checkpoint", 2500, 2500);
     mw_store_close(s);
 }
