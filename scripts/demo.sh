@@ -66,7 +66,6 @@ run=$out/profile/together-600
 prof_runs+=("$run")
 "$mw" pareto "${prof_runs[@]}" --units products --n 2400 --total --profile-out "$prof" |
   tee "$out/pareto.txt" | head -16
-echo "n 2400" >>"$prof"
 
 step 4/7 "mw sweep: eeg-mofs, N_Spop in {$nspop}, v2 and v3, $reps repetitions"
 "$mw" sweep -o "$out/sweep" --param "nspop=$nspop" --param version=v2,v3 --reps "$reps" \

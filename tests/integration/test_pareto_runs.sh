@@ -80,7 +80,7 @@ for line in open(sys.argv[1]):
 print(" | ".join(out))
 PY
 )
-  expect_eq "profile" "$prof" "static_power 150 | device N2 100:10:500 200:20:1000 | device N3 100:10:400 200:15:600 | together 100:940"
+  expect_eq "profile" "$prof" "static_power 150 | device N2 100:10:500 200:20:1000 | device N3 100:10:400 200:15:600 | together 100:940 | n 300"
   # the same front as the profile written by hand
   printf 'n 300\nstatic_power 150\ndevice N2 100:10:500 200:20:1000\ndevice N3 100:10:400 200:15:600\ntogether 100:940\n' > "$TMP/hand.txt"
   "$MW" pareto "$TMP/hand.txt" --json --total --time 15 > "$TMP/hand.json"
