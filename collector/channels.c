@@ -89,7 +89,8 @@ static int from_file(mw_channels *ch, int n, const char *path, FILE *f, char *er
         line[strcspn(line, "#\r\n")] = 0;
         char *tok[4], *save = NULL;
         int got = 0;
-        for (char *t = strtok_r(line, " \t", &save); t && got < 4; t = strtok_r(NULL, " \t", &save))
+        for (char *t = strtok_r(line, " \t\v\f", &save); t && got < 4;
+             t = strtok_r(NULL, " \t\v\f", &save))
             tok[got++] = t;
         if (got == 0) continue;
         char *end;
@@ -118,6 +119,10 @@ static int from_file(mw_channels *ch, int n, const char *path, FILE *f, char *er
                 snprintf(ch->host[k], sizeof ch->host[k], "%s", got == 3 ? tok[2] : "");
             }
         }
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        rc = -1;
     }
     free(line);
     if (rc == 0) snprintf(ch->source, sizeof ch->source, "%s", path);

@@ -20,6 +20,7 @@
 
 #include "align.h"
 #include "cli.h"
+#include "phase_class.h"
 #include "textout.h"
 #include "mw_store.h"
 
@@ -124,10 +125,13 @@ static int db_error(const align_run *r)
     return MW_EXIT_FAIL;
 }
 
-/* Busy phases selected by kind (by_kind) or by kind-or-name, on host (NULL: any). */
-static const char phase_sql[] = "SELECT rank, pid, start_ns, end_ns FROM phases "
-                                "WHERE end_ns > start_ns AND (?1 IS NULL OR host = ?1) AND "
-                                "(kind = ?2 OR (?3 AND name = ?2)) ORDER BY rank, pid, start_ns";
+/* Busy phases selected by kind (by_kind) or by kind-or-name, on host (NULL: any); by kind,
+ * not a program's own waiting phases (phase_class.h: mwb-pattern's "idle") */
+#define ALIGN_WHAT "((kind = ?2 AND NOT " MW_SQL_USER_WAITING ") OR (?3 AND name = ?2))"
+static const char phase_sql[] =
+    "SELECT rank, pid, start_ns, end_ns FROM phases "
+    "WHERE end_ns > start_ns AND (?1 IS NULL OR host = ?1) AND " ALIGN_WHAT
+    " ORDER BY rank, pid, start_ns";
 
 static int count_phases(align_run *r, const char *host, const char *what, int by_name,
                         int64_t *count)
@@ -135,7 +139,7 @@ static int count_phases(align_run *r, const char *host, const char *what, int by
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(mw_store_db(r->s),
                            "SELECT count(*) FROM phases WHERE end_ns > start_ns AND "
-                           "(?1 IS NULL OR host = ?1) AND (kind = ?2 OR (?3 AND name = ?2))",
+                           "(?1 IS NULL OR host = ?1) AND " ALIGN_WHAT,
                            -1, &st, NULL) != SQLITE_OK)
         return db_error(r);
     if (host)

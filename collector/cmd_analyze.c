@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "phase_class.h"
 #include "textout.h"
 #include "energy.h"
 #include "levels.h"
@@ -374,11 +375,9 @@ static int host_index(const an_run *r, const char *host)
 }
 
 #define AN_SPAN_KINDS "kind NOT IN ('mark', 'counter') AND end_ns > start_ns"
-/* working phases: these kinds, but not a program's own phase named idle... or wait...
- * (mwb-pattern's "idle", eeg-mofs's "wait global"); mw plot's classes follow the same rule */
+/* working phases: these kinds, but not a program's own waiting phase (phase_class.h) */
 #define AN_WORK_KINDS                                                                              \
-    "(kind IN ('compute', 'user', 'omp', 'gpu', 'cuda') AND NOT (kind = 'user' AND "               \
-    "lower(substr(name, 1, 4)) IN ('idle', 'wait')))"
+    "(kind IN ('compute', 'user', 'omp', 'gpu', 'cuda') AND NOT " MW_SQL_USER_WAITING ")"
 
 /* Close the group's current host slice: union of its intervals (sorted by start). */
 static void close_slice(an_phase *p, size_t off, int host)
@@ -1277,8 +1276,8 @@ static void text_run(FILE *out, const an_run *r)
                 fprintf(out, "  note: %s %s: %s\n", c->name, nm[k], e[k]->lv.note);
         if (c->split.state == EST_SKIPPED)
             fprintf(out,
-                    "  note: %s split: no working phases (compute, user, omp, gpu) on its "
-                    "ranks\n",
+                    "  note: %s split: no working phases (compute, user, omp, gpu, cuda; not "
+                    "user idle.../wait...) on its ranks\n",
                     c->name);
     }
 
@@ -1401,7 +1400,8 @@ static void usage(FILE *out)
                  "                Pow_idle/Pow_work three ways: kde (the paper's method: kernel\n"
                  "                density, its two highest maxima), gmm (2-component Gaussian\n"
                  "                mixture, EM), split (mean power of windows labelled working /\n"
-                 "                idle from the compute, user, omp, gpu phases of its ranks);\n"
+                 "                idle from the compute, user, omp, gpu, cuda phases of its\n"
+                 "                ranks, not user phases named idle... or wait...);\n"
                  "  per phase     (kind, name): duration of the union of its intervals, and per\n"
                  "                channel the energy, mean power and dynamic energy during it;\n"
                  "  per rank      the channels measuring its host, its span and work time, and\n"

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "phase_class.h"
 #include "dvfs.h"
 #include "energy.h"
 #include "mw_store.h"
@@ -229,9 +230,11 @@ typedef struct {
     int64_t a, b;
 } span;
 
-static int is_comm_kind(const char *k)
+/* communication and waiting (slack), also a program's own waiting phases (phase_class.h) */
+static int is_comm(const char *k, const char *name)
 {
-    return !strcmp(k, "comm") || !strcmp(k, "wait") || !strcmp(k, "mpi");
+    return !strcmp(k, "comm") || !strcmp(k, "wait") || !strcmp(k, "mpi") ||
+           mw_phase_user_waiting(k, name);
 }
 
 static int is_init(const char *n)
@@ -395,7 +398,7 @@ static int read_run(const char *rundir, dv_run *run)
         const char *name = (const char *)sqlite3_column_text(st, 3);
         ph[nph].a = sqlite3_column_int64(st, 4);
         ph[nph].b = sqlite3_column_int64(st, 5);
-        comm[nph] = kind && is_comm_kind(kind);
+        comm[nph] = kind && is_comm(kind, name);
         init[nph] = name && is_init(name);
         fin[nph] = name && !strcmp(name, "MPI_Finalize");
         nph++;

@@ -399,6 +399,7 @@ static int profile_from_runs(const pd_opts *o, mw_pareto_runs *runs, pd_profile 
     }
     int bad = mw_pareto_runs_write_profile(runs, o->units, mem, err, sizeof err);
     if (!bad) fprintf(mem, "n %.17g # units of work (--n)\n", o->n);
+    if (!bad && o->has_ps) fprintf(mem, "static_power %.17g # W (--static-power)\n", o->ps);
     if (fclose(mem) || !text) {
         free(text);
         fprintf(stderr, "mw pareto: out of memory\n");

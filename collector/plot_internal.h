@@ -28,6 +28,7 @@
 /* Phase classes: the colours and fill patterns of the lanes (plots/common.gp, same order). */
 enum {
     MW_PLOT_CLS_COMPUTE, /* compute, user, omp: working (mw analyze's working kinds) */
+                         /* (user phases named idle.../wait... are WAIT: phase_class.h) */
     MW_PLOT_CLS_COMM,    /* comm, mpi: MPI calls moving data */
     MW_PLOT_CLS_WAIT,    /* wait: MPI calls that only wait */
     MW_PLOT_CLS_GPU,     /* gpu, cuda */

@@ -390,7 +390,8 @@ static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
     size_t nw = mw_plot_run_work_labels(r, c, &labels);
     if (nw == (size_t)-1) {
         snprintf(split.lv.note, sizeof split.lv.note,
-                 "no working phases (compute, user, omp, gpu) on its ranks");
+                 "no working phases (compute, user, omp, gpu, cuda; not user idle.../wait...) "
+                 "on its ranks");
     } else if (nw == 0 || nw == n) {
         snprintf(split.lv.note, sizeof split.lv.note, "all %zu windows labelled %s", n,
                  nw ? "working" : "idle");

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "phase_class.h"
 #include "mw_store.h"
 #include "plot_internal.h"
 
@@ -23,11 +24,7 @@ const char *const mw_plot_class_names[MW_PLOT_NCLS] = {"compute", "comm", "wait"
 int mw_plot_class_of(const char *kind, const char *name)
 {
     if (!strcmp(kind, "mw")) return MW_PLOT_CLS_MW;
-    /* a program's own phase called idle... or wait... (mwb-pattern's "idle", eeg-mofs's
-     * "wait global") is waiting, not computing */
-    if (!strcmp(kind, "user") && name &&
-        (!strncasecmp(name, "idle", 4) || !strncasecmp(name, "wait", 4)))
-        return MW_PLOT_CLS_WAIT;
+    if (mw_phase_user_waiting(kind, name)) return MW_PLOT_CLS_WAIT; /* phase_class.h */
     if (!strcmp(kind, "compute") || !strcmp(kind, "user") || !strcmp(kind, "omp"))
         return MW_PLOT_CLS_COMPUTE;
     if (!strcmp(kind, "comm") || !strcmp(kind, "mpi")) return MW_PLOT_CLS_COMM;

@@ -32,6 +32,13 @@ end_to_end() {
   "$MW" record -q -o "$TMP/a2a" --meter sim:cluster --idle 3 -- mpirun --oversubscribe -np 3 \
     "$A2A" --bytes 4194304 --seconds 5 >"$TMP/a2a.out" 2>&1
   expect_eq "all-to-all run: exit" "$?" 0
+  # by kind, mwb-pattern's own idle phases are not busy (phase_class.h): mw align's default
+  # selection (kind user) gives the offset that --phases busy gives
+  local by_kind
+  by_kind=$("$MW" align "$TMP/pat" --channel N2 2>&1 | grep '^offset')
+  check "align: an offset by kind" test -n "$by_kind"
+  expect_eq "align: default selection is the busy phases" "$by_kind" \
+    "$("$MW" align "$TMP/pat" --channel N2 --phases busy 2>&1 | grep '^offset')"
   scripts/cluster-check.sh "$MW" "$TMP/pat" "$TMP/a2a" >"$TMP/check.txt" 2>&1
   local rc=$?
   sed 's/^/    /' "$TMP/check.txt"

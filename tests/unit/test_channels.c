@@ -62,6 +62,11 @@ static void errors_name_file_and_line(void **s)
     if (!strstr(err, want)) fail_msg("got '%s', want '%s'", err, want);
     unlink(path);
 
+    /* a directory is no file: its read error is reported, not taken for an empty file */
+    setenv("MW_CHANNELS_FILE", "/tmp", 1);
+    assert_int_equal(mw_channels_load(&ch, 5, NULL, err, sizeof err), -1);
+    if (!strstr(err, "/tmp: ")) fail_msg("got '%s', want '/tmp: <reason>'", err);
+
     write_file("1 a\n2 a\n");
     assert_int_equal(mw_channels_load(&ch, 5, NULL, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s:2: 'a' is already channel 1", path);
