@@ -41,6 +41,7 @@
 
 #include "cli.h"
 #include "energy.h"
+#include "energy_store.h"
 #include "mw_fs.h"
 #include "mw_store.h"
 #include "precision.h"
@@ -494,9 +495,8 @@ static int run_figures(const char *rundir, double *cmd_s, double *energy_j, char
     long long t0 = 0, t1 = 0;
     int rc = -1;
     sqlite3 *db = mw_store_db(s);
-    sqlite3_stmt *ch = NULL, *st = NULL;
+    sqlite3_stmt *ch = NULL;
     mw_energy_window *w = NULL;
-    size_t cap = 0;
     mw_energy_pj total = 0;
     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     if (mw_store_meta_get(s, "cmd_start_ns", buf, sizeof buf) || sscanf(buf, "%lld", &t0) != 1 ||
@@ -505,43 +505,25 @@ static int run_figures(const char *rundir, double *cmd_s, double *energy_j, char
         snprintf(err, errlen, "%s: no command span (meta cmd_start_ns, cmd_end_ns)", rundir);
         goto out;
     }
-    if (sqlite3_prepare_v2(db, "SELECT channel FROM channels ORDER BY channel", -1, &ch, NULL) ||
-        sqlite3_prepare_v2(db,
-                           "SELECT t0_ns, t1_ns, power_mw FROM samples WHERE channel = ?1"
-                           " ORDER BY t1_ns, t0_ns",
-                           -1, &st, NULL)) {
+    if (sqlite3_prepare_v2(db, "SELECT channel FROM channels ORDER BY channel", -1, &ch, NULL)) {
         snprintf(err, errlen, "%s: %s", mw_store_path(s), sqlite3_errmsg(db));
         goto out;
     }
-    int step, bad = 0;
-    while (!bad && (step = sqlite3_step(ch)) == SQLITE_ROW) {
-        size_t n = 0;
-        sqlite3_reset(st);
-        sqlite3_bind_int(st, 1, sqlite3_column_int(ch, 0));
-        int r;
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 1024;
-                mw_energy_window *nw = realloc(w, cap * sizeof *w);
-                if (!nw) {
-                    snprintf(err, errlen, "%s: out of memory", rundir);
-                    goto out;
-                }
-                w = nw;
-            }
-            w[n++] = (mw_energy_window){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                        sqlite3_column_int(st, 2)};
-        }
-        if (r != SQLITE_DONE) {
-            bad = 1;
-            break;
+    int step;
+    while ((step = sqlite3_step(ch)) == SQLITE_ROW) {
+        size_t n;
+        char e2[256];
+        free(w);
+        if (mw_energy_store_windows(db, sqlite3_column_int(ch, 0), &w, &n, e2, sizeof e2)) {
+            snprintf(err, errlen, "%s: %s", mw_store_path(s), e2);
+            goto out;
         }
         mw_energy_trace t;
         if (mw_energy_trace_init(&t, w, n, err, errlen)) goto out;
         total += mw_energy_span_pj(&t, t0, t1);
         mw_energy_trace_free(&t);
     }
-    if (bad || step != SQLITE_DONE) {
+    if (step != SQLITE_DONE) {
         snprintf(err, errlen, "%s: %s", mw_store_path(s), sqlite3_errmsg(db));
         goto out;
     }
@@ -551,7 +533,6 @@ static int run_figures(const char *rundir, double *cmd_s, double *energy_j, char
 out:
     free(w);
     sqlite3_finalize(ch);
-    sqlite3_finalize(st);
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     mw_store_close(s);
     return rc;

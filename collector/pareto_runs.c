@@ -29,6 +29,7 @@
 #include <strings.h>
 
 #include "energy.h"
+#include "energy_store.h"
 #include "mw_store.h"
 
 typedef struct {
@@ -48,38 +49,9 @@ static int channel_energy(sqlite3 *db, int ch, const mw_energy_span *cmd,
                           const mw_energy_span *idle, size_t nidle, double *dyn_J, double *idle_W,
                           char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    mw_energy_window *w = NULL;
-    size_t n = 0, cap = 0;
-    if (sqlite3_prepare_v2(db, "SELECT t0_ns, t1_ns, power_mw FROM samples WHERE channel = ?1", -1,
-                           &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-        return -1;
-    }
-    sqlite3_bind_int(st, 1, ch);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 1024;
-            mw_energy_window *nw = realloc(w, nc * sizeof *nw);
-            if (!nw) {
-                snprintf(err, errlen, "out of memory");
-                free(w);
-                sqlite3_finalize(st);
-                return -1;
-            }
-            w = nw;
-            cap = nc;
-        }
-        w[n++] = (mw_energy_window){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                    sqlite3_column_int(st, 2)};
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-        free(w);
-        return -1;
-    }
+    mw_energy_window *w;
+    size_t n;
+    if (mw_energy_store_windows(db, ch, &w, &n, err, errlen)) return -1;
     mw_energy_trace t;
     if (mw_energy_trace_init(&t, w, n, err, errlen)) {
         free(w);

@@ -27,6 +27,7 @@
  * counters, phases, channels and their windows (levels.h for Pow/Pow^idle, energy.h for
  * the measured energy over the modelled span). */
 #include "escobar.h"
+#include "energy_store.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -422,35 +423,9 @@ static int channel_power(sqlite3 *db, int channel, int64_t from_ns, int64_t to_n
                          mw_escobar_node *nd, double *energy_j, int *nsamples, char *err,
                          size_t errlen)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT t0_ns, t1_ns, power_mw FROM samples WHERE channel = ?1 "
-                           "ORDER BY t1_ns, t0_ns",
-                           -1, &st, NULL) != SQLITE_OK)
-        return fail(err, errlen, "%s", sqlite3_errmsg(db));
-    sqlite3_bind_int(st, 1, channel);
-    size_t n = 0, cap = 0;
-    mw_energy_window *w = NULL;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            mw_energy_window *nw = realloc(w, cap * sizeof *w);
-            if (!nw) {
-                free(w);
-                sqlite3_finalize(st);
-                return fail(err, errlen, "out of memory");
-            }
-            w = nw;
-        }
-        w[n++] = (mw_energy_window){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                    sqlite3_column_int(st, 2)};
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(w);
-        return fail(err, errlen, "%s", sqlite3_errmsg(db));
-    }
+    mw_energy_window *w;
+    size_t n;
+    if (mw_energy_store_windows(db, channel, &w, &n, err, errlen)) return -1;
     *nsamples = (int)n;
     *energy_j = 0;
     if (n == 0) {
