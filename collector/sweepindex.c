@@ -111,6 +111,20 @@ static long long count_rows(sqlite3 *db, const char *sql)
     return n;
 }
 
+/* the index of the first configuration whose id is >= id (configs are ordered by id) */
+static size_t config_at(const mw_sweepidx *x, int id)
+{
+    size_t lo = 0, hi = x->nconfigs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (x->configs[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, char *err,
                 size_t errlen)
 {
@@ -149,21 +163,13 @@ static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, 
     }
     sqlite3_finalize(st);
 
-    /* configs are ordered by id: binary search by id */
     if (sqlite3_prepare_v2(db, "SELECT config, param, value FROM config_values", -1, &st, NULL) !=
         SQLITE_OK)
         goto db_error;
     while (sqlite3_step(st) == SQLITE_ROW) {
         int id = sqlite3_column_int(st, 0);
         const char *param = (const char *)sqlite3_column_text(st, 1);
-        size_t lo = 0, hi = x->nconfigs;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (x->configs[mid].id < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = config_at(x, id);
         if (lo == x->nconfigs || x->configs[lo].id != id || !param) continue;
         for (size_t p = 0; p < x->nparams; p++)
             if (!strcmp(x->params[p], param) && !x->configs[lo].values[p]) {
@@ -178,14 +184,7 @@ static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, 
         goto db_error;
     while (x->nruns < (size_t)nr && sqlite3_step(st) == SQLITE_ROW) {
         int id = sqlite3_column_int(st, 0);
-        size_t lo = 0, hi = x->nconfigs;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (x->configs[mid].id < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = config_at(x, id);
         if (lo == x->nconfigs || x->configs[lo].id != id) {
             set_err(err, errlen, "%s: run of configuration %d, which the index does not have", path,
                     id);

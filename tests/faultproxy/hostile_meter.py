@@ -39,15 +39,8 @@ import sys
 import time
 import tty
 
-
-def crc16(data):
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when loaded by path
+from mwcrc import crc16  # noqa: E402 (the protocol CRC, shared with the other tool)
 
 
 def line(body):
