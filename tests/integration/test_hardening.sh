@@ -102,9 +102,9 @@ make_all() {
     >"$log" 2>&1 || echo "record failed: $(tail -2 "$log")"
   "$MW" plot "$d/run" --kind trace --kind energy >"$log" 2>&1 ||
     echo "plot failed: $(tail -2 "$log")"
-  "$MW" export "$d/run" --format csv -o "$d/run.csv" >"$log" 2>&1 || echo "export failed"
+  "$MW" export "$d/run" --format csv -o "$d/run.csv" >"$log" 2>&1 || echo "export failed: $(tail -2 "$log")"
   "$MW" import --format csv "$d/run.csv" -o "$d/deep/imported" >"$log" 2>&1 ||
-    echo "import failed"
+    echo "import failed: $(tail -2 "$log")"
   "$MW" report "$d/run" -q --no-figures -o "$d/report" >"$log" 2>&1 ||
     echo "report failed: $(tail -2 "$log")"
   "$MW" sweep -o "$d/sweep" --param n=1 --reps 1 --meter sim -- true "{n}" >"$log" 2>&1 ||
