@@ -19,9 +19,19 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lpthread -lutil -lm
 
 CC       := gcc
-WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CPPFLAGS := -D_GNU_SOURCE -DMW_VERSION=\"$(VERSION)\" -DMW_GIT_ID=\"$(GIT_ID)\" \
-            -Ihost/include -Ifirmware/portable -Icollector -Imodels
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wno-unused-parameter
+# Each library sees its own public headers and those of the libraries to its left (data flows
+# host -> models -> plots -> collector); libinc picks them by the source's folder. CPPFLAGS
+# (every include folder) is for the tests, the probe, the fuzz build and the tools.
+CPPFLAGS_BASE := -D_GNU_SOURCE -DMW_VERSION=\"$(VERSION)\" -DMW_GIT_ID=\"$(GIT_ID)\"
+INC_HOST    := -Ihost/include -Ifirmware/portable
+INC_SIM     := -Ihost/sim/include $(INC_HOST)
+INC_MODELS  := -Imodels/include $(INC_HOST)
+INC_PLOTS   := -Iplots/include $(INC_MODELS)
+INC_ALL     := -Icollector -Iplots/include -Imodels/include -Ihost/sim/include $(INC_HOST)
+CPPFLAGS    := $(CPPFLAGS_BASE) $(INC_ALL)
+libinc = $(if $(filter host/sim/%,$(1)),$(INC_SIM),$(if $(filter host/% firmware/%,$(1)),$(INC_HOST),$(if $(filter models/%,$(1)),$(INC_MODELS),$(if $(filter plots/%,$(1)),$(INC_PLOTS),$(INC_ALL)))))
 CFLAGS   := -std=c11 -O2 -g $(WARN) -MMD -MP
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1
 
@@ -29,17 +39,22 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 FW_PORTABLE_SRCS :=   # firmware C that also compiles on the host
 FW_AVR_SRCS      :=   # firmware C for the AVR only (ISRs, registers)
 LIBMW_SRCS       :=   # host/ libmw
+LIBMWSIM_SRCS    :=   # host/sim/ libmwsim
+MODELS_SRCS      :=   # models/ libmwmodels
+PLOT_SRCS        :=   # plots/ libmwplot
 MW_SRCS          :=   # the mw command's main()
 CLI_SRCS         :=   # the mw command's commands (libmwcli.a)
-UNIT_TESTS       :=   # tests/unit/test_*.c, one binary per module
+UNIT_TESTS       :=   # tests/unit/LIBRARY/test_*.c, one binary per module
 SIM_TESTS        :=   # tests/sim/test_*.c, run the real firmware ELF in simavr
 BENCHES          :=   # bench programs
 INTEG_TESTS      :=   # tests/integration/test_*.sh, mw end to end
 
 include firmware/firmware.mk
 include host/host.mk
-include collector/collector.mk
+include host/sim/sim.mk
 include models/models.mk
+include plots/plots.mk
+include collector/collector.mk
 include collector/probe/probe.mk
 # the CUDA layer of the probe, only where nvcc is (it needs no GPU to build); scripts/nvcc.sh
 # holds the one rule for finding it
@@ -51,48 +66,52 @@ include collector/probe/probe_cuda.mk
 endif
 include tests/tests.mk
 
-# ---- host objects, two variants -------------------------------------------------------
+# ---- host objects, two variants; one archive per library ------------------------------
 obj      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 asanobj  = $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(1))
+fuzzobj  = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS_BASE) $(call libinc,$<) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
 $(BUILD)/asan/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS_BASE) $(call libinc,$<) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
+# $(call mw_library,NAME,SOURCES): build/lib/NAME.a, build/asan/lib/NAME.a and (make fuzz)
+# build/fuzz/lib/NAME.a
+define mw_library
+$(BUILD)/lib/$(1).a: $$(call obj,$(2))
+	@mkdir -p $$(@D)
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(BUILD)/asan/lib/$(1).a: $$(call asanobj,$(2))
+	@mkdir -p $$(@D)
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(BUILD)/fuzz/lib/$(1).a: $$(call fuzzobj,$(2))
+	@mkdir -p $$(@D)
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(eval $(call mw_library,libmw,$(LIBMW_SRCS) $(FW_PORTABLE_SRCS)))
+$(eval $(call mw_library,libmwsim,$(LIBMWSIM_SRCS)))
+$(eval $(call mw_library,libmwmodels,$(MODELS_SRCS)))
+$(eval $(call mw_library,libmwplot,$(PLOT_SRCS)))
+$(eval $(call mw_library,libmwcli,$(CLI_SRCS)))
+
+# Link order: right of each library are the ones it calls.
+MW_LIBNAMES := libmwcli libmwplot libmwmodels libmwsim libmw
 LIBMW      := $(BUILD)/lib/libmw.a
 LIBMW_ASAN := $(BUILD)/asan/lib/libmw.a
-
-$(LIBMW): $(call obj,$(LIBMW_SRCS) $(FW_PORTABLE_SRCS))
-	@mkdir -p $(@D)
-	@rm -f $@
-	ar rcs $@ $^
-
-$(LIBMW_ASAN): $(call asanobj,$(LIBMW_SRCS) $(FW_PORTABLE_SRCS))
-	@mkdir -p $(@D)
-	@rm -f $@
-	ar rcs $@ $^
-
-LIBCLI      := $(BUILD)/lib/libmwcli.a
-LIBCLI_ASAN := $(BUILD)/asan/lib/libmwcli.a
-$(LIBCLI): $(call obj,$(CLI_SRCS))
-	@mkdir -p $(@D)
-	@rm -f $@
-	ar rcs $@ $^
-$(LIBCLI_ASAN): $(call asanobj,$(CLI_SRCS))
-	@mkdir -p $(@D)
-	@rm -f $@
-	ar rcs $@ $^
 
 # workloads/ (after obj/asanobj: its fragments use them in rules); its libeeg.a (the EEG
 # workload's portable core, OpenMP) is linked into the tests too
 include workloads/workloads.mk
 
-LIBS      = $(LIBCLI) $(LIBMW) $(LIBEEG)
-LIBS_ASAN = $(LIBCLI_ASAN) $(LIBMW_ASAN) $(LIBEEG_ASAN)
+LIBS      = $(patsubst %,$(BUILD)/lib/%.a,$(MW_LIBNAMES)) $(LIBEEG)
+LIBS_ASAN = $(patsubst %,$(BUILD)/asan/lib/%.a,$(MW_LIBNAMES)) $(LIBEEG_ASAN)
 
 MW := $(BUILD)/bin/mw
 $(MW): $(call obj,$(MW_SRCS)) $(LIBS)
@@ -174,7 +193,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/megawatt/firmware
 	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
 	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
-	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/*.gp
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/gnuplot/*.gp
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 collector/probe/mwprobe.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/

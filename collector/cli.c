@@ -2,33 +2,14 @@
  * "mw COMMAND [ARGS]" looked up in mw_cli_commands. */
 #include "cli.h"
 
+#include "builtin.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_version(int argc, char **argv);
-int cmd_vmeter(int argc, char **argv);
-int cmd_flash(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_ls(int argc, char **argv);
-int cmd_show(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_monitor(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
-int cmd_analyze(int argc, char **argv);
-int cmd_import(int argc, char **argv);
-int cmd_align(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_pareto(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_fit(int argc, char **argv);
-int cmd_dvfs(int argc, char **argv);
-int cmd_plot(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_sweep(int argc, char **argv);
 
 const mw_cli_command mw_cli_commands[] = {
     {"version", "print the version of mw and of the firmware it carries", cmd_version},

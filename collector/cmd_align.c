@@ -19,8 +19,9 @@
 #include <string.h>
 
 #include "align.h"
+#include "builtin.h"
 #include "cli.h"
-#include "phase_class.h"
+#include "mw_phase_class.h"
 #include "textout.h"
 #include "mw_store.h"
 

@@ -44,49 +44,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
+#include "mw_alloc.h"
 #include "cli.h"
-#include "phase_class.h"
+#include "mw_phase_class.h"
 #include "textout.h"
 #include "energy.h"
 #include "levels.h"
 #include "mw_store.h"
-#include "sweepindex.h"
+#include "mw_sweepindex.h"
 
 #define AN_MAX_CHANNELS 64
 #define AN_NAME 128
 #define AN_MAX_RUNS 4096
 
 /* ---- memory ------------------------------------------------------------------------ */
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "mw analyze: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "mw analyze: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return p;
-}
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        fprintf(stderr, "mw analyze: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return d;
-}
 
 typedef struct {
     mw_energy_span *s;
@@ -97,7 +69,7 @@ static void spans_push(span_list *l, int64_t start_ns, int64_t end_ns)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 64;
-        l->s = xrealloc(l->s, l->cap * sizeof *l->s);
+        l->s = mw_xrealloc(l->s, l->cap * sizeof *l->s);
     }
     l->s[l->n++] = (mw_energy_span){start_ns, end_ns};
 }
@@ -315,7 +287,7 @@ static int load_samples(an_run *r, mw_store *s, int *map)
         }
         if (c->n == c->cap) {
             c->cap = c->cap ? 2 * c->cap : 4096;
-            c->w = xrealloc(c->w, c->cap * sizeof *c->w);
+            c->w = mw_xrealloc(c->w, c->cap * sizeof *c->w);
         }
         mw_energy_window w = {sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
                               sqlite3_column_int(st, 3)};
@@ -384,14 +356,14 @@ static void close_slice(an_phase *p, size_t off, int host)
 {
     size_t n = mw_energy_spans_union(p->pool.s + off, p->pool.n - off);
     p->pool.n = off + n;
-    p->hs = xrealloc(p->hs, (p->nhs + 1) * sizeof *p->hs);
+    p->hs = mw_xrealloc(p->hs, (p->nhs + 1) * sizeof *p->hs);
     p->hs[p->nhs++] = (host_slice){host, off, n};
 }
 
 /* The group's union over all hosts; the idle baseline; then clip everything to the range. */
 static void close_group(an_run *r, an_phase *p)
 {
-    p->all = xrealloc(NULL, (p->pool.n ? p->pool.n : 1) * sizeof *p->all);
+    p->all = mw_xrealloc(NULL, (p->pool.n ? p->pool.n : 1) * sizeof *p->all);
     memcpy(p->all, p->pool.s, p->pool.n * sizeof *p->all);
     p->nall = mw_energy_spans_union(p->all, p->pool.n);
     if (p->is_mw && (!strcmp(p->name, "idle-before") || !strcmp(p->name, "idle-after")))
@@ -421,9 +393,9 @@ static int load_phases(an_run *r, mw_store *s)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (r->nhosts == cap) {
             cap = cap ? 2 * cap : 16;
-            r->hosts = xrealloc(r->hosts, cap * sizeof *r->hosts);
+            r->hosts = mw_xrealloc(r->hosts, cap * sizeof *r->hosts);
         }
-        r->hosts[r->nhosts++] = xstrdup(col_text(st, 0));
+        r->hosts[r->nhosts++] = mw_xstrdup(col_text(st, 0));
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return db_fail(r, s);
@@ -445,12 +417,12 @@ static int load_phases(an_run *r, mw_store *s)
             }
             if (r->nph == phcap) {
                 phcap = phcap ? 2 * phcap : 16;
-                r->ph = xrealloc(r->ph, phcap * sizeof *r->ph);
+                r->ph = mw_xrealloc(r->ph, phcap * sizeof *r->ph);
             }
             p = &r->ph[r->nph++];
             memset(p, 0, sizeof *p);
-            p->kind = xstrdup(kind);
-            p->name = xstrdup(name);
+            p->kind = mw_xstrdup(kind);
+            p->name = mw_xstrdup(name);
             p->is_mw = !strcmp(kind, "mw");
             host = host_index(r, h);
             slice_off = 0;
@@ -475,9 +447,9 @@ static int load_phases(an_run *r, mw_store *s)
     }
     r->idle.n = mw_energy_spans_union(r->idle.s, r->idle.n);
     for (size_t i = 0; i < r->nph; i++) {
-        r->ph[i].dur_ns = xcalloc((size_t)r->nch, sizeof *r->ph[i].dur_ns);
-        r->ph[i].cov_ns = xcalloc((size_t)r->nch, sizeof *r->ph[i].cov_ns);
-        r->ph[i].pj = xcalloc((size_t)r->nch, sizeof *r->ph[i].pj);
+        r->ph[i].dur_ns = mw_xcalloc((size_t)r->nch, sizeof *r->ph[i].dur_ns);
+        r->ph[i].cov_ns = mw_xcalloc((size_t)r->nch, sizeof *r->ph[i].cov_ns);
+        r->ph[i].pj = mw_xcalloc((size_t)r->nch, sizeof *r->ph[i].pj);
     }
     return 0;
 }
@@ -497,7 +469,7 @@ static int load_ranks(an_run *r, mw_store *s)
         if (h < 0) continue;
         if (r->nrk == cap) {
             cap = cap ? 2 * cap : 16;
-            r->rk = xrealloc(r->rk, cap * sizeof *r->rk);
+            r->rk = mw_xrealloc(r->rk, cap * sizeof *r->rk);
         }
         an_rank *k = &r->rk[r->nrk++];
         memset(k, 0, sizeof *k);
@@ -541,19 +513,19 @@ static int load_ranks(an_run *r, mw_store *s)
  * mw_energy_rank_has_channel). */
 static void map_ranks(an_run *r)
 {
-    const char **chh = xcalloc((size_t)r->nch + 1, sizeof *chh);
+    const char **chh = mw_xcalloc((size_t)r->nch + 1, sizeof *chh);
     for (int c = 0; c < r->nch; c++)
         chh[c] = r->ch[c].has_host ? r->ch[c].host : NULL;
     for (int c = 0; c < r->nch; c++) {
         an_channel *ch = &r->ch[c];
-        ch->ranks = xcalloc(r->nrk, sizeof *ch->ranks);
+        ch->ranks = mw_xcalloc(r->nrk, sizeof *ch->ranks);
         for (size_t k = 0; k < r->nrk; k++)
             if (mw_energy_channel_measures(chh[c], r->hosts[r->rk[k].host]))
                 ch->ranks[ch->nranks++] = k;
     }
     for (size_t k = 0; k < r->nrk; k++) {
         an_rank *rk = &r->rk[k];
-        rk->chans = xcalloc((size_t)r->nch, sizeof *rk->chans);
+        rk->chans = mw_xcalloc((size_t)r->nch, sizeof *rk->chans);
         for (int c = 0; c < r->nch; c++)
             if (mw_energy_rank_has_channel(chh, (size_t)r->nch, (size_t)c, r->hosts[rk->host]))
                 rk->chans[rk->nchans++] = (size_t)c;
@@ -591,7 +563,7 @@ static void levels(an_run *r, an_channel *c, const mw_energy_trace *t, size_t i0
         est_fail(&c->split, "no windows in the range");
         return;
     }
-    double *p = xcalloc(n, sizeof *p);
+    double *p = mw_xcalloc(n, sizeof *p);
     int constant = 1;
     for (size_t i = 0; i < n; i++) {
         p[i] = t->w[i0 + i].power_mw / 1000.0;
@@ -613,7 +585,7 @@ static void levels(an_run *r, an_channel *c, const mw_energy_trace *t, size_t i0
     if (work.n == 0) {
         c->split.state = EST_SKIPPED;
     } else {
-        unsigned char *label = xcalloc(n, 1);
+        unsigned char *label = mw_xcalloc(n, 1);
         size_t nw = mw_energy_label_windows(t, i0, i1, work.s, work.n, label);
         char note[160];
         if (nw == 0 || nw == n) {
@@ -1062,7 +1034,7 @@ static summary summarize(an_run *const *runs, int nruns, const char *name, int m
     size_t cap = 0; /* a damaged run may have two channels of one name: room for all */
     for (int i = 0; i < nruns; i++)
         cap += (size_t)runs[i]->nch;
-    double *v = xcalloc(cap, sizeof *v);
+    double *v = mw_xcalloc(cap, sizeof *v);
     size_t n = 0;
     for (int i = 0; i < nruns; i++)
         for (int c = 0; c < runs[i]->nch; c++)
@@ -1160,10 +1132,10 @@ static void table_add(table *t, const char *const *row)
 {
     if (t->nrows == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 16;
-        t->cells = xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols * sizeof *t->cells);
+        t->cells = mw_xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols * sizeof *t->cells);
     }
     for (int i = 0; i < t->ncols; i++)
-        t->cells[t->nrows * t->ncols + i] = xstrdup(row[i]);
+        t->cells[t->nrows * t->ncols + i] = mw_xstrdup(row[i]);
     t->nrows++;
 }
 
@@ -1514,10 +1486,10 @@ int cmd_analyze(int argc, char **argv)
         mw_sweepidx_free_list(dirs, nruns);
         return mw_cli_usage_error("analyze", "more than %d runs", AN_MAX_RUNS);
     }
-    an_run **runs = xcalloc((size_t)nruns, sizeof *runs);
+    an_run **runs = mw_xcalloc((size_t)nruns, sizeof *runs);
     rc = MW_EXIT_OK;
     for (int i = 0; i < nruns && !rc; i++) {
-        runs[i] = xcalloc(1, sizeof *runs[i]);
+        runs[i] = mw_xcalloc(1, sizeof *runs[i]);
         runs[i]->dir = dirs[i];
         rc = analyze_run(runs[i], &o);
     }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "calib.h"
+#include "builtin.h"
 #include "cli.h"
 #include "meter_spec.h"
 

@@ -28,8 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "cli.h"
-#include "phase_class.h"
+#include "mw_phase_class.h"
 #include "dvfs.h"
 #include "energy.h"
 #include "mw_store.h"

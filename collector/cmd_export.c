@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "mw_store.h"
 

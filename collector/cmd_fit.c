@@ -25,9 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "escobar.h"
-#include "sweepindex.h"
+#include "mw_sweepindex.h"
 #include "textout.h"
 
 #define CMD "fit"

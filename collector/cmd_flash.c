@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "firmware_path.h"
 #include "flash_id.h"

@@ -34,6 +34,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "import.h"
 #include "mw_fs.h"

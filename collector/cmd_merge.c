@@ -3,8 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "cli.h"
-#include "merge.h"
+#include "mw_merge.h"
 
 static void usage(FILE *out)
 {

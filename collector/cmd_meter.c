@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "meter_spec.h"
 

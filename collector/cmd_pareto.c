@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "lbopa.h"
 #include "pareto_runs.h"

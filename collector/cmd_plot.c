@@ -32,10 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "mw_store.h"
-#include "plot_internal.h"
-#include "sweepindex.h"
+#include "mw_plot.h"
+#include "mw_sweepindex.h"
 
 #define CMD "plot"
 #define CPUFREQ_FILE "/sys/devices/system/cpu/cpu0/cpufreq/scaling_available_frequencies"

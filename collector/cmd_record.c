@@ -36,8 +36,9 @@
 #include <unistd.h>
 
 #include "channels.h"
+#include "builtin.h"
 #include "cli.h"
-#include "merge.h"
+#include "mw_merge.h"
 #include "meter_spec.h"
 #include "mw_simcluster.h"
 #include "mw_store.h"

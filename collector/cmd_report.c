@@ -41,45 +41,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "builtin.h"
+#include "mw_alloc.h"
 #include "cli.h"
 #include "escobar.h"
 #include "mw_fs.h"
 #include "mw_store.h"
 #include "report_child.h"
-#include "report_internal.h"
-#include "sweepindex.h"
+#include "mw_report.h"
+#include "mw_sweepindex.h"
 
 /* ---- memory ------------------------------------------------------------------------ */
-
-void *rp_xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "mw report: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return p;
-}
-
-void *rp_xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "mw report: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return p;
-}
-
-char *rp_xstrdup(const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        fprintf(stderr, "mw report: out of memory\n");
-        exit(MW_EXIT_FAIL);
-    }
-    return d;
-}
 
 static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xasprintf(const char *fmt, ...)
@@ -194,7 +166,7 @@ static int parse_opts(int argc, char **argv, rp_opts *o)
 static char *col_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? rp_xstrdup((const char *)t) : NULL;
+    return t ? mw_xstrdup((const char *)t) : NULL;
 }
 
 /* The run's metadata, channels and gaps; 0, or -1 with a message in err. */
@@ -212,13 +184,13 @@ static int read_run(rp_run *r, char *err, size_t errlen)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (r->nmeta == cap) {
             cap = cap ? 2 * cap : 32;
-            r->key = rp_xrealloc(r->key, cap * sizeof *r->key);
-            r->val = rp_xrealloc(r->val, cap * sizeof *r->val);
+            r->key = mw_xrealloc(r->key, cap * sizeof *r->key);
+            r->val = mw_xrealloc(r->val, cap * sizeof *r->val);
         }
         r->key[r->nmeta] = col_text(st, 0);
         r->val[r->nmeta] = col_text(st, 1);
-        if (!r->key[r->nmeta]) r->key[r->nmeta] = rp_xstrdup("");
-        if (!r->val[r->nmeta]) r->val[r->nmeta] = rp_xstrdup("");
+        if (!r->key[r->nmeta]) r->key[r->nmeta] = mw_xstrdup("");
+        if (!r->val[r->nmeta]) r->val[r->nmeta] = mw_xstrdup("");
         r->nmeta++;
     }
     if (rc != SQLITE_DONE) goto fail;
@@ -231,7 +203,7 @@ static int read_run(rp_run *r, char *err, size_t errlen)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (r->nch == cap) {
             cap = cap ? 2 * cap : 16;
-            r->ch = rp_xrealloc(r->ch, cap * sizeof *r->ch);
+            r->ch = mw_xrealloc(r->ch, cap * sizeof *r->ch);
         }
         rp_channel *c = &r->ch[r->nch++];
         c->channel = sqlite3_column_int(st, 0);
@@ -255,7 +227,7 @@ static int read_run(rp_run *r, char *err, size_t errlen)
                            -1, &st, NULL) != SQLITE_OK)
         goto fail;
     sqlite3_bind_int(st, 1, RP_MAX_GAPS);
-    r->gap = rp_xcalloc(RP_MAX_GAPS, sizeof *r->gap);
+    r->gap = mw_xcalloc(RP_MAX_GAPS, sizeof *r->gap);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->ngap_rows < RP_MAX_GAPS) {
         rp_gap *g = &r->gap[r->ngap_rows++];
         g->start_ns = sqlite3_column_int64(st, 0);
@@ -404,11 +376,11 @@ static int collect_runs(const rp_opts *o, rp_report *rp)
         mw_sweepidx_free_list(list, n);
         return mw_cli_usage_error("report", "no run to report on");
     }
-    rp->run = rp_xcalloc((size_t)n, sizeof *rp->run);
+    rp->run = mw_xcalloc((size_t)n, sizeof *rp->run);
     for (int i = 0; i < n; i++) {
         rp_run *r = &rp->run[rp->nrun++];
-        r->dir = rp_xstrdup(list[i]);
-        r->title = rp_xstrdup(list[i]);
+        r->dir = mw_xstrdup(list[i]);
+        r->title = mw_xstrdup(list[i]);
         r->sweep = -1;
     }
     mw_sweepidx_free_list(list, n);
@@ -425,12 +397,12 @@ static int collect_runs(const rp_opts *o, rp_report *rp)
         if (!mw_sweepidx_is_sweep(o->inputs[i])) continue;
         mw_sweepidx *x = mw_sweepidx_open(o->inputs[i], err, sizeof err);
         if (!x) return mw_cli_usage_error("report", "%s", err);
-        rp->sw = rp_xrealloc(rp->sw, (rp->nsw + 1) * sizeof *rp->sw);
+        rp->sw = mw_xrealloc(rp->sw, (rp->nsw + 1) * sizeof *rp->sw);
         rp_sweep *s = &rp->sw[rp->nsw];
-        s->dir = rp_xstrdup(o->inputs[i]);
+        s->dir = mw_xstrdup(o->inputs[i]);
         s->x = x;
         size_t nr = mw_sweepidx_nruns(x);
-        s->run_of = rp_xcalloc(nr, sizeof *s->run_of);
+        s->run_of = mw_xcalloc(nr, sizeof *s->run_of);
         for (size_t k = 0; k < nr; k++) {
             s->run_of[k] = -1;
             const char *d = mw_sweepidx_run_dir(x, k);
@@ -455,7 +427,7 @@ static int collect_runs(const rp_opts *o, rp_report *rp)
 
 static int analyze(rp_report *rp)
 {
-    char **argv = rp_xcalloc(rp->nrun + 4, sizeof *argv);
+    char **argv = mw_xcalloc(rp->nrun + 4, sizeof *argv);
     int k = 0;
     argv[k++] = "mw";
     argv[k++] = "analyze";
@@ -502,7 +474,7 @@ static int analyze(rp_report *rp)
 /* mw fit --model escobar over the eeg-mofs runs: predict mode, and fit mode when it can. */
 static void model(rp_report *rp)
 {
-    mw_escobar_run *er = rp_xcalloc(1, sizeof *er);
+    mw_escobar_run *er = mw_xcalloc(1, sizeof *er);
     for (size_t i = 0; i < rp->nrun; i++) {
         rp_run *r = &rp->run[i];
         r->escobar =
@@ -513,7 +485,7 @@ static void model(rp_report *rp)
     if (!rp->nescobar) return;
     progress("model: mw fit --model escobar over %zu eeg-mofs run%s", rp->nescobar,
              rp->nescobar == 1 ? "" : "s");
-    char **argv = rp_xcalloc(rp->nrun + 8, sizeof *argv);
+    char **argv = mw_xcalloc(rp->nrun + 8, sizeof *argv);
     for (int mode = 0; mode < 2; mode++) {
         int k = 0;
         argv[k++] = "mw";
@@ -581,7 +553,7 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
         free(figdir);
         return;
     }
-    char **argv = rp_xcalloc((size_t)ninputs + 10, sizeof *argv);
+    char **argv = mw_xcalloc((size_t)ninputs + 10, sizeof *argv);
     int k = 0;
     argv[k++] = "mw";
     argv[k++] = "plot";
@@ -632,7 +604,7 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
         const char *base = strrchr(line, '/');
         base = base ? base + 1 : line;
         /* a figure written elsewhere is copied in, so that the page refers only to DIR */
-        char *dir = rp_xstrdup(line);
+        char *dir = mw_xstrdup(line);
         char *slash = strrchr(dir, '/');
         if (slash) *slash = 0;
         char *real_dir = realpath(!slash ? "." : !dir[0] ? "/" : dir, NULL);
@@ -652,9 +624,9 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
         for (size_t i = 0; i < rp->nfig; i++)
             dup |= rp->fig[i].run == run && !strcmp(rp->fig[i].name, base);
         if (dup) continue;
-        rp->fig = rp_xrealloc(rp->fig, (rp->nfig + 1) * sizeof *rp->fig);
-        rp->fig[rp->nfig].sub = rp_xstrdup(sub);
-        rp->fig[rp->nfig].name = rp_xstrdup(base);
+        rp->fig = mw_xrealloc(rp->fig, (rp->nfig + 1) * sizeof *rp->fig);
+        rp->fig[rp->nfig].sub = mw_xstrdup(sub);
+        rp->fig[rp->nfig].name = mw_xstrdup(base);
         rp->fig[rp->nfig].run = run;
         rp->nfig++;
     }
@@ -670,7 +642,7 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
 static void figures(const rp_opts *o, rp_report *rp, const char *out_dir)
 {
     progress("figures: mw plot ... -o %s/fig --format png", out_dir);
-    char **in = rp_xcalloc((size_t)o->ninputs + 1, sizeof *in);
+    char **in = mw_xcalloc((size_t)o->ninputs + 1, sizeof *in);
     for (int i = 0; i < o->ninputs; i++)
         in[i] = o->inputs[i];
     if (o->profile) in[o->ninputs] = (char *)o->profile;
@@ -705,7 +677,7 @@ int cmd_report(int argc, char **argv)
     quiet = o.quiet;
     rp_report rp;
     memset(&rp, 0, sizeof rp);
-    char *out_dir = o.out_dir ? rp_xstrdup(o.out_dir) : join(o.inputs[0], "report");
+    char *out_dir = o.out_dir ? mw_xstrdup(o.out_dir) : join(o.inputs[0], "report");
     char *page = join(out_dir, "index.html");
     char *tmp = join(out_dir, "index.html.tmp");
     char err[1024];

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "textout.h"
 #include "mw_store.h"

@@ -28,6 +28,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "textout.h"
 #include "levels.h"

@@ -39,13 +39,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "energy.h"
 #include "energy_store.h"
 #include "mw_fs.h"
 #include "mw_store.h"
 #include "precision.h"
-#include "sweepindex.h"
+#include "mw_sweepindex.h"
 #include "sysinfo.h"
 
 extern char **environ;

@@ -1,4 +1,5 @@
 /* cmd_version — "mw version": the tool's version and git id. */
+#include "builtin.h"
 #include "cli.h"
 
 int cmd_version(int argc, char **argv)

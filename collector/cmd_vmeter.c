@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "firmware_path.h"
 #include "mw_sim.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "child.h"
+#include "mw_child.h"
 
 int mw_report_child_run(char *const argv[], mw_report_child *c)
 {

@@ -49,7 +49,7 @@
  * largest residual plus 20 ms: the floor is not located yet. latency_err_ns is the error of
  * the assumed fastest delivery, which no fit can see. Measured with the right latency, the
  * fit's error is within g + e |x - m| in 97 % of windows live, 100 % after refit_all
- * (tests/unit/test_clock.c). State: at the newest pair (live), or the largest over the
+ * (tests/unit/host/test_clock.c). State: at the newest pair (live), or the largest over the
  * segment (after refit_all); mw_clock_uncertainty gives it at any meter time. */
 #include "mw_clock.h"
 

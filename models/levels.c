@@ -19,7 +19,7 @@
  * 2003). A third component, uniform over the samples' range (weight 2 % at the start, then
  * fitted), takes the windows that straddle a change of level, whose mixed values would
  * otherwise pull the minority level's mean towards the other one and widen it (by 1.8 W and
- * to sd 9 W instead of 4 W on the 80/20 % traces of tests/unit/test_levels.c; 0.4 W and the
+ * to sd 9 W instead of 4 W on the 80/20 % traces of tests/unit/models/test_levels.c; 0.4 W and the
  * true sd with it). Weights are reported relative to the two levels. Variances are floored
  * at max((1 mW)², 1e-6 × the sample variance) so a component cannot collapse onto one
  * value. One level is preferred when a single Gaussian (with the background) has a BIC no

@@ -1,4 +1,5 @@
-# models/ — trace analysis (energy, Pow_idle/Pow_work, statistics, alignment check) and,
-# later, the runtime/energy models; GSL does the numerics. Archived into libmw.a with the
-# host library; the commands that use it (mw analyze, mw stats, mw import) are in collector/.
-LIBMW_SRCS += $(wildcard models/*.c)
+# models/ — libmwmodels (build/lib/libmwmodels.a): numbers in, numbers out — energy, the
+# Pow_idle/Pow_work levels, statistics, the alignment check, calibration arithmetic and the
+# runtime/energy models (escobar, dvfs, lbopa); GSL does the numerics. Public headers in
+# models/include/. The commands that feed it runs are in collector/.
+MODELS_SRCS += $(wildcard models/*.c)

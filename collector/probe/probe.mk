@@ -66,7 +66,7 @@ $(PROBE_PC): FORCE
 FORCE:
 
 # The probe's own test and benchmark link the library too.
-$(BUILD)/tests/unit/test_probe $(BUILD)/bench/bench_probe: $(PROBE_A)
-$(BUILD)/tests/unit/test_probe $(BUILD)/bench/bench_probe: LIBS += $(PROBE_A)
-$(BUILD)/asan/tests/unit/test_probe: $(PROBE_A_ASAN)
-$(BUILD)/asan/tests/unit/test_probe: LIBS_ASAN += $(PROBE_A_ASAN)
+$(BUILD)/tests/unit/probe/test_probe $(BUILD)/bench/bench_probe: $(PROBE_A)
+$(BUILD)/tests/unit/probe/test_probe $(BUILD)/bench/bench_probe: LIBS += $(PROBE_A)
+$(BUILD)/asan/tests/unit/probe/test_probe: $(PROBE_A_ASAN)
+$(BUILD)/asan/tests/unit/probe/test_probe: LIBS_ASAN += $(PROBE_A_ASAN)

@@ -253,6 +253,9 @@ static int mw_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
 
 static void mw_ompt_finalize(ompt_data_t *tool_data) {}
 
+/* The OpenMP runtime looks this name up (OpenMP 5.0, 4.2.1); omp-tools.h does not declare it. */
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+
 __attribute__((visibility("default"))) ompt_start_tool_result_t *
 ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {

@@ -7,7 +7,7 @@
 #                                    for FUZZ_S seconds (tests/fuzz/run.sh)
 # The clang build compiles libmw's and the mw commands' sources again, instrumented for
 # coverage, into build/fuzz/lib/. `make fuzz FUZZ_TARGETS="proto store" FUZZ_S=10` picks.
-# (Library paths are spelled out: LIBMW_ASAN and friends are defined after this file.)
+# The archives are the Makefile's mw_library ones (build/fuzz/lib/NAME.a).
 FUZZ_NAMES    := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_S        ?= 60
 FUZZ_TARGETS  ?= $(FUZZ_NAMES)
@@ -19,23 +19,12 @@ FUZZ_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-
                -O1 -g
 FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -MMD -MP $(FUZZ_FLAGS) \
                -fsanitize=fuzzer-no-link
-fuzzobj      = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
-FUZZ_LIBS   := $(BUILD)/fuzz/lib/libmwcli.a $(BUILD)/fuzz/lib/libmw.a
-FUZZ_LIBS_ASAN := $(BUILD)/asan/lib/libmwcli.a $(BUILD)/asan/lib/libmw.a
+FUZZ_LIBS      = $(patsubst %,$(BUILD)/fuzz/lib/%.a,$(MW_LIBNAMES))
+FUZZ_LIBS_ASAN = $(patsubst %,$(BUILD)/asan/lib/%.a,$(MW_LIBNAMES))
 
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -c $< -o $@
-
-$(BUILD)/fuzz/lib/libmw.a: $(call fuzzobj,$(LIBMW_SRCS) $(FW_PORTABLE_SRCS))
-	@mkdir -p $(@D)
-	@rm -f $@
-	ar rcs $@ $^
-
-$(BUILD)/fuzz/lib/libmwcli.a: $(call fuzzobj,$(CLI_SRCS))
-	@mkdir -p $(@D)
-	@rm -f $@
-	ar rcs $@ $^
 
 $(BUILD)/fuzz/bin/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIBS)
 	@mkdir -p $(@D)

@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 
 #include "fuzz.h"
-#include "merge.h"
+#include "mw_merge.h"
 #include "mw_store.h"
 
 static mw_store *g_store;

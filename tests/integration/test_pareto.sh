@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_pareto — 'mw pareto' on profile files: the 3-device front worked by hand in
-# tests/unit/test_lbopa.c (points (2, 28), (4, 20), (12, 12); split at 3 s: C 3, A 3, B 6),
+# tests/unit/models/test_lbopa.c (points (2, 28), (4, 20), (12, 12); split at 3 s: C 3, A 3, B 6),
 # LBOPA-TE at P_S = 2 W, the JSON document, the additivity figure from measured points,
 # and bad input: exit 2 with a one-line message naming FILE:LINE or the option.
 source "$(dirname "$0")/lib.sh"

@@ -191,7 +191,7 @@ static void report(const char *what, const result *r)
  * 99th percentile, live (from WARMUP_*: after the run's first minute) and after refit_all,
  * the issue's target. The drift within 20 ppm of the crystal's: over the 40-90 s of a
  * segment here the envelope's slope rests on a handful of its lowest pairs
- * (tests/unit/test_clock.c has its statistics: 3 ppm typical, 11 ppm at p90 after 60 s). */
+ * (tests/unit/host/test_clock.c has its statistics: 3 ppm typical, 11 ppm at p90 after 60 s). */
 static void score(const recorder *R, const char *what, double ppm)
 {
     check_recording(R);

@@ -1,7 +1,7 @@
 # workloads/eeg/ — build/bin/eeg-mofs, the EEG multi-objective feature selection (MPI +
 # OpenMP, + CUDA where nvcc is: workloads/eeg/eeg_cuda.mk). The portable core (data,
 # fitness, nsga, hv) also goes into build/lib/libeeg.a (+ an ASan variant) for the unit
-# tests (tests/unit/test_eeg_*.c).
+# tests (tests/unit/workloads/test_eeg_*.c).
 EEG_CORE := workloads/eeg/data.c workloads/eeg/fitness.c workloads/eeg/nsga.c workloads/eeg/hv.c \
             workloads/eeg/opt.c
 EEG_GPU_OBJ  :=

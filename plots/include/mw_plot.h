@@ -1,0 +1,200 @@
+/* plot_internal — what the modules of `mw plot` share (cmd_plot.c, plot_run.c, plot_fig.c,
+ * plot_kinds_run.c, plot_kinds_multi.c, plot_kinds_model.c); nothing else includes it.
+ *
+ * plot_run.c reads a run into memory (channels and their windows as exact step-function
+ * traces, phases, counters, gaps, the idle baseline) with the rules of `mw analyze`
+ * (cmd_analyze.c, docs/analysis.md): the time origin is meta start_ns (else the first
+ * sample), a channel with a host measures the ranks on that host and one without a host
+ * every rank (models/energy.h), the idle baseline is the union of the recorder's phases
+ * idle-before and idle-after and a channel's idle power the mean power over it.
+ *
+ * plot_fig.c writes one figure: NAME.tsv (the data, blocks separated by two blank lines:
+ * gnuplot's `index`), NAME.gp (gnuplot variables written by mw, then plots/gnuplot/common.gp, then
+ * the kind's template plots/KIND.gp: self-contained, `cd DIR && gnuplot NAME.gp` redraws
+ * it), then runs gnuplot in DIR with an argument vector and prints DIR/NAME.png (or .svg) on
+ * standard output. Whatever gnuplot writes on standard error is passed on to ours, prefixed
+ * with the script's name; a gnuplot failure or an empty figure fails the figure. */
+#ifndef MW_PLOT_INTERNAL_H
+#define MW_PLOT_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "energy.h"
+
+#define MW_PLOT_MAX_CHANNELS 64
+#define MW_PLOT_NAME 128
+
+/* Phase classes: the colours and fill patterns of the lanes (plots/gnuplot/common.gp, same order). */
+enum {
+    MW_PLOT_CLS_COMPUTE, /* compute, user, omp: working (mw analyze's working kinds) */
+                         /* (user phases named idle.../wait... are WAIT: phase_class.h) */
+    MW_PLOT_CLS_COMM,    /* comm, mpi: MPI calls moving data */
+    MW_PLOT_CLS_WAIT,    /* wait: MPI calls that only wait */
+    MW_PLOT_CLS_GPU,     /* gpu, cuda */
+    MW_PLOT_CLS_OTHER,   /* any other kind a program recorded */
+    MW_PLOT_NCLS,
+    MW_PLOT_CLS_MW = -1 /* the recorder's own stages (kind mw) */
+};
+extern const char *const mw_plot_class_names[MW_PLOT_NCLS];
+/* the class of a phase of this kind and name (name may be NULL) */
+int mw_plot_class_of(const char *kind, const char *name);
+
+typedef struct {
+    int channel;
+    char name[MW_PLOT_NAME], host[MW_PLOT_NAME];
+    int has_host;
+    int selected; /* shown (--channel) */
+    mw_energy_window *w;
+    size_t n, cap;
+    mw_energy_trace t; /* over w, ordered by time */
+    int have_base;     /* an idle baseline with windows in it */
+    double base_w;     /* the mean power over it, W */
+} mw_plot_channel;
+
+typedef struct {
+    int rank, thread, cls;
+    const char *host, *kind, *name; /* interned in the run */
+    int64_t start_ns, end_ns;
+} mw_plot_phase;
+
+typedef struct {
+    int rank;
+    const char *host, *name;
+    int64_t value;
+} mw_plot_counter;
+
+typedef struct mw_plot_strings mw_plot_strings;
+
+typedef struct {
+    char *dir;
+    char status[64];
+    int64_t origin_ns;
+    int64_t first_ns, last_ns; /* the windows' extent; first > last when there are none */
+    int nch;
+    mw_plot_channel ch[MW_PLOT_MAX_CHANNELS];
+    mw_plot_phase *ph; /* spans (not marks nor counters, end > start), by start */
+    size_t nph;
+    size_t nprogram;     /* phases of the program (kinds other than mw) */
+    mw_plot_counter *ct; /* counters (kind counter) */
+    size_t nct;
+    mw_energy_span *gaps; /* the run's gaps table */
+    size_t ngaps;
+    mw_energy_span *idle; /* the idle baseline: union of mw idle-before, idle-after */
+    size_t nidle;
+    mw_plot_strings *strs;
+} mw_plot_run;
+
+/* Reads RUNDIR. Returns 0, or -1 (unusable: not a run, unreadable, no samples) with a
+ * message naming it in err. */
+int mw_plot_run_load(const char *dir, mw_plot_run **out, char *err, size_t errlen);
+void mw_plot_run_free(mw_plot_run *r);
+/* What the defaults need to know of a run before reading it whole: its channels' names,
+ * its eeg-mofs version (the counter "eeg version", 0 when none) and whether it has MPI
+ * ranks (phases with rank >= 0). 0, or 2 with a message in err (not a run, unreadable). */
+typedef struct {
+    int nch;
+    char names[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME];
+    long long eeg_version;
+    int has_ranks;
+} mw_plot_peek;
+int mw_plot_run_peek(const char *dir, mw_plot_peek *out, char *err, size_t errlen);
+/* The counter NAME of rank (-2: any rank, the first recorded); 0 when found, else -1. */
+int mw_plot_run_counter(const mw_plot_run *r, int rank, const char *name, int64_t *value);
+/* s since the run's origin */
+double mw_plot_run_s(const mw_plot_run *r, int64_t t_ns);
+/* The union of the intervals of phases matching (kind, name) (NULL: any) on the ranks
+ * channel c measures (the recorder's own phases cover every channel; c < 0: every rank):
+ * malloc'd sorted disjoint spans in *out, count returned. */
+size_t mw_plot_run_group_spans(const mw_plot_run *r, int c, const char *kind, const char *name,
+                               mw_energy_span **out);
+/* Distinct (kind, name) groups of the run's spans, sorted by kind then name: *kinds and
+ * *names point into the run (arrays malloc'd). */
+size_t mw_plot_run_groups(const mw_plot_run *r, const char ***kinds, const char ***names);
+/* Window powers of channel c in W (malloc'd, n = the channel's windows, time order). */
+double *mw_plot_run_powers(const mw_plot_run *r, int c);
+/* The phase split's labels (mw analyze): working[i] = 1 when the union of the working
+ * phases (class compute or gpu) of the ranks channel c measures covers more than half of
+ * window i. Returns the count of working windows, or (size_t)-1 when there is no working
+ * phase at all (the split is then skipped). *labels is malloc'd (n bytes) or NULL. */
+size_t mw_plot_run_work_labels(const mw_plot_run *r, int c, unsigned char **labels);
+
+/* ---- figures ----------------------------------------------------------------------- */
+
+typedef struct {
+    const char *dir; /* output directory (made before the first figure) */
+    int svg;
+    const char *source; /* what the figures are of, for the scripts' first comment */
+    int figures;        /* written so far */
+    int failures;
+} mw_plot_out;
+
+typedef struct mw_plot_fig mw_plot_fig;
+
+/* A figure NAME (file-name safe) drawn by the template plots/TEMPLATE.gp at w x h pixels.
+ * NULL (with a message on stderr, o->failures incremented) when NAME.tsv cannot be made. */
+mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmpl, int w, int h);
+/* The data file NAME.tsv and the gnuplot variables written before the templates. */
+FILE *mw_plot_fig_tsv(mw_plot_fig *f);
+FILE *mw_plot_fig_vars(mw_plot_fig *f);
+/* Begins a block of NAME.tsv with the heading "# TEXT" (blocks are separated by two blank
+ * lines: gnuplot's index 0, 1, ...). A block left without data gets one line "-" (missing
+ * values), so that the blocks after it keep their index. */
+void mw_plot_fig_block(mw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes NAME.gp, runs gnuplot, prints the figure's path. 0, or -1 (said on stderr). */
+int mw_plot_fig_end(mw_plot_fig *f);
+/* A figure saying only why there is nothing to draw (plots/gnuplot/note.gp). */
+int mw_plot_note_figure(mw_plot_out *o, const char *name, const char *title, const char *note,
+                        int w, int h);
+
+/* gnuplot variables (single-quoted strings: ' doubled, control characters as spaces) */
+void mw_plot_gp_string(FILE *f, const char *s);
+void mw_plot_var_str(FILE *f, const char *var, const char *value);
+void mw_plot_var_num(FILE *f, const char *var, double v); /* NaN for a non-finite v */
+void mw_plot_var_int(FILE *f, const char *var, long long v);
+void mw_plot_var_strs(FILE *f, const char *var, const char *const *v, size_t n);
+void mw_plot_var_nums(FILE *f, const char *var, const double *v, size_t n);
+/* An axis range lo_var = lo - pad, hi_var = hi + pad, pad = 5 % of hi - lo and at least
+ * min_pad: gnuplot never sees an empty range (it warns on one). Non-finite bounds: 0, 1. */
+void mw_plot_var_range(FILE *f, const char *lo_var, const char *hi_var, double lo, double hi,
+                       double min_pad);
+/* a TSV number: %.10g, or "-" (gnuplot's missing value here) when not finite */
+void mw_plot_tsv_num(FILE *f, double v);
+/* a TSV text field: tabs and newlines as spaces, "-" when empty */
+void mw_plot_tsv_text(FILE *f, const char *s);
+/* s as a file-name part: characters other than [A-Za-z0-9._-] become '_' */
+void mw_plot_safe_name(char *out, size_t len, const char *s);
+
+/* Runs this executable as `mw ARGS...` (argv[0] = "mw", NULL-terminated) and parses its
+ * standard output as JSON (json-c). NULL when it could not run, failed or wrote no JSON,
+ * with the reason (its last line on standard error) in why. Free with json_object_put. */
+struct json_object;
+struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen);
+
+/* ---- the kinds (plot_kinds_*.c) ---------------------------------------------------- */
+
+typedef struct {
+    mw_plot_out *out;
+    const char *prefix; /* per-run figure names start with it ("" or "RUN-") */
+    char **channels;    /* --channel NAME..., NULL-terminated or NULL */
+    int explicit_kind;  /* the kind was asked for (else defaulted) */
+    const char *freqs;  /* --freqs for dvfs, or NULL */
+} mw_plot_job;
+
+/* Each returns 0 when its figures were written (a note figure counts), -1 on a failure. */
+int mw_plot_trace(const mw_plot_job *j, const mw_plot_run *r);
+int mw_plot_timeline(const mw_plot_job *j, const mw_plot_run *r);
+int mw_plot_histogram(const mw_plot_job *j, const mw_plot_run *r);
+int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r);
+int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r);
+/* several runs (read one at a time); labels[i]: the run's sweep configuration (or NULL) */
+int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n);
+int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n);
+int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name);
+/* Shared helpers of the plot_*.c files: a json-c object's member (NULL when o is not an object or has no such key); a JSON
+ * number as a double (NAN when o is not a number). */
+struct json_object;
+struct json_object *mw_plot_jget(struct json_object *o, const char *k);
+double mw_plot_jnum(struct json_object *o);
+
+#endif

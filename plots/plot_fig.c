@@ -1,0 +1,416 @@
+/* plot_fig — one figure of `mw plot`: its data file, its gnuplot script, gnuplot itself
+ * (plot_internal.h). Also the child-process runner used for gnuplot and for the mw
+ * commands whose JSON some kinds read.
+ *
+ * NAME.gp is: a comment saying what wrote it and how to redraw it, the terminal and output
+ * (pngcairo or svg, the kind's fixed size, no enhanced text so that names print as they
+ * are), `datafile = 'NAME.tsv'`, the variables mw wrote for this figure, then the text of
+ * plots/gnuplot/common.gp and plots/TEMPLATE.gp copied in (found by mw_plots_path), so the script
+ * needs nothing but NAME.tsv beside it. gnuplot runs in the output directory with the
+ * argument vector {"gnuplot", "NAME.gp"} ($MW_GNUPLOT names another program); its standard
+ * output and error are read through pipes (poll, so neither can block the other); anything
+ * on its standard error is copied to ours, each line prefixed "mw plot: gnuplot NAME.gp: ".
+ * A non-zero exit or a missing or empty figure fails it; a figure's path is printed only
+ * once it exists. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "mw_child.h"
+#include "mw_alloc.h"
+#include "mw_fs.h"
+#include "mw_plot.h"
+#include "plots_path.h"
+
+struct mw_plot_fig {
+    mw_plot_out *o;
+    char name[256], tmpl[64];
+    int w, h;
+    FILE *tsv;
+    char *vars;
+    size_t vars_len;
+    FILE *vf;
+    int blocks;       /* blocks begun */
+    long block_start; /* file position after the current block's heading */
+};
+
+/* ---- text helpers ------------------------------------------------------------------ */
+
+void mw_plot_gp_string(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\'')
+            fputs("''", f);
+        else if (c < 0x20 || c == 0x7f)
+            fputc(' ', f);
+        else
+            fputc(c, f);
+    }
+    fputc('\'', f);
+}
+
+void mw_plot_var_str(FILE *f, const char *var, const char *value)
+{
+    fprintf(f, "%s = ", var);
+    mw_plot_gp_string(f, value);
+    fputc('\n', f);
+}
+
+static void gp_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.10g", v);
+    else
+        fputs("NaN", f);
+}
+
+void mw_plot_var_num(FILE *f, const char *var, double v)
+{
+    fprintf(f, "%s = ", var);
+    gp_num(f, v);
+    fputc('\n', f);
+}
+
+void mw_plot_var_int(FILE *f, const char *var, long long v)
+{
+    fprintf(f, "%s = %lld\n", var, v);
+}
+
+void mw_plot_var_strs(FILE *f, const char *var, const char *const *v, size_t n)
+{
+    /* gnuplot arrays have at least one element */
+    fprintf(f, "array %s[%zu]", var, n ? n : 1);
+    if (n) {
+        fputs(" = [", f);
+        for (size_t i = 0; i < n; i++) {
+            if (i) fputs(", ", f);
+            mw_plot_gp_string(f, v[i]);
+        }
+        fputc(']', f);
+    }
+    fputc('\n', f);
+}
+
+void mw_plot_var_nums(FILE *f, const char *var, const double *v, size_t n)
+{
+    fprintf(f, "array %s[%zu]", var, n ? n : 1);
+    if (n) {
+        fputs(" = [", f);
+        for (size_t i = 0; i < n; i++) {
+            if (i) fputs(", ", f);
+            gp_num(f, v[i]);
+        }
+        fputc(']', f);
+    }
+    fputc('\n', f);
+}
+
+void mw_plot_var_range(FILE *f, const char *lo_var, const char *hi_var, double lo, double hi,
+                       double min_pad)
+{
+    if (!isfinite(lo) || !isfinite(hi) || hi < lo) {
+        lo = 0;
+        hi = 1;
+    }
+    double pad = (hi - lo) * 0.05;
+    if (pad < min_pad) pad = min_pad;
+    mw_plot_var_num(f, lo_var, lo - pad);
+    mw_plot_var_num(f, hi_var, hi + pad);
+}
+
+void mw_plot_tsv_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.10g", v);
+    else
+        fputc('-', f);
+}
+
+void mw_plot_tsv_text(FILE *f, const char *s)
+{
+    if (!s || !*s) {
+        fputc('-', f);
+        return;
+    }
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+}
+
+void mw_plot_safe_name(char *out, size_t len, const char *s)
+{
+    size_t i = 0;
+    for (; s && *s && i + 1 < len; s++) {
+        char c = *s;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+        out[i++] = ok ? c : '_';
+    }
+    if (len) out[i] = 0;
+}
+
+struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen)
+{
+    char *out = NULL, *err = NULL;
+    int status;
+    why[0] = 0;
+    if (mw_child_run(NULL, argv, NULL, &out, &err, &status)) {
+        snprintf(why, whylen, "%s", err ? err : "cannot run mw");
+        free(out);
+        free(err);
+        return NULL;
+    }
+    struct json_object *j = NULL;
+    if (status == 0) {
+        struct json_tokener *tok = json_tokener_new();
+        if (tok) {
+            j = json_tokener_parse_ex(tok, out, (int)strlen(out));
+            if (json_tokener_get_error(tok) != json_tokener_success) {
+                if (j) json_object_put(j);
+                j = NULL;
+            }
+            json_tokener_free(tok);
+        }
+    }
+    if (!j) { /* the child's last line on stderr says why */
+        if (!*mw_child_last_line(err, why, whylen))
+            snprintf(why, whylen, "mw %s exited with status %d and wrote no JSON",
+                     argv[1] ? argv[1] : "", status);
+    }
+    free(out);
+    free(err);
+    return j;
+}
+
+/* ---- figures ----------------------------------------------------------------------- */
+
+mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmpl, int w, int h)
+{
+    if (mw_fs_mkdirs(o->dir, NULL, NULL, 0)) {
+        fprintf(stderr, "mw plot: %s: cannot make the directory: %s\n", o->dir, strerror(errno));
+        o->failures++;
+        return NULL;
+    }
+    mw_plot_fig *f = mw_xcalloc(1, sizeof *f);
+    f->o = o;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    snprintf(f->tmpl, sizeof f->tmpl, "%s", tmpl);
+    f->w = w;
+    f->h = h;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.tsv", o->dir, name);
+    f->tsv = fopen(path, "w");
+    f->vf = open_memstream(&f->vars, &f->vars_len);
+    if (!f->tsv || !f->vf) {
+        fprintf(stderr, "mw plot: %s: %s\n", path, strerror(errno));
+        if (f->tsv) fclose(f->tsv);
+        if (f->vf) fclose(f->vf);
+        free(f->vars);
+        free(f);
+        o->failures++;
+        return NULL;
+    }
+    fprintf(f->tsv, "# %s.tsv: data of %s.%s (mw plot, plots/%s.gp; docs/plots.md)\n", name, name,
+            o->svg ? "svg" : "png", tmpl);
+    return f;
+}
+
+FILE *mw_plot_fig_tsv(mw_plot_fig *f)
+{
+    return f->tsv;
+}
+FILE *mw_plot_fig_vars(mw_plot_fig *f)
+{
+    return f->vf;
+}
+/* A block with no data line would not count as one for gnuplot's index (a comment-only
+ * block is skipped): it gets one line of missing values. */
+static void close_block(mw_plot_fig *f)
+{
+    if (f->blocks && ftell(f->tsv) == f->block_start) fputs("-\n", f->tsv);
+}
+
+void mw_plot_fig_block(mw_plot_fig *f, const char *fmt, ...)
+{
+    close_block(f);
+    if (f->blocks) fputs("\n\n", f->tsv);
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    for (char *c = text; *c; c++) /* a name's newline must not end the comment */
+        if ((unsigned char)*c < 0x20 && *c != '\t') *c = ' ';
+    fprintf(f->tsv, "# %s\n", text);
+    f->blocks++;
+    f->block_start = ftell(f->tsv);
+}
+
+static int copy_template(FILE *out, const char *name)
+{
+    char path[PATH_MAX];
+    if (mw_plots_path(name, path, sizeof path)) {
+        fprintf(stderr,
+                "mw plot: gnuplot template %s not found (tried %s; set MW_PLOTS_DIR to the "
+                "plots/ folder)\n",
+                name, path);
+        return -1;
+    }
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "mw plot: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(out, "\n# ---- %s (%s)\n", name, path);
+    char b[8192];
+    size_t n;
+    while ((n = fread(b, 1, sizeof b, in)) > 0)
+        fwrite(b, 1, n, out);
+    int bad = ferror(in);
+    fclose(in);
+    return bad ? -1 : 0;
+}
+
+/* Lines of gnuplot's output to our stderr, prefixed. */
+static void pass_on(const char *script, const char *text)
+{
+    while (text && *text) {
+        const char *nl = strchr(text, '\n');
+        size_t len = nl ? (size_t)(nl - text) : strlen(text);
+        if (len) fprintf(stderr, "mw plot: gnuplot %s: %.*s\n", script, (int)len, text);
+        text += len + (nl ? 1 : 0);
+    }
+}
+
+int mw_plot_fig_end(mw_plot_fig *f)
+{
+    mw_plot_out *o = f->o;
+    const char *ext = o->svg ? "svg" : "png";
+    char gp[PATH_MAX], fig[PATH_MAX], script[300], tmpl[80];
+    snprintf(gp, sizeof gp, "%s/%s.gp", o->dir, f->name);
+    snprintf(fig, sizeof fig, "%s/%s.%s", o->dir, f->name, ext);
+    snprintf(script, sizeof script, "%s.gp", f->name);
+    snprintf(tmpl, sizeof tmpl, "%s.gp", f->tmpl);
+    int rc = 0;
+    close_block(f);
+    if (fclose(f->tsv)) {
+        fprintf(stderr, "mw plot: %s/%s.tsv: %s\n", o->dir, f->name, strerror(errno));
+        rc = -1;
+    }
+    fclose(f->vf);
+    FILE *g = rc ? NULL : fopen(gp, "w");
+    if (!rc && !g) {
+        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+        rc = -1;
+    }
+    if (g) {
+        fprintf(g,
+                "# %s: written by mw plot (%s) from %s\n"
+                "# redraw: cd to this folder, then gnuplot %s (data: %s.tsv; docs/plots.md)\n",
+                script, f->tmpl, o->source ? o->source : "-", script, f->name);
+        if (o->svg)
+            fprintf(g,
+                    "set terminal svg size %d,%d noenhanced font 'sans,11' background "
+                    "rgb 'white'\n",
+                    f->w, f->h);
+        else
+            fprintf(g, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", f->w, f->h);
+        fprintf(g, "set output ");
+        char out_name[300];
+        snprintf(out_name, sizeof out_name, "%s.%s", f->name, ext);
+        mw_plot_gp_string(g, out_name);
+        fprintf(g, "\n");
+        char tsv_name[300];
+        snprintf(tsv_name, sizeof tsv_name, "%s.tsv", f->name);
+        mw_plot_var_str(g, "datafile", tsv_name);
+        fwrite(f->vars, 1, f->vars_len, g);
+        if (copy_template(g, "common.gp") || copy_template(g, tmpl)) rc = -1;
+        fputs("\nunset output\n", g);
+        if (fclose(g)) {
+            fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+            rc = -1;
+        }
+    }
+    free(f->vars);
+    if (!rc) {
+        remove(fig); /* a stale figure must not pass for a new one */
+        const char *prog = getenv("MW_GNUPLOT");
+        if (!prog || !*prog) prog = "gnuplot";
+        char *argv[] = {(char *)prog, script, NULL};
+        char *out = NULL, *err = NULL;
+        int status;
+        if (mw_child_run(prog, argv, o->dir, &out, &err, &status)) {
+            fprintf(stderr, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)\n", err);
+            rc = -1;
+        } else {
+            pass_on(script, out);
+            pass_on(script, err);
+            struct stat st;
+            if (status) {
+                fprintf(stderr, "mw plot: %s: gnuplot exited with status %d\n", gp, status);
+                rc = -1;
+            } else if (stat(fig, &st) || st.st_size == 0) {
+                fprintf(stderr, "mw plot: %s: gnuplot wrote no figure\n", gp);
+                rc = -1;
+            }
+        }
+        free(out);
+        free(err);
+    }
+    if (rc) remove(fig); /* no partial figure is left to pass for one */
+    if (!rc) {
+        printf("%s\n", fig);
+        fflush(stdout);
+        o->figures++;
+    } else {
+        o->failures++;
+    }
+    free(f);
+    return rc;
+}
+
+int mw_plot_note_figure(mw_plot_out *o, const char *name, const char *title, const char *note,
+                        int w, int h)
+{
+    mw_plot_fig *f = mw_plot_fig_begin(o, name, "note", w, h);
+    if (!f) return -1;
+    mw_plot_fig_block(f, "nothing to draw: %s", note);
+    /* the note in lines of at most about one character per 11 pixels, cut at spaces */
+    size_t width = (size_t)(w / 11), len = strlen(note), nl = 0;
+    char **lines = mw_xcalloc(len / 8 + 2, sizeof *lines);
+    for (const char *p = note; *p;) {
+        size_t take = strlen(p);
+        if (take > width) {
+            take = width;
+            while (take > width / 2 && p[take] != ' ')
+                take--;
+            if (p[take] != ' ') take = width;
+        }
+        lines[nl] = mw_xstrndup(p, take);
+        nl++;
+        p += take;
+        while (*p == ' ')
+            p++;
+    }
+    FILE *v = mw_plot_fig_vars(f);
+    mw_plot_var_str(v, "title_text", title);
+    mw_plot_var_str(v, "note_text", note);
+    mw_plot_var_int(v, "n_lines", (long long)nl);
+    mw_plot_var_strs(v, "note_lines", (const char *const *)lines, nl);
+    for (size_t i = 0; i < nl; i++)
+        free(lines[i]);
+    free(lines);
+    return mw_plot_fig_end(f);
+}

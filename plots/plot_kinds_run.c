@@ -1,0 +1,681 @@
+/* plot_kinds_run — the kinds of `mw plot` drawn from one run: trace, timeline (template
+ * plots/gnuplot/trace.gp), histogram (plots/gnuplot/histogram.gp) and energy (plots/gnuplot/energy.gp). Every number
+ * comes from the run through models/energy.h and models/levels.h with mw analyze's rules, so
+ * the figures show what `mw analyze` reports (docs/plots.md lists the data files' columns).
+ *
+ * trace/timeline. Each shown channel's windows in time order are one block of the data file,
+ * a row per window (start_s end_s power_w min_w max_w), drawn as steps from each window's
+ * start; a window starting more than half the median window length after the previous one
+ * ended starts a new line (a blank line in the file: gnuplot draws nothing across a gap),
+ * and each line ends with a closing row at the last window's end (end_s "-"). Over 20,000
+ * windows a row holds ceil(n / 10,000) consecutive windows of one line (their exact mean
+ * power, energy over time, with their extremes). Phases of the program (not the recorder's)
+ * become boxes in lanes, one block per class (start_s end_s lane): trace has a lane per host
+ * measured by a shown channel, timeline one per rank; within a lane and class, intervals
+ * closer than 1/4000 of the time axis are merged (nothing visible is lost, and millions of
+ * MPI calls stay a few thousand boxes). The idle baseline and the gaps table are bands.
+ *
+ * histogram. Per channel: ceil(sqrt(n)) equal bins of the window powers (levels.h's
+ * histogram), the paper's kernel density on a 512-point grid with the estimator's own
+ * bandwidth (mw_levels_kde_grid, the density mw_levels_kde searches), scaled to windows per
+ * bin, and Pow_idle/Pow_work by kde, gmm and the phase split (mw_levels_*).
+ *
+ * energy. Rows: the whole run, then every phase group (kind, name) by energy, the group's
+ * energy on each channel being that of the union of its intervals on the ranks the channel
+ * measures (mw analyze's per-phase figure); static = the channel's idle power x the window
+ * time inside, dynamic = energy - static (mw_energy_dynamic_j). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mw_alloc.h"
+#include "levels.h"
+#include "mw_plot.h"
+
+#define TRACE_W 1200
+#define TRACE_H 700
+#define TIMELINE_H 900
+#define HIST_W 1200
+#define HIST_H 600
+#define ENERGY_W 1200
+#define ENERGY_H 700
+#define DECIMATE_ABOVE 20000
+#define DECIMATE_TO 10000
+#define MERGE_PER_AXIS 4000.0
+#define ENERGY_MAX_ROWS 13 /* the whole run and the 12 most energetic phase groups */
+#define KDE_GRID 512
+
+static int shown(const mw_plot_run *r, int c)
+{
+    return r->ch[c].selected && r->ch[c].n > 0;
+}
+
+static void fig_name(char *out, size_t len, const mw_plot_job *j, const char *kind,
+                     const char *channel)
+{
+    char safe[MW_PLOT_NAME];
+    mw_plot_safe_name(safe, sizeof safe, channel ? channel : "");
+    snprintf(out, len, "%s%s%s%s", j->prefix, kind, channel ? "-" : "", channel ? safe : "");
+}
+
+/* ---- trace and timeline ------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t median_length_ns(const mw_plot_channel *c)
+{
+    int64_t *len = mw_xcalloc(1, c->n * sizeof *len);
+    for (size_t i = 0; i < c->n; i++)
+        len[i] = c->t.w[i].t1_ns - c->t.w[i].t0_ns;
+    qsort(len, c->n, sizeof *len, cmp_i64);
+    int64_t m = len[c->n / 2];
+    free(len);
+    return m;
+}
+
+/* One channel's block: rows of windows (or buckets), a blank line at each gap, a closing
+ * row at the end of each line. */
+static void write_power_block(mw_plot_fig *fig, const mw_plot_run *r, const mw_plot_channel *c,
+                              int *decimated)
+{
+    mw_plot_fig_block(fig, "channel %s: start_s\tend_s\tpower_w\tmin_w\tmax_w", c->name);
+    FILE *f = mw_plot_fig_tsv(fig);
+    size_t bucket = c->n > DECIMATE_ABOVE ? (c->n + DECIMATE_TO - 1) / DECIMATE_TO : 1;
+    if (bucket > 1) *decimated = 1;
+    int64_t tol = median_length_ns(c) / 2;
+    const mw_energy_window *w = c->t.w;
+    size_t i = 0;
+    while (i < c->n) {
+        size_t end = i + 1; /* the line: windows [i, end) without a gap */
+        while (end < c->n && w[end].t0_ns - w[end - 1].t1_ns <= tol)
+            end++;
+        double last_w = 0, last_min = 0, last_max = 0;
+        int64_t last_t1 = w[i].t1_ns;
+        for (size_t k = i; k < end; k += bucket) {
+            size_t kend = k + bucket < end ? k + bucket : end;
+            __int128 pj = 0;
+            int64_t ns = 0;
+            int32_t lo = w[k].power_mw, hi = w[k].power_mw;
+            int64_t t1 = w[k].t1_ns;
+            for (size_t q = k; q < kend; q++) {
+                pj += (__int128)w[q].power_mw * (w[q].t1_ns - w[q].t0_ns);
+                ns += w[q].t1_ns - w[q].t0_ns;
+                if (w[q].power_mw < lo) lo = w[q].power_mw;
+                if (w[q].power_mw > hi) hi = w[q].power_mw;
+                if (w[q].t1_ns > t1) t1 = w[q].t1_ns;
+            }
+            double p = kend - k == 1 || ns <= 0 ? w[k].power_mw / 1000.0
+                                                : (double)pj / (double)ns / 1000.0;
+            fprintf(f, "%.9f\t%.9f\t%.10g\t%.10g\t%.10g\n", mw_plot_run_s(r, w[k].t0_ns),
+                    mw_plot_run_s(r, t1), p, lo / 1000.0, hi / 1000.0);
+            last_w = p;
+            last_min = lo / 1000.0;
+            last_max = hi / 1000.0;
+            last_t1 = t1;
+        }
+        fprintf(f, "%.9f\t-\t%.10g\t%.10g\t%.10g\n", mw_plot_run_s(r, last_t1), last_w, last_min,
+                last_max);
+        if (end < c->n) fputc('\n', f);
+        i = end;
+    }
+}
+
+typedef struct {
+    int rank;
+    const char *host;
+} lane_key;
+
+static int lane_cmp(const void *a, const void *b)
+{
+    const lane_key *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->host, y->host);
+}
+
+typedef struct {
+    int cls, lane;
+    int64_t t0, t1;
+} box;
+
+static int box_cmp(const void *a, const void *b)
+{
+    const box *x = a, *y = b;
+    if (x->cls != y->cls) return x->cls - y->cls;
+    if (x->lane != y->lane) return x->lane - y->lane;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* Is the phase's host measured by a shown channel? */
+static int host_shown(const mw_plot_run *r, const char *host)
+{
+    for (int c = 0; c < r->nch; c++)
+        if (r->ch[c].selected &&
+            mw_energy_channel_measures(r->ch[c].has_host ? r->ch[c].host : NULL, host))
+            return 1;
+    return 0;
+}
+
+static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
+{
+    const char *kind = per_rank ? "timeline" : "trace";
+    char name[512], title[1024];
+    fig_name(name, sizeof name, j, kind, NULL);
+    snprintf(title, sizeof title, "%s — %s (%s)",
+             per_rank ? "Phases per rank and power" : "Power trace", r->dir, r->status);
+    int nshown = 0;
+    for (int c = 0; c < r->nch; c++)
+        nshown += shown(r, c);
+    int w = TRACE_W, h = per_rank ? TIMELINE_H : TRACE_H;
+    if (!nshown)
+        return mw_plot_note_figure(j->out, name, title, "no windows on the channels asked for", w,
+                                   h);
+
+    /* lanes */
+    lane_key *lanes = mw_xcalloc(1, (r->nph + 1) * sizeof *lanes);
+    size_t nl = 0;
+    for (size_t i = 0; i < r->nph; i++) {
+        const mw_plot_phase *p = &r->ph[i];
+        if (p->cls < 0 || !host_shown(r, p->host)) continue;
+        lanes[nl++] = (lane_key){per_rank ? p->rank : 0, p->host};
+    }
+    qsort(lanes, nl, sizeof *lanes, lane_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < nl; i++)
+        if (!u || lane_cmp(&lanes[u - 1], &lanes[i])) lanes[u++] = lanes[i];
+    nl = u;
+
+    int64_t t_lo = r->first_ns, t_hi = r->last_ns;
+    for (size_t i = 0; i < r->nph; i++) {
+        if (r->ph[i].start_ns < t_lo) t_lo = r->ph[i].start_ns;
+        if (r->ph[i].end_ns > t_hi) t_hi = r->ph[i].end_ns;
+    }
+    double xmin = mw_plot_run_s(r, t_lo), xmax = mw_plot_run_s(r, t_hi);
+    if (xmax <= xmin) xmax = xmin + 1;
+
+    mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "trace", w, h);
+    if (!f) {
+        free(lanes);
+        return -1;
+    }
+    FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
+    int decimated = 0, nblocks = 0;
+    const char *titles[MW_PLOT_MAX_CHANNELS];
+    char tbuf[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME + 64];
+    for (int c = 0; c < r->nch; c++) {
+        if (!shown(r, c)) continue;
+        write_power_block(f, r, &r->ch[c], &decimated);
+        if (r->ch[c].have_base)
+            snprintf(tbuf[nblocks], sizeof tbuf[nblocks], "%s (idle %.1f W)", r->ch[c].name,
+                     r->ch[c].base_w);
+        else
+            snprintf(tbuf[nblocks], sizeof tbuf[nblocks], "%s", r->ch[c].name);
+        titles[nblocks] = tbuf[nblocks];
+        nblocks++;
+    }
+
+    /* the phases' boxes, per class and lane, merged below the axis's resolution */
+    box *b = mw_xcalloc(1, (r->nph + 1) * sizeof *b);
+    size_t nb = 0;
+    for (size_t i = 0; i < r->nph; i++) {
+        const mw_plot_phase *p = &r->ph[i];
+        if (p->cls < 0 || !host_shown(r, p->host)) continue;
+        lane_key k = {per_rank ? p->rank : 0, p->host};
+        lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
+        if (!l) continue;
+        b[nb++] = (box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns};
+    }
+    qsort(b, nb, sizeof *b, box_cmp);
+    int64_t tol = (int64_t)((t_hi - t_lo) / MERGE_PER_AXIS);
+    int present[MW_PLOT_NCLS] = {0};
+    size_t i = 0;
+    for (int k = 0; k < MW_PLOT_NCLS; k++) {
+        mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane", mw_plot_class_names[k]);
+        while (i < nb && b[i].cls == k) {
+            box cur = b[i++];
+            while (i < nb && b[i].cls == k && b[i].lane == cur.lane && b[i].t0 <= cur.t1 + tol) {
+                if (b[i].t1 > cur.t1) cur.t1 = b[i].t1;
+                i++;
+            }
+            fprintf(d, "%.9f\t%.9f\t%d\n", mw_plot_run_s(r, cur.t0), mw_plot_run_s(r, cur.t1),
+                    cur.lane);
+            present[k] = 1;
+        }
+    }
+    free(b);
+
+    /* bands, notes */
+    mw_plot_fig_block(f, "idle baseline: start_s\tend_s");
+    double *i0 = mw_xcalloc(1, (r->nidle + 1) * sizeof *i0),
+           *i1 = mw_xcalloc(1, (r->nidle + 1) * sizeof *i1);
+    for (size_t k = 0; k < r->nidle; k++) {
+        i0[k] = mw_plot_run_s(r, r->idle[k].start_ns);
+        i1[k] = mw_plot_run_s(r, r->idle[k].end_ns);
+        fprintf(d, "%.9f\t%.9f\n", i0[k], i1[k]);
+    }
+    mw_plot_fig_block(f, "gaps: start_s\tend_s");
+    double *g0 = mw_xcalloc(1, (r->ngaps + 1) * sizeof *g0),
+           *g1 = mw_xcalloc(1, (r->ngaps + 1) * sizeof *g1);
+    for (size_t k = 0; k < r->ngaps; k++) {
+        g0[k] = mw_plot_run_s(r, r->gaps[k].start_ns);
+        g1[k] = mw_plot_run_s(r, r->gaps[k].end_ns);
+        fprintf(d, "%.9f\t%.9f\n", g0[k], g1[k]);
+    }
+    const char *notes[4];
+    int nn = 0;
+    if (!r->nprogram) notes[nn++] = "no phases recorded";
+    if (!r->nidle) notes[nn++] = "no idle baseline recorded (mw record --idle S)";
+    if (decimated)
+        notes[nn++] = "over 20,000 windows: each step is the mean of several, "
+                      "the band their min-max";
+
+    double plo = INFINITY, phi = -INFINITY;
+    for (int c = 0; c < r->nch; c++)
+        for (size_t k = 0; shown(r, c) && k < r->ch[c].n; k++) {
+            double pw = r->ch[c].w[k].power_mw / 1000.0;
+            if (pw < plo) plo = pw;
+            if (pw > phi) phi = pw;
+        }
+    mw_plot_var_range(v, "ymin", "ymax", plo, phi, 1);
+    mw_plot_var_str(v, "title_text", title);
+    mw_plot_var_num(v, "xmin", xmin);
+    mw_plot_var_num(v, "xmax", xmax);
+    mw_plot_var_int(v, "nch", nblocks);
+    mw_plot_var_strs(v, "ch_title", titles, (size_t)nblocks);
+    mw_plot_var_int(v, "decimated", decimated);
+    char lbuf_list[64] = "";
+    for (int k = 0; k < MW_PLOT_NCLS; k++)
+        if (present[k]) {
+            size_t len = strlen(lbuf_list);
+            snprintf(lbuf_list + len, sizeof lbuf_list - len, "%s%d", len ? " " : "", k + 1);
+        }
+    char **lane_names = mw_xcalloc(1, (nl + 1) * sizeof *lane_names);
+    for (size_t k = 0; k < nl; k++) {
+        lane_names[k] = mw_xcalloc(1, MW_PLOT_NAME + 32);
+        if (per_rank && lanes[k].rank >= 0)
+            snprintf(lane_names[k], MW_PLOT_NAME + 32, "rank %d (%s)", lanes[k].rank,
+                     lanes[k].host);
+        else if (per_rank)
+            snprintf(lane_names[k], MW_PLOT_NAME + 32, "process (%s)", lanes[k].host);
+        else
+            snprintf(lane_names[k], MW_PLOT_NAME + 32, "%s", lanes[k].host);
+    }
+    size_t longest = 0;
+    for (size_t k = 0; k < nl; k++)
+        if (strlen(lane_names[k]) > longest) longest = strlen(lane_names[k]);
+    double left = 0.03 + 0.0062 * (double)longest;
+    mw_plot_var_num(v, "left_margin", left < 0.08 ? 0.08 : left > 0.3 ? 0.3 : left);
+    mw_plot_var_int(v, "nlanes", (long long)nl);
+    mw_plot_var_strs(v, "lane_name", (const char *const *)lane_names, nl);
+    mw_plot_var_str(v, "lane_label", per_rank ? "rank" : "node (host)");
+    double frac = per_rank ? 0.12 + 0.05 * (double)nl : 0.06 + 0.035 * (double)nl;
+    if (frac > (per_rank ? 0.55 : 0.35)) frac = per_rank ? 0.55 : 0.35;
+    mw_plot_var_num(v, "lanes_frac", frac);
+    mw_plot_var_str(v, "cls_list", lbuf_list);
+    mw_plot_var_int(v, "cls_block0", nblocks);
+    mw_plot_var_int(v, "n_idle", (long long)r->nidle);
+    mw_plot_var_nums(v, "idle_t0", i0, r->nidle);
+    mw_plot_var_nums(v, "idle_t1", i1, r->nidle);
+    mw_plot_var_int(v, "n_gaps", (long long)r->ngaps);
+    mw_plot_var_nums(v, "gap_t0", g0, r->ngaps);
+    mw_plot_var_nums(v, "gap_t1", g1, r->ngaps);
+    mw_plot_var_int(v, "n_notes", nn);
+    mw_plot_var_strs(v, "notes", notes, (size_t)nn);
+    for (size_t k = 0; k < nl; k++)
+        free(lane_names[k]);
+    free(lane_names);
+    free(lanes);
+    free(i0);
+    free(i1);
+    free(g0);
+    free(g1);
+    return mw_plot_fig_end(f);
+}
+
+int mw_plot_trace(const mw_plot_job *j, const mw_plot_run *r)
+{
+    return power_lanes(j, r, 0);
+}
+int mw_plot_timeline(const mw_plot_job *j, const mw_plot_run *r)
+{
+    return power_lanes(j, r, 1);
+}
+
+/* ---- histogram ---------------------------------------------------------------------- */
+
+typedef struct {
+    int ok;
+    mw_levels lv;
+} est;
+
+static void level_row(FILE *d, const char *method, int x, const est *e)
+{
+    fprintf(d, "%s\t%d\t", method, x);
+    mw_plot_tsv_num(d, e->ok ? e->lv.idle_w : NAN);
+    fputc('\t', d);
+    mw_plot_tsv_num(d, e->ok ? e->lv.work_w : NAN);
+    fputc('\t', d);
+    mw_plot_tsv_num(d, e->ok ? e->lv.idle_sd_w : NAN);
+    fputc('\t', d);
+    mw_plot_tsv_num(d, e->ok ? e->lv.work_sd_w : NAN);
+    fprintf(d, "\t%s\t", !e->ok ? "-" : e->lv.bimodal ? "1" : "0");
+    mw_plot_tsv_text(d, e->lv.note);
+    fputc('\n', d);
+}
+
+static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
+{
+    const mw_plot_channel *ch = &r->ch[c];
+    char name[512], title[1024];
+    fig_name(name, sizeof name, j, "histogram", ch->name);
+    snprintf(title, sizeof title, "Window power of %s — %s (%zu windows)", ch->name, r->dir, ch->n);
+    if (ch->n < 2) {
+        char note[128];
+        snprintf(note, sizeof note, "%zu window%s on %s: no distribution to draw", ch->n,
+                 ch->n == 1 ? "" : "s", ch->name);
+        return mw_plot_note_figure(j->out, name, title, note, HIST_W, HIST_H);
+    }
+    size_t n = ch->n;
+    double *p = mw_plot_run_powers(r, c);
+    int constant = 1;
+    for (size_t i = 1; i < n; i++)
+        if (ch->t.w[i].power_mw != ch->t.w[0].power_mw) constant = 0;
+    est kde = {0}, gmm = {0}, split = {0};
+    kde.ok = mw_levels_kde(p, n, &kde.lv) == 0;
+    gmm.ok = mw_levels_gmm(p, n, &gmm.lv) == 0;
+    unsigned char *labels = NULL;
+    size_t nw = mw_plot_run_work_labels(r, c, &labels);
+    if (nw == (size_t)-1) {
+        snprintf(split.lv.note, sizeof split.lv.note,
+                 "no working phases (compute, user, omp, gpu, cuda; not user idle.../wait...) "
+                 "on its ranks");
+    } else if (nw == 0 || nw == n) {
+        snprintf(split.lv.note, sizeof split.lv.note, "all %zu windows labelled %s", n,
+                 nw ? "working" : "idle");
+    } else {
+        split.ok = mw_levels_split(p, labels, n, &split.lv) == 0;
+    }
+    free(labels);
+
+    size_t bins = mw_levels_hist_bins(n);
+    double lo, width;
+    double *counts = mw_xcalloc(1, bins * sizeof *counts);
+    int hist_ok = mw_levels_histogram(p, n, bins, &lo, &width, counts) == 0;
+
+    mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "histogram", HIST_W, HIST_H);
+    if (!f) {
+        free(p);
+        free(counts);
+        return -1;
+    }
+    FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
+    mw_plot_fig_block(f, "bins: bin_lo_w\tbin_hi_w\tbin_mid_w\twindows\tdensity_per_w");
+    for (size_t b = 0; hist_ok && b < bins; b++)
+        fprintf(d, "%.10g\t%.10g\t%.10g\t%.10g\t%.10g\n", lo + (double)b * width,
+                lo + (double)(b + 1) * width, lo + ((double)b + 0.5) * width, counts[b],
+                counts[b] / ((double)n * width));
+    mw_plot_fig_block(f, "kernel density: power_w\tdensity_per_w\twindows_per_bin");
+    double h = 0;
+    int have_kde = 0;
+    if (!constant && hist_ok) {
+        h = kde.ok && kde.lv.bandwidth_w > 0 ? kde.lv.bandwidth_w : mw_levels_bandwidth_w(p, n);
+        double pmin = p[0], pmax = p[0];
+        for (size_t i = 1; i < n; i++) {
+            if (p[i] < pmin) pmin = p[i];
+            if (p[i] > pmax) pmax = p[i];
+        }
+        if (h > 0) {
+            double g0 = pmin - 3 * h, step = (pmax - pmin + 6 * h) / (KDE_GRID - 1);
+            double *dens = mw_xcalloc(1, KDE_GRID * sizeof *dens);
+            if (mw_levels_kde_grid(p, n, h, g0, step, KDE_GRID, dens) == 0) {
+                have_kde = 1;
+                for (size_t i = 0; i < KDE_GRID; i++)
+                    fprintf(d, "%.10g\t%.10g\t%.10g\n", g0 + (double)i * step, dens[i],
+                            dens[i] * (double)n * width);
+            }
+            free(dens);
+        }
+    }
+    mw_plot_fig_block(f,
+                      "levels: method\tx\tpow_idle_w\tpow_work_w\tidle_sd_w\twork_sd_w\tbimodal\t"
+                      "note");
+    level_row(d, "kde", 1, &kde);
+    level_row(d, "gmm", 2, &gmm);
+    level_row(d, "split", 3, &split);
+
+    const char *notes[4];
+    int nn = 0;
+    char cnote[160];
+    if (constant) {
+        snprintf(cnote, sizeof cnote, "constant power %.3f W in all %zu windows: one level", p[0],
+                 n);
+        notes[nn++] = cnote;
+    } else if (kde.ok && !kde.lv.bimodal) {
+        notes[nn++] = "one level (unimodal): Pow_idle = Pow_work";
+    }
+    if (!r->nprogram) notes[nn++] = "no phases recorded: no phase split";
+
+    double llo = INFINITY, lhi = -INFINITY;
+    int have_levels = 0;
+    const est *all[] = {&kde, &gmm, &split};
+    for (int q = 0; q < 3; q++) {
+        if (!all[q]->ok) continue;
+        have_levels = 1;
+        double lo_q = all[q]->lv.idle_w - all[q]->lv.idle_sd_w,
+               hi_q = all[q]->lv.work_w + all[q]->lv.work_sd_w;
+        if (lo_q < llo) llo = lo_q;
+        if (hi_q > lhi) lhi = hi_q;
+        if (all[q]->lv.idle_w + all[q]->lv.idle_sd_w > lhi)
+            lhi = all[q]->lv.idle_w + all[q]->lv.idle_sd_w;
+        if (all[q]->lv.work_w - all[q]->lv.work_sd_w < llo)
+            llo = all[q]->lv.work_w - all[q]->lv.work_sd_w;
+    }
+    mw_plot_var_int(v, "have_levels", have_levels);
+    mw_plot_var_range(v, "lv_min", "lv_max", llo, lhi, 0.5);
+    mw_plot_var_str(v, "title_text", title);
+    mw_plot_var_str(v, "channel_name", ch->name);
+    mw_plot_var_int(v, "n_windows", (long long)n);
+    mw_plot_var_int(v, "n_bins", (long long)bins);
+    mw_plot_var_num(v, "bin_width", hist_ok ? width : 1);
+    mw_plot_var_num(v, "bandwidth", h);
+    mw_plot_var_int(v, "have_kde", have_kde);
+    mw_plot_var_int(v, "kde_ok", kde.ok);
+    mw_plot_var_int(v, "kde_bimodal", kde.ok && kde.lv.bimodal);
+    mw_plot_var_num(v, "pow_idle", kde.ok ? kde.lv.idle_w : NAN);
+    mw_plot_var_num(v, "pow_work", kde.ok ? kde.lv.work_w : NAN);
+    mw_plot_var_int(v, "n_notes", nn);
+    mw_plot_var_strs(v, "notes", notes, (size_t)nn);
+    free(p);
+    free(counts);
+    return mw_plot_fig_end(f);
+}
+
+int mw_plot_histogram(const mw_plot_job *j, const mw_plot_run *r)
+{
+    int rc = 0, any = 0;
+    for (int c = 0; c < r->nch; c++) {
+        if (!r->ch[c].selected) continue;
+        any = 1;
+        if (histogram_channel(j, r, c)) rc = -1;
+    }
+    if (!any) {
+        char name[512];
+        fig_name(name, sizeof name, j, "histogram", NULL);
+        return mw_plot_note_figure(j->out, name, "Window power", "no channel asked for", HIST_W,
+                                   HIST_H);
+    }
+    return rc;
+}
+
+/* ---- energy ------------------------------------------------------------------------- */
+
+typedef struct {
+    char label[2 * MW_PLOT_NAME + 8];
+    const char *kind, *name;
+    double duration_s;
+    double e_j[MW_PLOT_MAX_CHANNELS];
+    double total_j, static_j, dynamic_j; /* static, dynamic: NaN without a baseline */
+} energy_row;
+
+static int row_cmp(const void *a, const void *b)
+{
+    const energy_row *x = a, *y = b;
+    return x->total_j > y->total_j ? -1 : x->total_j < y->total_j;
+}
+
+/* Energy of spans on channel c, static and dynamic part (NaN without a baseline). */
+static void energy_of(const mw_plot_run *r, int c, const mw_energy_span *s, size_t n, int whole,
+                      double *e_j, double *st_j, double *dy_j)
+{
+    const mw_plot_channel *ch = &r->ch[c];
+    mw_energy_pj pj;
+    int64_t cov;
+    if (whole) {
+        pj = mw_energy_span_pj(&ch->t, INT64_MIN, INT64_MAX);
+        cov = mw_energy_span_covered_ns(&ch->t, INT64_MIN, INT64_MAX);
+    } else {
+        mw_energy_spans_sum(&ch->t, s, n, &pj, &cov);
+    }
+    *e_j = mw_energy_j(pj);
+    if (ch->have_base) {
+        *dy_j = mw_energy_dynamic_j(pj, ch->base_w, cov);
+        *st_j = *e_j - *dy_j;
+    } else {
+        *st_j = *dy_j = NAN;
+    }
+}
+
+int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r)
+{
+    char name[512], title[1024];
+    fig_name(name, sizeof name, j, "energy", NULL);
+    snprintf(title, sizeof title, "Energy per phase and node — %s (%s)", r->dir, r->status);
+    int cols[MW_PLOT_MAX_CHANNELS], nc = 0;
+    for (int c = 0; c < r->nch; c++)
+        if (shown(r, c)) cols[nc++] = c;
+    if (!nc)
+        return mw_plot_note_figure(j->out, name, title, "no windows on the channels asked for",
+                                   ENERGY_W, ENERGY_H);
+    const char **kinds, **names;
+    size_t ng = mw_plot_run_groups(r, &kinds, &names);
+    energy_row *rows = mw_xcalloc(1, (ng + 1) * sizeof *rows);
+    int have_base = 1;
+    for (int k = 0; k < nc; k++)
+        if (!r->ch[cols[k]].have_base) have_base = 0;
+    for (size_t g = 0; g <= ng; g++) {
+        energy_row *row = &rows[g];
+        memset(row, 0, sizeof *row);
+        mw_energy_span *s = NULL;
+        size_t n = 0;
+        if (g == 0) {
+            snprintf(row->label, sizeof row->label, "whole run");
+            row->kind = "-";
+            row->name = "-";
+            int64_t a = INT64_MAX, b = INT64_MIN;
+            for (int k = 0; k < nc; k++) {
+                const mw_plot_channel *ch = &r->ch[cols[k]];
+                if (ch->t.w[0].t0_ns < a) a = ch->t.w[0].t0_ns;
+                for (size_t q = 0; q < ch->n; q++)
+                    if (ch->t.w[q].t1_ns > b) b = ch->t.w[q].t1_ns;
+            }
+            row->duration_s = (double)(b - a) / 1e9;
+        } else {
+            row->kind = kinds[g - 1];
+            row->name = names[g - 1];
+            snprintf(row->label, sizeof row->label, "%s:%s", row->kind, row->name);
+            n = mw_plot_run_group_spans(r, -1, row->kind, row->name, &s);
+            row->duration_s = (double)mw_energy_spans_length_ns(s, n) / 1e9;
+            free(s);
+            s = NULL;
+        }
+        double st = 0, dy = 0;
+        for (int k = 0; k < nc; k++) {
+            double e, st_k, dy_k;
+            if (g) n = mw_plot_run_group_spans(r, cols[k], row->kind, row->name, &s);
+            energy_of(r, cols[k], s, n, g == 0, &e, &st_k, &dy_k);
+            free(s);
+            s = NULL;
+            row->e_j[k] = e;
+            row->total_j += e;
+            st += st_k;
+            dy += dy_k;
+        }
+        row->static_j = have_base ? st : NAN;
+        row->dynamic_j = have_base ? dy : NAN;
+    }
+    qsort(rows + 1, ng, sizeof *rows, row_cmp);
+    free(kinds);
+    free(names);
+
+    mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "energy", ENERGY_W, ENERGY_H);
+    if (!f) {
+        free(rows);
+        return -1;
+    }
+    FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
+    mw_plot_fig_block(f, "energy per row (the whole run, then phase groups by energy)");
+    fputs("# label\tkind\tname\tduration_s", d);
+    for (int k = 0; k < nc; k++) {
+        fputc('\t', d);
+        mw_plot_tsv_text(d, r->ch[cols[k]].name);
+        fputs("_j", d);
+    }
+    fputs("\ttotal_j\tstatic_j\tdynamic_j\n", d);
+    for (size_t g = 0; g <= ng; g++) {
+        const energy_row *row = &rows[g];
+        mw_plot_tsv_text(d, row->label);
+        fputc('\t', d);
+        mw_plot_tsv_text(d, row->kind);
+        fputc('\t', d);
+        mw_plot_tsv_text(d, row->name);
+        fprintf(d, "\t%.9f", row->duration_s);
+        for (int k = 0; k < nc; k++)
+            fprintf(d, "\t%.6f", row->e_j[k]);
+        fprintf(d, "\t%.6f\t", row->total_j);
+        mw_plot_tsv_num(d, row->static_j);
+        fputc('\t', d);
+        mw_plot_tsv_num(d, row->dynamic_j);
+        fputc('\n', d);
+    }
+    const char *chn[MW_PLOT_MAX_CHANNELS];
+    for (int k = 0; k < nc; k++)
+        chn[k] = r->ch[cols[k]].name;
+    const char *notes[3];
+    int nn = 0;
+    if (!r->nprogram) notes[nn++] = "no phases recorded";
+    if (!have_base)
+        notes[nn++] = "no idle baseline recorded (mw record --idle S): no static/dynamic split";
+    char more[96];
+    size_t rows_plot = ng + 1 < ENERGY_MAX_ROWS ? ng + 1 : ENERGY_MAX_ROWS;
+    if (ng + 1 > rows_plot) {
+        snprintf(more, sizeof more, "%zu smaller phase groups are in the data file only",
+                 ng + 1 - rows_plot);
+        notes[nn++] = more;
+    }
+    double lmax = 0, rlo = 0, rhi = 0;
+    for (size_t g = 0; g < rows_plot; g++) {
+        const energy_row *row = &rows[g];
+        if (row->total_j > lmax) lmax = row->total_j;
+        double st = have_base ? row->static_j : row->total_j, dy = have_base ? row->dynamic_j : 0;
+        double top = st + (dy > 0 ? dy : 0), bottom = dy < 0 ? dy : 0;
+        if (st < bottom) bottom = st;
+        if (top > rhi) rhi = top;
+        if (bottom < rlo) rlo = bottom;
+    }
+    mw_plot_var_range(v, "left_ymin", "left_ymax", 0, lmax, 1e-3);
+    mw_plot_var_num(v, "left_ymin", 0);
+    mw_plot_var_range(v, "right_ymin", "right_ymax", rlo, rhi, 1e-3);
+    if (rlo >= 0) mw_plot_var_num(v, "right_ymin", 0);
+    mw_plot_var_str(v, "title_text", title);
+    mw_plot_var_int(v, "nch", nc);
+    mw_plot_var_strs(v, "ch_name", chn, (size_t)nc);
+    mw_plot_var_int(v, "nrows", (long long)rows_plot);
+    mw_plot_var_int(v, "have_split", have_base);
+    mw_plot_var_int(v, "n_notes", nn);
+    mw_plot_var_strs(v, "notes", notes, (size_t)nn);
+    free(rows);
+    return mw_plot_fig_end(f);
+}

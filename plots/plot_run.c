@@ -1,0 +1,477 @@
+/* plot_run — a run in memory for `mw plot` (plot_internal.h).
+ *
+ * Read inside one read transaction: the channels; every sample (four columns, one scan of
+ * the table in key order, as mw analyze reads them), each channel's windows becoming an
+ * exact step-function trace (models/energy.h); the phases that are spans (not marks nor
+ * counters, end > start) in start order, their host, kind and name interned once per run;
+ * the counters; the gaps. Then the idle baseline (union of the recorder's idle-before and
+ * idle-after) and each channel's mean power over it. Unusable input is a message naming
+ * the run and exit status 2 (the caller's). */
+#include <json-c/json.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mw_alloc.h"
+#include "mw_phase_class.h"
+#include "mw_store.h"
+#include "mw_plot.h"
+
+const char *const mw_plot_class_names[MW_PLOT_NCLS] = {"compute", "comm", "wait", "gpu", "other"};
+
+int mw_plot_class_of(const char *kind, const char *name)
+{
+    if (!strcmp(kind, "mw")) return MW_PLOT_CLS_MW;
+    if (mw_phase_user_waiting(kind, name)) return MW_PLOT_CLS_WAIT; /* phase_class.h */
+    if (!strcmp(kind, "compute") || !strcmp(kind, "user") || !strcmp(kind, "omp"))
+        return MW_PLOT_CLS_COMPUTE;
+    if (!strcmp(kind, "comm") || !strcmp(kind, "mpi")) return MW_PLOT_CLS_COMM;
+    if (!strcmp(kind, "wait")) return MW_PLOT_CLS_WAIT;
+    if (!strcmp(kind, "gpu") || !strcmp(kind, "cuda")) return MW_PLOT_CLS_GPU;
+    return MW_PLOT_CLS_OTHER;
+}
+
+/* ---- interned strings: open addressing on FNV-1a ---------------------------------- */
+
+struct mw_plot_strings {
+    char **slot;
+    size_t cap, n;
+};
+
+static size_t fnv(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static const char *intern(mw_plot_strings *t, const char *s)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        char **slot = mw_xcalloc(cap, sizeof *slot);
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slot[i]) {
+                size_t k = fnv(t->slot[i]) & (cap - 1);
+                while (slot[k])
+                    k = (k + 1) & (cap - 1);
+                slot[k] = t->slot[i];
+            }
+        free(t->slot);
+        t->slot = slot;
+        t->cap = cap;
+    }
+    size_t k = fnv(s) & (t->cap - 1);
+    while (t->slot[k]) {
+        if (!strcmp(t->slot[k], s)) return t->slot[k];
+        k = (k + 1) & (t->cap - 1);
+    }
+    size_t len = strlen(s) + 1;
+    t->slot[k] = mw_xrealloc(NULL, len);
+    memcpy(t->slot[k], s, len);
+    t->n++;
+    return t->slot[k];
+}
+
+static void strings_free(mw_plot_strings *t)
+{
+    if (!t) return;
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->slot[i]);
+    free(t->slot);
+    free(t);
+}
+
+/* ---- reading ----------------------------------------------------------------------- */
+
+void mw_plot_run_free(mw_plot_run *r)
+{
+    if (!r) return;
+    for (int i = 0; i < r->nch; i++) {
+        mw_energy_trace_free(&r->ch[i].t);
+        free(r->ch[i].w);
+    }
+    free(r->ph);
+    free(r->ct);
+    free(r->gaps);
+    free(r->idle);
+    strings_free(r->strs);
+    free(r->dir);
+    free(r);
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
+}
+
+static mw_plot_channel *channel_of(mw_plot_run *r, int channel)
+{
+    for (int i = 0; i < r->nch; i++)
+        if (r->ch[i].channel == channel) return &r->ch[i];
+    if (r->nch == MW_PLOT_MAX_CHANNELS) return NULL;
+    mw_plot_channel *c = &r->ch[r->nch++];
+    memset(c, 0, sizeof *c);
+    c->channel = channel;
+    c->selected = 1;
+    snprintf(c->name, sizeof c->name, "%d", channel);
+    return c;
+}
+
+static int fail(char *err, size_t errlen, const mw_plot_run *r, const char *what)
+{
+    snprintf(err, errlen, "%s: %s", r->dir, what);
+    return -1;
+}
+
+static int read_all(mw_plot_run *r, sqlite3 *db, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+    /* channels */
+    if (sqlite3_prepare_v2(db, "SELECT channel, name, host FROM channels ORDER BY channel", -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(err, errlen, r, sqlite3_errmsg(db));
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        mw_plot_channel *c = channel_of(r, sqlite3_column_int(st, 0));
+        if (!c) break;
+        snprintf(c->name, sizeof c->name, "%s", col_text(st, 1));
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL && *col_text(st, 2)) {
+            c->has_host = 1;
+            snprintf(c->host, sizeof c->host, "%s", col_text(st, 2));
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) return fail(err, errlen, r, "more than 64 channels");
+    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
+
+    /* samples */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT channel, t0_ns, t1_ns, power_mw FROM samples "
+                           "ORDER BY segment, seq, channel",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(err, errlen, r, sqlite3_errmsg(db));
+    size_t total = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        mw_plot_channel *c = channel_of(r, sqlite3_column_int(st, 0));
+        if (!c) {
+            sqlite3_finalize(st);
+            return fail(err, errlen, r, "more than 64 channels");
+        }
+        if (c->n == c->cap) {
+            c->cap = c->cap ? 2 * c->cap : 1024;
+            c->w = mw_xrealloc(c->w, c->cap * sizeof *c->w);
+        }
+        c->w[c->n++] = (mw_energy_window){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                                          sqlite3_column_int(st, 3)};
+        total++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
+    if (!total) return fail(err, errlen, r, "no samples");
+
+    /* phases and counters */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes "
+                           "FROM phases ORDER BY start_ns, id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(err, errlen, r, sqlite3_errmsg(db));
+    size_t phcap = 0, ctcap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *kind = col_text(st, 3);
+        int64_t t0 = sqlite3_column_int64(st, 5), t1 = sqlite3_column_int64(st, 6);
+        if (!strcmp(kind, "counter")) {
+            if (r->nct == ctcap) {
+                ctcap = ctcap ? 2 * ctcap : 64;
+                r->ct = mw_xrealloc(r->ct, ctcap * sizeof *r->ct);
+            }
+            r->ct[r->nct++] =
+                (mw_plot_counter){sqlite3_column_int(st, 0), intern(r->strs, col_text(st, 1)),
+                                  intern(r->strs, col_text(st, 4)), sqlite3_column_int64(st, 7)};
+            continue;
+        }
+        if (!strcmp(kind, "mark") || t1 <= t0) continue;
+        if (r->nph == phcap) {
+            phcap = phcap ? 2 * phcap : 256;
+            r->ph = mw_xrealloc(r->ph, phcap * sizeof *r->ph);
+        }
+        mw_plot_phase *p = &r->ph[r->nph++];
+        p->rank = sqlite3_column_int(st, 0);
+        p->thread = sqlite3_column_int(st, 2);
+        p->host = intern(r->strs, col_text(st, 1));
+        p->kind = intern(r->strs, kind);
+        p->name = intern(r->strs, col_text(st, 4));
+        p->cls = mw_plot_class_of(kind, col_text(st, 4));
+        p->start_ns = t0;
+        p->end_ns = t1;
+        if (p->cls != MW_PLOT_CLS_MW) r->nprogram++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
+
+    /* gaps */
+    if (sqlite3_prepare_v2(db, "SELECT start_ns, end_ns FROM gaps ORDER BY start_ns", -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(err, errlen, r, sqlite3_errmsg(db));
+    size_t gcap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (r->ngaps == gcap) {
+            gcap = gcap ? 2 * gcap : 16;
+            r->gaps = mw_xrealloc(r->gaps, gcap * sizeof *r->gaps);
+        }
+        r->gaps[r->ngaps++] =
+            (mw_energy_span){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
+    return 0;
+}
+
+int mw_plot_run_load(const char *dir, mw_plot_run **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    mw_plot_run *r = mw_xcalloc(1, sizeof *r);
+    r->dir = mw_xstrdup(dir);
+    r->strs = mw_xcalloc(1, sizeof *r->strs);
+    if (!mw_store_exists(dir)) {
+        snprintf(err, errlen, "%s: not a run (no %s there)", dir, MW_STORE_DB_NAME);
+        mw_plot_run_free(r);
+        return -1;
+    }
+    char e[1024];
+    mw_store *s = mw_store_open(dir, e, sizeof e);
+    if (!s) {
+        snprintf(err, errlen, "%s", e);
+        mw_plot_run_free(r);
+        return -1;
+    }
+    sqlite3 *db = mw_store_db(s);
+    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL); /* one snapshot */
+    int rc = 0;
+    if (mw_store_meta_get(s, "status", r->status, sizeof r->status))
+        snprintf(r->status, sizeof r->status, "unknown");
+    if (mw_store_start_ns(s, &r->origin_ns)) rc = fail(err, errlen, r, "no samples");
+    if (!rc) rc = read_all(r, db, err, errlen);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    mw_store_close(s);
+    if (rc) {
+        mw_plot_run_free(r);
+        return rc;
+    }
+
+    /* the idle baseline */
+    size_t cap = 0;
+    for (size_t i = 0; i < r->nph; i++) {
+        const mw_plot_phase *p = &r->ph[i];
+        if (p->cls != MW_PLOT_CLS_MW ||
+            (strcmp(p->name, "idle-before") && strcmp(p->name, "idle-after")))
+            continue;
+        if (r->nidle == cap) {
+            cap = cap ? 2 * cap : 4;
+            r->idle = mw_xrealloc(r->idle, cap * sizeof *r->idle);
+        }
+        r->idle[r->nidle++] = (mw_energy_span){p->start_ns, p->end_ns};
+    }
+    r->nidle = mw_energy_spans_union(r->idle, r->nidle);
+
+    r->first_ns = INT64_MAX;
+    r->last_ns = INT64_MIN;
+    for (int i = 0; i < r->nch; i++) {
+        mw_plot_channel *c = &r->ch[i];
+        if (mw_energy_trace_init(&c->t, c->w, c->n, e, sizeof e)) {
+            snprintf(err, errlen, "%s: channel %s: %s", dir, c->name, e);
+            mw_plot_run_free(r);
+            return -1;
+        }
+        for (size_t k = 0; k < c->n; k++) {
+            if (c->w[k].t0_ns < r->first_ns) r->first_ns = c->w[k].t0_ns;
+            if (c->w[k].t1_ns > r->last_ns) r->last_ns = c->w[k].t1_ns;
+        }
+        if (r->nidle) {
+            mw_energy_pj pj;
+            int64_t cov;
+            mw_energy_spans_sum(&c->t, r->idle, r->nidle, &pj, &cov);
+            if (cov > 0) {
+                c->have_base = 1;
+                c->base_w = (double)pj / (double)cov / 1e3;
+            }
+        }
+    }
+    *out = r;
+    return 0;
+}
+
+int mw_plot_run_peek(const char *dir, mw_plot_peek *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!mw_store_exists(dir)) {
+        snprintf(err, errlen, "%s: not a run (no %s there)", dir, MW_STORE_DB_NAME);
+        return -1;
+    }
+    char e[1024];
+    mw_store *s = mw_store_open(dir, e, sizeof e);
+    if (!s) {
+        snprintf(err, errlen, "%s", e);
+        return -1;
+    }
+    sqlite3 *db = mw_store_db(s);
+    static const char *const sql[] = {
+        "SELECT name FROM channels ORDER BY channel",
+        "SELECT bytes FROM phases WHERE kind = 'counter' AND name = 'eeg version' LIMIT 1",
+        "SELECT count(*) FROM (SELECT 1 FROM phases WHERE rank >= 0 AND kind <> 'counter' "
+        "AND kind <> 'mark' LIMIT 1)",
+    };
+    int rc = 0;
+    for (int q = 0; q < 3 && !rc; q++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(db, sql[q], -1, &st, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: %s", dir, sqlite3_errmsg(db));
+            rc = -1;
+            break;
+        }
+        int step;
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            if (q == 0 && out->nch < MW_PLOT_MAX_CHANNELS)
+                snprintf(out->names[out->nch++], MW_PLOT_NAME, "%s", col_text(st, 0));
+            else if (q == 1)
+                out->eeg_version = sqlite3_column_int64(st, 0);
+            else if (q == 2)
+                out->has_ranks = sqlite3_column_int(st, 0) > 0;
+        }
+        if (step != SQLITE_DONE) {
+            snprintf(err, errlen, "%s: %s", dir, sqlite3_errmsg(db));
+            rc = -1;
+        }
+        sqlite3_finalize(st);
+    }
+    mw_store_close(s);
+    return rc;
+}
+
+int mw_plot_run_counter(const mw_plot_run *r, int rank, const char *name, int64_t *value)
+{
+    for (size_t i = 0; i < r->nct; i++)
+        if ((rank == -2 || r->ct[i].rank == rank) && !strcmp(r->ct[i].name, name)) {
+            *value = r->ct[i].value;
+            return 0;
+        }
+    return -1;
+}
+
+double mw_plot_run_s(const mw_plot_run *r, int64_t t_ns)
+{
+    return (double)(t_ns - r->origin_ns) / 1e9;
+}
+
+static int on_channel(const mw_plot_run *r, int c, const mw_plot_phase *p)
+{
+    if (c < 0 || p->cls == MW_PLOT_CLS_MW) return 1;
+    const mw_plot_channel *ch = &r->ch[c];
+    return mw_energy_channel_measures(ch->has_host ? ch->host : NULL, p->host);
+}
+
+size_t mw_plot_run_group_spans(const mw_plot_run *r, int c, const char *kind, const char *name,
+                               mw_energy_span **out)
+{
+    mw_energy_span *s = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < r->nph; i++) {
+        const mw_plot_phase *p = &r->ph[i];
+        if ((kind && strcmp(p->kind, kind)) || (name && strcmp(p->name, name))) continue;
+        if (!on_channel(r, c, p)) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            s = mw_xrealloc(s, cap * sizeof *s);
+        }
+        s[n++] = (mw_energy_span){p->start_ns, p->end_ns};
+    }
+    n = mw_energy_spans_union(s, n);
+    *out = s;
+    return n;
+}
+
+typedef struct {
+    const char *kind, *name;
+} group;
+
+static int group_cmp(const void *a, const void *b)
+{
+    const group *x = a, *y = b;
+    int c = strcmp(x->kind, y->kind);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+size_t mw_plot_run_groups(const mw_plot_run *r, const char ***kinds, const char ***names)
+{
+    group *g = mw_xrealloc(NULL, (r->nph ? r->nph : 1) * sizeof *g);
+    for (size_t i = 0; i < r->nph; i++)
+        g[i] = (group){r->ph[i].kind, r->ph[i].name};
+    qsort(g, r->nph, sizeof *g, group_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nph; i++) /* interned: equal strings are the same pointer */
+        if (!n || g[n - 1].kind != g[i].kind || g[n - 1].name != g[i].name) g[n++] = g[i];
+    *kinds = mw_xrealloc(NULL, (n ? n : 1) * sizeof **kinds);
+    *names = mw_xrealloc(NULL, (n ? n : 1) * sizeof **names);
+    for (size_t i = 0; i < n; i++) {
+        (*kinds)[i] = g[i].kind;
+        (*names)[i] = g[i].name;
+    }
+    free(g);
+    return n;
+}
+
+double *mw_plot_run_powers(const mw_plot_run *r, int c)
+{
+    const mw_plot_channel *ch = &r->ch[c];
+    double *p = mw_xrealloc(NULL, (ch->n ? ch->n : 1) * sizeof *p);
+    for (size_t i = 0; i < ch->n; i++)
+        p[i] = ch->t.w[i].power_mw / 1000.0;
+    return p;
+}
+
+size_t mw_plot_run_work_labels(const mw_plot_run *r, int c, unsigned char **labels)
+{
+    *labels = NULL;
+    mw_energy_span *s = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < r->nph; i++) {
+        const mw_plot_phase *p = &r->ph[i];
+        /* mw analyze's working phases: compute, user, omp, gpu, cuda (not user idle.../wait...) */
+        if ((p->cls != MW_PLOT_CLS_COMPUTE && p->cls != MW_PLOT_CLS_GPU) || !on_channel(r, c, p))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            s = mw_xrealloc(s, cap * sizeof *s);
+        }
+        s[n++] = (mw_energy_span){p->start_ns, p->end_ns};
+    }
+    n = mw_energy_spans_union(s, n);
+    if (!n) {
+        free(s);
+        return (size_t)-1;
+    }
+    const mw_plot_channel *ch = &r->ch[c];
+    *labels = mw_xrealloc(NULL, ch->n ? ch->n : 1);
+    size_t nw = mw_energy_label_windows(&ch->t, 0, ch->n, s, n, *labels);
+    free(s);
+    return nw;
+}
+
+struct json_object *mw_plot_jget(struct json_object *o, const char *k)
+{
+    struct json_object *v = NULL;
+    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v))
+        return v;
+    return NULL;
+}
+
+double mw_plot_jnum(struct json_object *o)
+{
+    if (!o || !(json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int)))
+        return NAN;
+    return json_object_get_double(o);
+}
