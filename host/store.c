@@ -17,6 +17,7 @@
 #include "mw_store.h"
 
 #include "mw_fs.h"
+#include "store_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -145,6 +146,7 @@ struct mw_store {
     sqlite3_stmt *stmt[ST_COUNT];
     char path[4096]; /* RUNDIR/trace.db */
     char err[1024];
+    int version; /* the schema version (PRAGMA user_version) */
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -428,6 +430,7 @@ static mw_store *open_existing(const char *rundir, int write, char *err, size_t 
                 MW_STORE_SCHEMA_VERSION);
         return store_fail(s, err, errlen);
     }
+    s->version = (int)v;
     return s;
 }
 
@@ -460,6 +463,21 @@ const char *mw_store_error(const mw_store *s)
 sqlite3 *mw_store_db(mw_store *s)
 {
     return s->db;
+}
+
+sqlite3 *mw_store_sqlite(mw_store *s)
+{
+    return s->db;
+}
+
+int mw_store_db_error(mw_store *s, const char *what)
+{
+    return db_err(s, what);
+}
+
+int mw_store_schema(const mw_store *s)
+{
+    return s->version ? s->version : MW_STORE_SCHEMA_VERSION;
 }
 
 const char *mw_store_path(const mw_store *s)

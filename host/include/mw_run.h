@@ -1,0 +1,84 @@
+/* mw_run — the typed, streaming read API of a run store (beside mw_store.h, its write API).
+ *
+ * Everything outside host/ reads runs through these cursors and never sees SQL: a cursor
+ * walks one table in a fixed order, handing out one typed row at a time, so a reader holds
+ * only the rows it keeps (a day of 16 channels at 4 Hz streams in constant memory). Open a
+ * cursor on a store opened with mw_store_open() (read-only) or mw_store_open_write(), call
+ * its next function until it returns 0, then close it. Strings in a row (names, hosts,
+ * kinds) live until the next call on the same cursor; copy what you keep.
+ *
+ * Every function returns -1 on error with the message in mw_store_error(s) ("PATH: what:
+ * SQLite's message"); next functions return 1 (a row), 0 (the end) or -1. Units are in the
+ * names (docs/run-store.md): *_ns host CLOCK_REALTIME nanoseconds, power_mw, energy_mj. */
+#ifndef MW_RUN_H
+#define MW_RUN_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mw_store.h"
+
+typedef struct mw_run_cursor mw_run_cursor;
+
+/* ---- channels, in channel order -------------------------------------------------------- */
+typedef struct {
+    int channel;
+    const char *name;
+    const char *host; /* NULL when the channel measures no one host (a switch) */
+    const char *pin;  /* NULL when not recorded */
+} mw_run_channel;
+mw_run_cursor *mw_run_channels(mw_store *s);
+int mw_run_channel_next(mw_run_cursor *c, mw_run_channel *out);
+
+/* ---- windows (samples) ----------------------------------------------------------------- */
+typedef enum {
+    MW_RUN_BY_TIME,   /* by t1_ns, then t0_ns (the index samples_channel_time / samples_time) */
+    MW_RUN_BY_WINDOW, /* by segment, seq, channel: the order the meter produced them */
+} mw_run_window_order;
+/* The windows of one channel, or of every channel when channel < 0. Every column of the
+ * row comes back in an mw_store_sample. */
+mw_run_cursor *mw_run_windows(mw_store *s, int channel, mw_run_window_order order);
+int mw_run_window_next(mw_run_cursor *c, mw_store_sample *out);
+
+/* ---- phases, with a filter ------------------------------------------------------------- */
+typedef enum {
+    MW_RUN_BY_START, /* by start_ns, then insertion (id) */
+    MW_RUN_BY_RANK,  /* by rank, start_ns, id */
+} mw_run_phase_order;
+#define MW_RUN_ANY_RANK (-2147483647 - 1)
+typedef struct {
+    const char *const *kinds;     /* keep only these kinds (NULL-terminated); NULL: every kind */
+    const char *const *not_kinds; /* leave these kinds out (NULL-terminated); NULL: none */
+    const char *name;             /* keep only this exact name; NULL: any */
+    int rank;                     /* keep only this rank; MW_RUN_ANY_RANK: any */
+    int ranked;                   /* 1: keep only rank >= 0 */
+    int spans;                    /* 1: keep only end_ns > start_ns */
+    mw_run_phase_order order;
+} mw_run_phase_filter;
+/* The filter "everything, by start": kinds NULL, rank MW_RUN_ANY_RANK. */
+mw_run_phase_filter mw_run_phase_all(void);
+/* f NULL: mw_run_phase_all(). The row's host, kind, name are never NULL ("" when empty). */
+mw_run_cursor *mw_run_phases(mw_store *s, const mw_run_phase_filter *f);
+int mw_run_phase_next(mw_run_cursor *c, mw_store_phase *out);
+
+/* ---- gaps, by start_ns then insertion -------------------------------------------------- */
+typedef struct {
+    int64_t start_ns, end_ns;
+    const char *reason; /* "" when none was recorded */
+} mw_run_gap;
+mw_run_cursor *mw_run_gaps(mw_store *s);
+int mw_run_gap_next(mw_run_cursor *c, mw_run_gap *out);
+
+/* ---- metadata, by key ------------------------------------------------------------------ */
+mw_run_cursor *mw_run_meta(mw_store *s);
+int mw_run_meta_next(mw_run_cursor *c, const char **key, const char **value);
+
+/* ---- counts ---------------------------------------------------------------------------- */
+typedef struct {
+    int64_t samples, gaps, phases, channels;
+    int64_t gap_ns; /* the gaps' total length */
+} mw_run_counts;
+int mw_run_count(mw_store *s, mw_run_counts *out);
+
+/* Close a cursor (NULL is fine). */
+void mw_run_close(mw_run_cursor *c);
+#endif

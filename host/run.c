@@ -1,0 +1,279 @@
+/* run — the read API of a run store (mw_run.h). A cursor is one prepared statement over one
+ * table, stepped by its typed next function; nothing is held beyond the current row, so
+ * readers stream. The phase filter becomes a WHERE clause whose every value is a bound
+ * parameter (kinds and names never enter the SQL text). Schema version 1 runs have no
+ * phases.pid nor phases.peer: they read as 0 and -1, the columns' defaults in version 2. */
+#include "mw_run.h"
+
+#include "mw_alloc.h"
+#include "store_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_MAX_BINDS 64
+
+typedef enum { CUR_CHANNELS, CUR_WINDOWS, CUR_PHASES, CUR_GAPS, CUR_META } cursor_kind;
+
+struct mw_run_cursor {
+    mw_store *s;
+    sqlite3_stmt *st;
+    cursor_kind kind;
+    const char *what; /* for messages: "reading the phases" */
+};
+
+static mw_run_cursor *cursor_open(mw_store *s, cursor_kind kind, const char *sql, const char *what)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK) {
+        mw_store_db_error(s, what);
+        return NULL;
+    }
+    mw_run_cursor *c = mw_xcalloc(1, sizeof *c);
+    *c = (mw_run_cursor){s, st, kind, what};
+    return c;
+}
+
+/* 1 with a row, 0 at the end, -1 on error (message in the store) */
+static int cursor_step(mw_run_cursor *c, cursor_kind kind)
+{
+    if (!c || c->kind != kind) return -1;
+    int rc = sqlite3_step(c->st);
+    if (rc == SQLITE_ROW) return 1;
+    if (rc == SQLITE_DONE) return 0;
+    return mw_store_db_error(c->s, c->what);
+}
+
+static const char *text_or(sqlite3_stmt *st, int col, const char *dflt)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? (const char *)t : dflt;
+}
+
+void mw_run_close(mw_run_cursor *c)
+{
+    if (!c) return;
+    sqlite3_finalize(c->st);
+    free(c);
+}
+
+/* ---- channels ---------------------------------------------------------------------------- */
+
+mw_run_cursor *mw_run_channels(mw_store *s)
+{
+    return cursor_open(s, CUR_CHANNELS,
+                       "SELECT channel, name, host, pin FROM channels ORDER BY channel",
+                       "reading the channels");
+}
+
+int mw_run_channel_next(mw_run_cursor *c, mw_run_channel *out)
+{
+    int rc = cursor_step(c, CUR_CHANNELS);
+    if (rc != 1) return rc;
+    out->channel = sqlite3_column_int(c->st, 0);
+    out->name = text_or(c->st, 1, "");
+    out->host = text_or(c->st, 2, NULL);
+    out->pin = text_or(c->st, 3, NULL);
+    return 1;
+}
+
+/* ---- windows ----------------------------------------------------------------------------- */
+
+mw_run_cursor *mw_run_windows(mw_store *s, int channel, mw_run_window_order order)
+{
+    static const char cols[] = "SELECT channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, "
+                               "t1_ns, uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, "
+                               "meter_energy_mj, energy_mj, flags FROM samples";
+    char sql[512];
+    snprintf(sql, sizeof sql, "%s%s ORDER BY %s", cols, channel >= 0 ? " WHERE channel = ?1" : "",
+             order == MW_RUN_BY_WINDOW ? "segment, seq, channel" : "t1_ns, t0_ns");
+    mw_run_cursor *c = cursor_open(s, CUR_WINDOWS, sql, "reading the samples");
+    if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
+    return c;
+}
+
+int mw_run_window_next(mw_run_cursor *c, mw_store_sample *out)
+{
+    int rc = cursor_step(c, CUR_WINDOWS);
+    if (rc != 1) return rc;
+    sqlite3_stmt *st = c->st;
+    *out = (mw_store_sample){
+        .channel = sqlite3_column_int(st, 0),
+        .segment = sqlite3_column_int(st, 1),
+        .seq = (uint32_t)sqlite3_column_int64(st, 2),
+        .meter_t0_us = (uint64_t)sqlite3_column_int64(st, 3),
+        .meter_t1_us = (uint64_t)sqlite3_column_int64(st, 4),
+        .t0_ns = sqlite3_column_int64(st, 5),
+        .t1_ns = sqlite3_column_int64(st, 6),
+        .uncertainty_ns = sqlite3_column_int64(st, 7),
+        .power_mw = sqlite3_column_int(st, 8),
+        .vrms_mv = sqlite3_column_int(st, 9),
+        .irms_ua = sqlite3_column_int(st, 10),
+        .pf_milli = sqlite3_column_int(st, 11),
+        .meter_energy_mj = sqlite3_column_int64(st, 12),
+        .energy_mj = sqlite3_column_int64(st, 13),
+        .flags = (uint32_t)sqlite3_column_int64(st, 14),
+    };
+    return 1;
+}
+
+/* ---- phases ------------------------------------------------------------------------------ */
+
+mw_run_phase_filter mw_run_phase_all(void)
+{
+    return (mw_run_phase_filter){.rank = MW_RUN_ANY_RANK, .order = MW_RUN_BY_START};
+}
+
+typedef struct {
+    char sql[2048];
+    size_t len;
+    const char *text[RUN_MAX_BINDS];
+    int ntext;
+    int overflow;
+} phase_sql;
+
+static void sql_add(phase_sql *q, const char *s)
+{
+    size_t n = strlen(s);
+    if (q->len + n + 1 > sizeof q->sql) {
+        q->overflow = 1;
+        return;
+    }
+    memcpy(q->sql + q->len, s, n + 1);
+    q->len += n;
+}
+
+/* " AND kind [NOT] IN (?, ?, ...)" with the kinds bound as text */
+static void sql_kinds(phase_sql *q, const char *const *kinds, int negate)
+{
+    if (!kinds) return;
+    sql_add(q, negate ? " AND kind NOT IN (" : " AND kind IN (");
+    int first = 1;
+    for (const char *const *k = kinds; *k; k++) {
+        if (q->ntext == RUN_MAX_BINDS) {
+            q->overflow = 1;
+            return;
+        }
+        q->text[q->ntext++] = *k;
+        sql_add(q, first ? "?" : ", ?");
+        first = 0;
+    }
+    sql_add(q, first ? "NULL)" : ")");
+}
+
+mw_run_cursor *mw_run_phases(mw_store *s, const mw_run_phase_filter *f)
+{
+    mw_run_phase_filter all = mw_run_phase_all();
+    if (!f) f = &all;
+    phase_sql q = {.len = 0};
+    sql_add(&q, mw_store_schema(s) >= 2
+                    ? "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, peer "
+                      "FROM phases WHERE 1"
+                    : "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, 0, -1 "
+                      "FROM phases WHERE 1");
+    sql_kinds(&q, f->kinds, 0);
+    sql_kinds(&q, f->not_kinds, 1);
+    int rank_bind = 0;
+    if (f->name) {
+        if (q.ntext == RUN_MAX_BINDS)
+            q.overflow = 1;
+        else {
+            q.text[q.ntext++] = f->name;
+            sql_add(&q, " AND name = ?");
+        }
+    }
+    if (f->rank != MW_RUN_ANY_RANK) {
+        rank_bind = q.ntext + 1;
+        sql_add(&q, " AND rank = ?");
+    }
+    if (f->ranked) sql_add(&q, " AND rank >= 0");
+    if (f->spans) sql_add(&q, " AND end_ns > start_ns");
+    sql_add(&q,
+            f->order == MW_RUN_BY_RANK ? " ORDER BY rank, start_ns, id" : " ORDER BY start_ns, id");
+    if (q.overflow) {
+        mw_store_db_error(s, "reading the phases: filter too long");
+        return NULL;
+    }
+    mw_run_cursor *c = cursor_open(s, CUR_PHASES, q.sql, "reading the phases");
+    if (!c) return NULL;
+    for (int i = 0; i < q.ntext; i++)
+        sqlite3_bind_text(c->st, i + 1, q.text[i], -1, SQLITE_TRANSIENT);
+    if (rank_bind) sqlite3_bind_int(c->st, rank_bind, f->rank);
+    return c;
+}
+
+int mw_run_phase_next(mw_run_cursor *c, mw_store_phase *out)
+{
+    int rc = cursor_step(c, CUR_PHASES);
+    if (rc != 1) return rc;
+    sqlite3_stmt *st = c->st;
+    *out = (mw_store_phase){
+        .rank = sqlite3_column_int(st, 0),
+        .host = text_or(st, 1, ""),
+        .thread = sqlite3_column_int(st, 2),
+        .kind = text_or(st, 3, ""),
+        .name = text_or(st, 4, ""),
+        .start_ns = sqlite3_column_int64(st, 5),
+        .end_ns = sqlite3_column_int64(st, 6),
+        .bytes = sqlite3_column_int64(st, 7),
+        .pid = sqlite3_column_int64(st, 8),
+        .peer = sqlite3_column_int(st, 9),
+    };
+    return 1;
+}
+
+/* ---- gaps, meta, counts ------------------------------------------------------------------ */
+
+mw_run_cursor *mw_run_gaps(mw_store *s)
+{
+    return cursor_open(s, CUR_GAPS,
+                       "SELECT start_ns, end_ns, reason FROM gaps ORDER BY start_ns, id",
+                       "reading the gaps");
+}
+
+int mw_run_gap_next(mw_run_cursor *c, mw_run_gap *out)
+{
+    int rc = cursor_step(c, CUR_GAPS);
+    if (rc != 1) return rc;
+    out->start_ns = sqlite3_column_int64(c->st, 0);
+    out->end_ns = sqlite3_column_int64(c->st, 1);
+    out->reason = text_or(c->st, 2, "");
+    return 1;
+}
+
+mw_run_cursor *mw_run_meta(mw_store *s)
+{
+    return cursor_open(s, CUR_META, "SELECT key, value FROM meta ORDER BY key", "reading the meta");
+}
+
+int mw_run_meta_next(mw_run_cursor *c, const char **key, const char **value)
+{
+    int rc = cursor_step(c, CUR_META);
+    if (rc != 1) return rc;
+    *key = text_or(c->st, 0, "");
+    *value = text_or(c->st, 1, "");
+    return 1;
+}
+
+int mw_run_count(mw_store *s, mw_run_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mw_store_sqlite(s),
+                           "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM gaps), "
+                           "(SELECT count(*) FROM phases), (SELECT count(*) FROM channels), "
+                           "(SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return mw_store_db_error(s, "counting");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->samples = sqlite3_column_int64(st, 0);
+        out->gaps = sqlite3_column_int64(st, 1);
+        out->phases = sqlite3_column_int64(st, 2);
+        out->channels = sqlite3_column_int64(st, 3);
+        out->gap_ns = sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : mw_store_db_error(s, "counting");
+}
