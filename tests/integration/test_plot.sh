@@ -444,7 +444,7 @@ templates_and_gnuplot() {
   # an install: PREFIX/bin/mw finds PREFIX/share/megawatt/plots
   mkdir -p "$TMP/inst/bin" "$TMP/inst/share/megawatt/plots"
   cp "$MW" "$TMP/inst/bin/mw"
-  cp plots/*.gp "$TMP/inst/share/megawatt/plots/"
+  cp plots/gnuplot/*.gp "$TMP/inst/share/megawatt/plots/"
   "$TMP/inst/bin/mw" plot "$TMP/gap" --kind energy -o "$TMP/inst-out" >/dev/null 2>"$TMP/i.err"
   expect_eq "installed: exit" "$?" 0
   expect_grep "installed: its own templates" "^# ---- energy.gp ($TMP/inst/bin/../share/megawatt/plots/energy.gp)" "$TMP/inst-out/energy.gp"
