@@ -1,17 +1,25 @@
 /* plot_fig — one figure of `mw plot`: its data file, its gnuplot script, gnuplot itself
- * (plot_internal.h). Also the child-process runner used for gnuplot and for the mw
+ * (mw_plot.h). Also the child-process runner used for gnuplot and for the mw
  * commands whose JSON some kinds read.
  *
  * NAME.gp is: a comment saying what wrote it and how to redraw it, the terminal and output
  * (pngcairo or svg, the kind's fixed size, no enhanced text so that names print as they
  * are), `datafile = 'NAME.tsv'`, the variables mw wrote for this figure, then the text of
- * plots/gnuplot/common.gp and plots/TEMPLATE.gp copied in (found by mw_plots_path), so the script
- * needs nothing but NAME.tsv beside it. gnuplot runs in the output directory with the
+ * plots/gnuplot/common.gp and plots/gnuplot/TEMPLATE.gp copied in (found by mw_plots_path), so the
+ * script needs nothing but NAME.tsv beside it. gnuplot runs in the output directory with the
  * argument vector {"gnuplot", "NAME.gp"} ($MW_GNUPLOT names another program); its standard
  * output and error are read through pipes (poll, so neither can block the other); anything
  * on its standard error is copied to ours, each line prefixed "mw plot: gnuplot NAME.gp: ".
  * A non-zero exit or a missing or empty figure fails it; a figure's path is printed only
- * once it exists. */
+ * once it exists.
+ *
+ * Quoting. Run directories, channel, host and phase names, sweep labels and titles are
+ * user text, and a gnuplot script is code (a line starting with ! runs /bin/sh). User text
+ * reaches NAME.gp only as a single-quoted literal written by mw_plot_gp_string (every
+ * mw_plot_var_str/strs) or, in this file, inside the comment lines written by gp_comment;
+ * both pass each byte through gp_put_text, which turns control characters (newline first)
+ * into U+FFFD, so no user text can start a line. The templates use names as variables,
+ * never paste them into code (plots/README.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -47,19 +55,52 @@ struct mw_plot_fig {
 
 /* ---- text helpers ------------------------------------------------------------------ */
 
-void mw_plot_gp_string(FILE *f, const char *s)
+/* The one filter between a string and a gnuplot script: every byte of user text that
+ * reaches NAME.gp passes here. A control character (0x00-0x1f, 0x7f: newline and carriage
+ * return end a line, and a line is a command) becomes U+FFFD, visibly not what was there;
+ * every other byte is copied, so UTF-8 names print as they are. */
+static void gp_put_text(FILE *f, const char *s, int quoted)
 {
-    fputc('\'', f);
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '\'')
+        if (c < 0x20 || c == 0x7f)
+            fputs(MW_PLOT_GP_REPLACEMENT, f);
+        else if (quoted && c == '\'')
             fputs("''", f);
-        else if (c < 0x20 || c == 0x7f)
-            fputc(' ', f);
         else
             fputc(c, f);
     }
+}
+
+void mw_plot_gp_string(FILE *f, const char *s)
+{
     fputc('\'', f);
+    gp_put_text(f, s, 1);
+    fputc('\'', f);
+}
+
+/* A comment line "# TEXT" of a script, TEXT made with fmt: its user text (paths) through
+ * the same filter, so no newline can end the comment, and never ending in a backslash
+ * (gnuplot continues a line that ends with one, a comment too). */
+static void gp_comment(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gp_comment(FILE *f, const char *fmt, ...)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) {
+        fputs("#\n", f);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(m, fmt, ap);
+    va_end(ap);
+    fclose(m);
+    fputs("# ", f);
+    gp_put_text(f, text, 0);
+    fputs(len && text[len - 1] == '\\' ? " \n" : "\n", f);
+    free(text);
 }
 
 void mw_plot_var_str(FILE *f, const char *var, const char *value)
@@ -273,7 +314,8 @@ static int copy_template(FILE *out, const char *name)
         fprintf(stderr, "mw plot: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    fprintf(out, "\n# ---- %s (%s)\n", name, path);
+    fputc('\n', out);
+    gp_comment(out, "---- %s (%s)", name, path);
     char b[8192];
     size_t n;
     while ((n = fread(b, 1, sizeof b, in)) > 0)
@@ -316,10 +358,10 @@ int mw_plot_fig_end(mw_plot_fig *f)
         rc = -1;
     }
     if (g) {
-        fprintf(g,
-                "# %s: written by mw plot (%s) from %s\n"
-                "# redraw: cd to this folder, then gnuplot %s (data: %s.tsv; docs/plots.md)\n",
-                script, f->tmpl, o->source ? o->source : "-", script, f->name);
+        gp_comment(g, "%s: written by mw plot (%s) from %s", script, f->tmpl,
+                   o->source ? o->source : "-");
+        gp_comment(g, "redraw: cd to this folder, then gnuplot %s (data: %s.tsv; docs/plots.md)",
+                   script, f->name);
         if (o->svg)
             fprintf(g,
                     "set terminal svg size %d,%d noenhanced font 'sans,11' background "

@@ -91,7 +91,7 @@ int mw_plot_run_load(const char *dir, mw_plot_run **out, char *err, size_t errle
 void mw_plot_run_free(mw_plot_run *r);
 /* What the defaults need to know of a run before reading it whole: its channels' names,
  * its eeg-mofs version (the counter "eeg version", 0 when none) and whether it has MPI
- * ranks (phases with rank >= 0). 0, or 2 with a message in err (not a run, unreadable). */
+ * ranks (phases with rank >= 0). 0, or -1 with a message in err (not a run, unreadable). */
 typedef struct {
     int nch;
     char names[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME];
@@ -147,8 +147,18 @@ int mw_plot_fig_end(mw_plot_fig *f);
 int mw_plot_note_figure(mw_plot_out *o, const char *name, const char *title, const char *note,
                         int w, int h);
 
-/* gnuplot variables (single-quoted strings: ' doubled, control characters as spaces) */
+/* The replacement of a control character in a script: U+FFFD, in UTF-8. */
+#define MW_PLOT_GP_REPLACEMENT "\xef\xbf\xbd"
+/* THE way a string reaches a gnuplot script (every mw_plot_var_str/strs goes through it; no
+ * other code writes user text into NAME.gp). Writes s (NULL: empty) as one gnuplot
+ * single-quoted string literal: the quote, each ' doubled (gnuplot's '' is a literal quote),
+ * each control character (bytes 0x00-0x1f and 0x7f: newline, carriage return, tab...)
+ * replaced by MW_PLOT_GP_REPLACEMENT, every other byte as it is (UTF-8 prints as such), the
+ * closing quote. Nothing is cut, however long s is. The literal is inert: it stays on one
+ * line, and gnuplot does no backquote (`cmd`), macro (@var), escape (\) or shell (!)
+ * processing inside single quotes; a # inside it starts no comment. */
 void mw_plot_gp_string(FILE *f, const char *s);
+/* gnuplot variables: VAR = 'value' / array VAR[n] = [...], strings by mw_plot_gp_string */
 void mw_plot_var_str(FILE *f, const char *var, const char *value);
 void mw_plot_var_num(FILE *f, const char *var, double v); /* NaN for a non-finite v */
 void mw_plot_var_int(FILE *f, const char *var, long long v);

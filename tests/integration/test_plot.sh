@@ -440,6 +440,28 @@ names_are_data() {
   expect_grep "the name as a gnuplot string" "^array ch_title\[1\] = \['q''; system(" "$TMP/evil/plots/trace.gp"
 }
 
+newline_names() {
+  # a run folder and a profile whose names end the line: the scripts' first comment (the
+  # source) and the titles hold them; gnuplot runs a line starting with ! through /bin/sh
+  local nl=$'\n' u=$'\xef\xbf\xbd' marker="$TMP/pwned-nl"
+  local R="$TMP/nl${nl}!touch $marker${nl}#" P="$TMP/p${nl}!touch pwned-nl${nl}#.prof"
+  "$MW" import --format csv "$TMP/gap.csv" -o "$R" >/dev/null 2>&1
+  expect_eq "import into the folder: exit" "$?" 0
+  cp "$TMP/devices.prof" "$P"
+  "$MW" plot "$R" -o "$TMP/nl-out" --kind trace --kind timeline --kind histogram --kind energy \
+    --kind dvfs >"$TMP/nl.out" 2>"$TMP/nl.err"
+  expect_eq "run: exit" "$?" 0
+  no_gnuplot_output "$TMP/nl.err"
+  "$MW" plot "$P" "$R" -o "$TMP/nl-out2" --kind pareto --kind model >"$TMP/nl2.out" 2>"$TMP/nl2.err"
+  expect_eq "profile: exit" "$?" 0
+  no_gnuplot_output "$TMP/nl2.err"
+  check "the names ran nothing" test ! -e "$marker" -a ! -e "$TMP/nl-out2/pwned-nl"
+  expect_eq "no line of a script starts with !" "$(cat "$TMP"/nl-out*/*.gp | grep -c '^!')" 0
+  expect_eq "a figure per kind" "$(ls "$TMP"/nl-out*/*.png | wc -l)" 8
+  expect_grep "the source in the first comment, on one line" \
+    "^# trace.gp: written by mw plot (trace) from $TMP/nl$u!touch $marker$u#\$" "$TMP/nl-out/trace.gp"
+}
+
 templates_and_gnuplot() {
   # an install: PREFIX/bin/mw finds PREFIX/share/megawatt/plots
   mkdir -p "$TMP/inst/bin" "$TMP/inst/share/megawatt/plots"
@@ -474,5 +496,6 @@ run_case dvfs_kind
 run_case pareto_kind
 run_case sweep_dir
 run_case names_are_data
+run_case newline_names
 run_case templates_and_gnuplot
 finish
