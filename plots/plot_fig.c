@@ -336,15 +336,84 @@ static void pass_on(const char *script, const char *text)
     }
 }
 
+/* NAME.gp at path gp: the comments, terminal and output, datafile, the figure's variables,
+ * common.gp and the template. 0, or -1 (said on stderr). */
+static int write_script(const mw_plot_fig *f, const char *gp, const char *script, const char *ext)
+{
+    const mw_plot_out *o = f->o;
+    FILE *g = fopen(gp, "w");
+    if (!g) {
+        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    gp_comment(g, "%s: written by mw plot (%s) from %s", script, f->tmpl,
+               o->source ? o->source : "-");
+    gp_comment(g, "redraw: cd to this folder, then gnuplot %s (data: %s.tsv; docs/plots.md)",
+               script, f->name);
+    if (o->svg)
+        fprintf(g,
+                "set terminal svg size %d,%d noenhanced font 'sans,11' background "
+                "rgb 'white'\n",
+                f->w, f->h);
+    else
+        fprintf(g, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", f->w, f->h);
+    fprintf(g, "set output ");
+    char out_name[300], tsv_name[300], tmpl[80];
+    snprintf(out_name, sizeof out_name, "%s.%s", f->name, ext);
+    mw_plot_gp_string(g, out_name);
+    fprintf(g, "\n");
+    snprintf(tsv_name, sizeof tsv_name, "%s.tsv", f->name);
+    mw_plot_var_str(g, "datafile", tsv_name);
+    fwrite(f->vars, 1, f->vars_len, g);
+    snprintf(tmpl, sizeof tmpl, "%s.gp", f->tmpl);
+    if (copy_template(g, "common.gp") || copy_template(g, tmpl)) rc = -1;
+    fputs("\nunset output\n", g);
+    if (fclose(g)) {
+        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+/* gnuplot SCRIPT in dir (its output passed on); the figure fig must then exist, not empty.
+ * 0, or -1 (said on stderr). */
+static int run_gnuplot(const char *dir, const char *script, const char *gp, const char *fig)
+{
+    remove(fig); /* a stale figure must not pass for a new one */
+    const char *prog = getenv("MW_GNUPLOT");
+    if (!prog || !*prog) prog = "gnuplot";
+    char *argv[] = {(char *)prog, (char *)script, NULL};
+    char *out = NULL, *err = NULL;
+    int status, rc = 0;
+    if (mw_child_run(prog, argv, dir, &out, &err, &status)) {
+        fprintf(stderr, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)\n", err);
+        rc = -1;
+    } else {
+        pass_on(script, out);
+        pass_on(script, err);
+        struct stat st;
+        if (status) {
+            fprintf(stderr, "mw plot: %s: gnuplot exited with status %d\n", gp, status);
+            rc = -1;
+        } else if (stat(fig, &st) || st.st_size == 0) {
+            fprintf(stderr, "mw plot: %s: gnuplot wrote no figure\n", gp);
+            rc = -1;
+        }
+    }
+    free(out);
+    free(err);
+    return rc;
+}
+
 int mw_plot_fig_end(mw_plot_fig *f)
 {
     mw_plot_out *o = f->o;
     const char *ext = o->svg ? "svg" : "png";
-    char gp[PATH_MAX], fig[PATH_MAX], script[300], tmpl[80];
+    char gp[PATH_MAX], fig[PATH_MAX], script[300];
     snprintf(gp, sizeof gp, "%s/%s.gp", o->dir, f->name);
     snprintf(fig, sizeof fig, "%s/%s.%s", o->dir, f->name, ext);
     snprintf(script, sizeof script, "%s.gp", f->name);
-    snprintf(tmpl, sizeof tmpl, "%s.gp", f->tmpl);
     int rc = 0;
     close_block(f);
     if (fclose(f->tsv)) {
@@ -352,65 +421,9 @@ int mw_plot_fig_end(mw_plot_fig *f)
         rc = -1;
     }
     fclose(f->vf);
-    FILE *g = rc ? NULL : fopen(gp, "w");
-    if (!rc && !g) {
-        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
-        rc = -1;
-    }
-    if (g) {
-        gp_comment(g, "%s: written by mw plot (%s) from %s", script, f->tmpl,
-                   o->source ? o->source : "-");
-        gp_comment(g, "redraw: cd to this folder, then gnuplot %s (data: %s.tsv; docs/plots.md)",
-                   script, f->name);
-        if (o->svg)
-            fprintf(g,
-                    "set terminal svg size %d,%d noenhanced font 'sans,11' background "
-                    "rgb 'white'\n",
-                    f->w, f->h);
-        else
-            fprintf(g, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", f->w, f->h);
-        fprintf(g, "set output ");
-        char out_name[300];
-        snprintf(out_name, sizeof out_name, "%s.%s", f->name, ext);
-        mw_plot_gp_string(g, out_name);
-        fprintf(g, "\n");
-        char tsv_name[300];
-        snprintf(tsv_name, sizeof tsv_name, "%s.tsv", f->name);
-        mw_plot_var_str(g, "datafile", tsv_name);
-        fwrite(f->vars, 1, f->vars_len, g);
-        if (copy_template(g, "common.gp") || copy_template(g, tmpl)) rc = -1;
-        fputs("\nunset output\n", g);
-        if (fclose(g)) {
-            fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
-            rc = -1;
-        }
-    }
+    if (!rc) rc = write_script(f, gp, script, ext);
     free(f->vars);
-    if (!rc) {
-        remove(fig); /* a stale figure must not pass for a new one */
-        const char *prog = getenv("MW_GNUPLOT");
-        if (!prog || !*prog) prog = "gnuplot";
-        char *argv[] = {(char *)prog, script, NULL};
-        char *out = NULL, *err = NULL;
-        int status;
-        if (mw_child_run(prog, argv, o->dir, &out, &err, &status)) {
-            fprintf(stderr, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)\n", err);
-            rc = -1;
-        } else {
-            pass_on(script, out);
-            pass_on(script, err);
-            struct stat st;
-            if (status) {
-                fprintf(stderr, "mw plot: %s: gnuplot exited with status %d\n", gp, status);
-                rc = -1;
-            } else if (stat(fig, &st) || st.st_size == 0) {
-                fprintf(stderr, "mw plot: %s: gnuplot wrote no figure\n", gp);
-                rc = -1;
-            }
-        }
-        free(out);
-        free(err);
-    }
+    if (!rc) rc = run_gnuplot(o->dir, script, gp, fig);
     if (rc) remove(fig); /* no partial figure is left to pass for one */
     if (!rc) {
         printf("%s\n", fig);
