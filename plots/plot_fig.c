@@ -145,6 +145,23 @@ void mw_plot_var_strs(FILE *f, const char *var, const char *const *v, size_t n)
     fputc('\n', f);
 }
 
+void mw_plot_var_tic_labels(FILE *f, const char *var, const char *const *v, size_t n)
+{
+    char **esc = mw_xcalloc(n + 1, sizeof *esc);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(v[i]), k = 0;
+        esc[i] = mw_xcalloc(1, 2 * len + 1);
+        for (const char *c = v[i]; *c; c++) {
+            if (*c == '%') esc[i][k++] = '%';
+            esc[i][k++] = *c;
+        }
+    }
+    mw_plot_var_strs(f, var, (const char *const *)esc, n);
+    for (size_t i = 0; i < n; i++)
+        free(esc[i]);
+    free(esc);
+}
+
 void mw_plot_var_nums(FILE *f, const char *var, const double *v, size_t n)
 {
     fprintf(f, "array %s[%zu]", var, n ? n : 1);

@@ -183,7 +183,7 @@ static int write_boxplot(const mw_plot_job *j, const box_levels *b, char *const 
     mw_plot_var_int(v, "nch", nc);
     mw_plot_var_strs(v, "ch_name", (const char *const *)b->chans, (size_t)nc);
     mw_plot_var_int(v, "ngroups", b->ng);
-    mw_plot_var_strs(v, "group_name", (const char *const *)b->groups, (size_t)b->ng);
+    mw_plot_var_tic_labels(v, "group_name", (const char *const *)b->groups, (size_t)b->ng);
     mw_plot_var_nums(v, "ch_ymin", ylo, (size_t)nc);
     mw_plot_var_nums(v, "ch_ymax", yhi, (size_t)nc);
     mw_plot_var_int(v, "ncols", nc < 4 ? nc : nc <= 6 ? 3 : 4);

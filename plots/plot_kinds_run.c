@@ -270,7 +270,7 @@ static void write_lane_vars(FILE *v, const lane_key *lanes, size_t nl, int per_r
     double left = 0.03 + 0.0062 * (double)longest;
     mw_plot_var_num(v, "left_margin", left < 0.08 ? 0.08 : left > 0.3 ? 0.3 : left);
     mw_plot_var_int(v, "nlanes", (long long)nl);
-    mw_plot_var_strs(v, "lane_name", (const char *const *)lane_names, nl);
+    mw_plot_var_tic_labels(v, "lane_name", (const char *const *)lane_names, nl);
     mw_plot_var_str(v, "lane_label", per_rank ? "rank" : "node (host)");
     double frac = per_rank ? 0.12 + 0.05 * (double)nl : 0.06 + 0.035 * (double)nl;
     if (frac > (per_rank ? 0.55 : 0.35)) frac = per_rank ? 0.55 : 0.35;

@@ -25,7 +25,8 @@
 #define MW_PLOT_MAX_CHANNELS 64
 #define MW_PLOT_NAME 128
 
-/* Phase classes: the colours and fill patterns of the lanes (plots/gnuplot/common.gp, same order). */
+/* Phase classes: the colours and fill patterns of the lanes (plots/gnuplot/common.gp, same
+ * order). */
 enum {
     MW_PLOT_CLS_COMPUTE, /* compute, user, omp: working (mw analyze's working kinds) */
                          /* (user phases named idle.../wait... are WAIT: phase_class.h) */
@@ -164,6 +165,10 @@ void mw_plot_var_num(FILE *f, const char *var, double v); /* NaN for a non-finit
 void mw_plot_var_int(FILE *f, const char *var, long long v);
 void mw_plot_var_strs(FILE *f, const char *var, const char *const *v, size_t n);
 void mw_plot_var_nums(FILE *f, const char *var, const double *v, size_t n);
+/* An array of tic labels, for `set xtics add (VAR[i] i)`: gnuplot reads such a label as a
+ * format (gprintf), so a sweep label "p=5%" failed the figure ("Bad format character") and
+ * "cpu%s" printed the tic's value; each % is doubled (then mw_plot_var_strs). */
+void mw_plot_var_tic_labels(FILE *f, const char *var, const char *const *v, size_t n);
 /* An axis range lo_var = lo - pad, hi_var = hi + pad, pad = 5 % of hi - lo and at least
  * min_pad: gnuplot never sees an empty range (it warns on one). Non-finite bounds: 0, 1. */
 void mw_plot_var_range(FILE *f, const char *lo_var, const char *hi_var, double lo, double hi,
@@ -201,8 +206,8 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n);
 int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n);
 int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name);
-/* Shared helpers of the plot_*.c files: a json-c object's member (NULL when o is not an object or has no such key); a JSON
- * number as a double (NAN when o is not a number). */
+/* Shared helpers of the plot_*.c files: a json-c object's member (NULL when o is not an object or
+ * has no such key); a JSON number as a double (NAN when o is not a number). */
 struct json_object;
 struct json_object *mw_plot_jget(struct json_object *o, const char *k);
 double mw_plot_jnum(struct json_object *o);

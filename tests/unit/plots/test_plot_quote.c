@@ -9,16 +9,16 @@
  * $(...), @macro, #); a string of 200,000 bytes; 2,000 random strings of hostile bytes, each
  * decoded back by a strict parser of gnuplot's single-quoted literal and compared with the
  * input, control characters replaced; mw_plot_var_str and mw_plot_var_strs write one line
- * each.
+ * each; mw_plot_var_tic_labels doubles % (gnuplot formats explicit tic labels).
  *
  * End to end (skipped when gnuplot is not installed): a figure written with the library
  * (mw_plot_fig_begin ... mw_plot_fig_end, gnuplot run as mw runs it) into a folder whose name
  * holds "\n!touch pwned\n#", the same text as the scripts' source (their first comment line,
- * here ending in a backslash, which would continue the comment) and hostile variables: the
- * figure is drawn, no line of the script starts with '!', gnuplot prints each variable back
- * as mw_plot_gp_string's contract says (set print), and no file pwned appears (on the old
- * code the source's newline ended the comment and gnuplot ran `touch pwned` through
- * /bin/sh). */
+ * here ending in a backslash, which would continue the comment) and hostile variables,
+ * also as tic labels ("p=5%" failed gnuplot before mw_plot_var_tic_labels): the figure is
+ * drawn, no line of the script starts with '!', gnuplot prints each variable back as
+ * mw_plot_gp_string's contract says (set print), and no file pwned appears (on the old code
+ * the source's newline ended the comment and gnuplot ran `touch pwned` through /bin/sh). */
 #include "../unit.h"
 
 #include <ftw.h>
@@ -187,6 +187,23 @@ static void variables(void **state)
     free(buf);
 }
 
+static void tic_labels(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    const char *v[] = {"p=5%", "cpu%s", "100%%", "it's\n%d", "plain"};
+    mw_plot_var_tic_labels(f, "group_name", v, 5);
+    mw_plot_var_tic_labels(f, "lane_name", v, 0);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(buf, "array group_name[5] = ['p=5%%', 'cpu%%s', '100%%%%', 'it''s" R
+                             "%%d', 'plain']\n"
+                             "array lane_name[1]\n");
+    free(buf);
+}
+
 /* ---- end to end with gnuplot ------------------------------------------------------- */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -233,6 +250,10 @@ static void figure_in_hostile_folder(void **state)
                      "    print names[i]\n"
                      "}\n"
                      "unset print\n"
+                     "set xtics ()\n"
+                     "do for [i = 1:n_names] {\n"
+                     "    set xtics add (tics[i] i / 10.0)\n"
+                     "}\n"
                      "plot [0:1] [0:1] x title title_text\n");
     setenv("MW_PLOTS_DIR", tmpl, 1);
     unsetenv("MW_GNUPLOT");
@@ -245,7 +266,9 @@ static void figure_in_hostile_folder(void **state)
                            "@title_text",
                            "a\\",
                            "\r!touch pwned\r",
-                           "x\x7f\x01y"};
+                           "x\x7f\x01y",
+                           "p=5%",
+                           "n%d"};
     const size_t nn = sizeof names / sizeof *names;
     char title[1200];
     snprintf(title, sizeof title, "Power trace \xe2\x80\x94 %s (stopped)", dir);
@@ -258,6 +281,7 @@ static void figure_in_hostile_folder(void **state)
     mw_plot_var_str(v, "title_text", title);
     mw_plot_var_int(v, "n_names", (long long)nn);
     mw_plot_var_strs(v, "names", names, nn);
+    mw_plot_var_tic_labels(v, "tics", names, nn);
     assert_int_equal(mw_plot_fig_end(fig), 0);
     assert_int_equal(o.figures, 1);
     assert_int_equal(o.failures, 0);
@@ -314,11 +338,9 @@ static void figure_in_hostile_folder(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fixed_strings),
-        cmocka_unit_test(long_string),
-        cmocka_unit_test(random_strings),
-        cmocka_unit_test(variables),
-        cmocka_unit_test(figure_in_hostile_folder),
+        cmocka_unit_test(fixed_strings),  cmocka_unit_test(long_string),
+        cmocka_unit_test(random_strings), cmocka_unit_test(variables),
+        cmocka_unit_test(tic_labels),     cmocka_unit_test(figure_in_hostile_folder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
