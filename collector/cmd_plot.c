@@ -305,6 +305,115 @@ static void skipped(const char *what, const char *kind, const char *why)
             why);
 }
 
+/* The kinds to draw: those asked for, else the defaults for the inputs (a defaulted kind
+ * that does not apply is said to be skipped). */
+static void choose_kinds(const plot_opts *o, const plot_inputs *in, int want[K_COUNT])
+{
+    if (o->any_kind) {
+        memcpy(want, o->kinds, sizeof o->kinds);
+        return;
+    }
+    int any_eeg = 0;
+    for (int r = 0; r < in->nruns; r++)
+        if (in->peek[r].eeg_version) any_eeg = 1;
+    if (in->nruns == 1) {
+        want[K_TRACE] = want[K_TIMELINE] = want[K_HISTOGRAM] = want[K_ENERGY] = 1;
+        if (!in->peek[0].has_ranks)
+            skipped(in->runs[0], "dvfs", "no MPI ranks in the run");
+        else if (!have_freq_table(o))
+            skipped(in->runs[0], "dvfs", "no CPU frequency table here (give --freqs LIST)");
+        else
+            want[K_DVFS] = 1;
+    } else if (in->nruns > 1) {
+        want[K_BOXPLOT] = 1;
+        fprintf(stderr,
+                "mw plot: %d runs: the per-run kinds (trace, timeline, histogram, energy, "
+                "dvfs) only with --kind\n",
+                in->nruns);
+    }
+    if (in->nruns && any_eeg)
+        want[K_MODEL] = 1;
+    else if (in->nruns)
+        skipped(NULL, "model", "no eeg-mofs run among the inputs");
+    if (in->nprofiles)
+        want[K_PARETO] = 1;
+    else if (in->nruns)
+        skipped(NULL, "pareto", "needs a PROFILE (mw pareto --help)");
+}
+
+/* -o DIR, else the one input's plots/ folder (a profile's: its folder's plots/) */
+static void output_dir(const plot_opts *o, const plot_inputs *in, char *out, size_t len)
+{
+    if (o->outdir) {
+        snprintf(out, len, "%s", o->outdir);
+    } else if (in->nruns) {
+        snprintf(out, len, "%s/plots", o->inputs[0]);
+    } else {
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s", in->profiles[0]);
+        snprintf(out, len, "%s/plots", dirname(tmp));
+    }
+}
+
+/* The per-run kinds of want, one run in memory at a time; without a run, a note figure
+ * per kind asked for. Returns MW_EXIT_USAGE when a run was unusable, else 0. */
+static int plot_per_run(const plot_opts *o, const plot_inputs *in, const int want[K_COUNT],
+                        mw_plot_job *job)
+{
+    int usage_rc = 0;
+    for (int r = 0; r < in->nruns; r++) {
+        mw_plot_run *run;
+        char err[1024];
+        if (mw_plot_run_load(in->runs[r], &run, err, sizeof err)) {
+            fprintf(stderr, "mw plot: %s\n", err);
+            usage_rc = MW_EXIT_USAGE;
+            continue;
+        }
+        for (int c = 0; c < run->nch && o->nchannels; c++) {
+            run->ch[c].selected = 0;
+            for (int k = 0; k < o->nchannels; k++)
+                if (!strcmp(run->ch[c].name, o->channels[k])) run->ch[c].selected = 1;
+        }
+        job->prefix = in->prefix[r];
+        if (want[K_TRACE]) mw_plot_trace(job, run);
+        if (want[K_TIMELINE]) mw_plot_timeline(job, run);
+        if (want[K_HISTOGRAM]) mw_plot_histogram(job, run);
+        if (want[K_ENERGY]) mw_plot_energy(job, run);
+        if (want[K_DVFS]) mw_plot_dvfs(job, run);
+        mw_plot_run_free(run);
+    }
+    job->prefix = "";
+    if (!in->nruns)
+        for (int k = 0; k < K_COUNT; k++)
+            if (want[k] && k <= K_DVFS) {
+                char title[64];
+                snprintf(title, sizeof title, "mw plot --kind %s", kind_names[k]);
+                mw_plot_note_figure(job->out, kind_names[k], title,
+                                    "this kind is drawn from a run: no RUNDIR given", 1200, 700);
+            }
+    return usage_rc;
+}
+
+/* pareto: a figure per profile (pareto, or pareto-NAME when there are several) */
+static void plot_profiles(const plot_inputs *in, const mw_plot_job *job)
+{
+    if (!in->nprofiles)
+        mw_plot_note_figure(job->out, "pareto", "Time/energy Pareto front",
+                            "the pareto kind is drawn from a PROFILE (mw pareto --help); "
+                            "reading runs is not done yet",
+                            1000, 700);
+    for (int p = 0; p < in->nprofiles; p++) {
+        char name[300], tmp[PATH_MAX], safe[256];
+        snprintf(tmp, sizeof tmp, "%s", in->profiles[p]);
+        mw_plot_safe_name(safe, sizeof safe, basename(tmp));
+        if (in->nprofiles > 1)
+            snprintf(name, sizeof name, "pareto-%s", safe);
+        else
+            snprintf(name, sizeof name, "pareto");
+        mw_plot_pareto(job, in->profiles[p], name);
+    }
+}
+
 int cmd_plot(int argc, char **argv)
 {
     plot_opts o;
@@ -322,90 +431,17 @@ int cmd_plot(int argc, char **argv)
         free(o.channels);
         return rc;
     }
-
-    /* which kinds */
     int want[K_COUNT] = {0};
-    int any_eeg = 0;
-    for (int r = 0; r < in.nruns; r++)
-        if (in.peek[r].eeg_version) any_eeg = 1;
-    if (o.any_kind) {
-        memcpy(want, o.kinds, sizeof want);
-    } else {
-        if (in.nruns == 1) {
-            want[K_TRACE] = want[K_TIMELINE] = want[K_HISTOGRAM] = want[K_ENERGY] = 1;
-            if (!in.peek[0].has_ranks)
-                skipped(in.runs[0], "dvfs", "no MPI ranks in the run");
-            else if (!have_freq_table(&o))
-                skipped(in.runs[0], "dvfs", "no CPU frequency table here (give --freqs LIST)");
-            else
-                want[K_DVFS] = 1;
-        } else if (in.nruns > 1) {
-            want[K_BOXPLOT] = 1;
-            fprintf(stderr,
-                    "mw plot: %d runs: the per-run kinds (trace, timeline, histogram, energy, "
-                    "dvfs) only with --kind\n",
-                    in.nruns);
-        }
-        if (in.nruns && any_eeg)
-            want[K_MODEL] = 1;
-        else if (in.nruns)
-            skipped(NULL, "model", "no eeg-mofs run among the inputs");
-        if (in.nprofiles)
-            want[K_PARETO] = 1;
-        else if (in.nruns)
-            skipped(NULL, "pareto", "needs a PROFILE (mw pareto --help)");
-    }
-
-    /* where */
+    choose_kinds(&o, &in, want);
     char outdir[PATH_MAX];
-    if (o.outdir) {
-        snprintf(outdir, sizeof outdir, "%s", o.outdir);
-    } else if (in.nruns) {
-        snprintf(outdir, sizeof outdir, "%s/plots", o.inputs[0]);
-    } else {
-        char tmp[PATH_MAX];
-        snprintf(tmp, sizeof tmp, "%s", in.profiles[0]);
-        snprintf(outdir, sizeof outdir, "%s/plots", dirname(tmp));
-    }
+    output_dir(&o, &in, outdir, sizeof outdir);
     char source[1024];
     snprintf(source, sizeof source, "%s%s", o.inputs[0], o.ninputs > 1 ? " ..." : "");
     mw_plot_out out = {outdir, o.svg, source, 0, 0};
     mw_plot_job job = {&out, "", o.nchannels ? o.channels : NULL, o.any_kind, o.freqs};
     int usage_rc = 0;
-
-    /* per-run kinds, one run in memory at a time */
-    int per_run =
-        want[K_TRACE] || want[K_TIMELINE] || want[K_HISTOGRAM] || want[K_ENERGY] || want[K_DVFS];
-    for (int r = 0; per_run && r < in.nruns; r++) {
-        mw_plot_run *run;
-        char err[1024];
-        if (mw_plot_run_load(in.runs[r], &run, err, sizeof err)) {
-            fprintf(stderr, "mw plot: %s\n", err);
-            usage_rc = MW_EXIT_USAGE;
-            continue;
-        }
-        for (int c = 0; c < run->nch && o.nchannels; c++) {
-            run->ch[c].selected = 0;
-            for (int k = 0; k < o.nchannels; k++)
-                if (!strcmp(run->ch[c].name, o.channels[k])) run->ch[c].selected = 1;
-        }
-        job.prefix = in.prefix[r];
-        if (want[K_TRACE]) mw_plot_trace(&job, run);
-        if (want[K_TIMELINE]) mw_plot_timeline(&job, run);
-        if (want[K_HISTOGRAM]) mw_plot_histogram(&job, run);
-        if (want[K_ENERGY]) mw_plot_energy(&job, run);
-        if (want[K_DVFS]) mw_plot_dvfs(&job, run);
-        mw_plot_run_free(run);
-    }
-    job.prefix = "";
-    if (per_run && !in.nruns)
-        for (int k = 0; k < K_COUNT; k++)
-            if (want[k] && k <= K_DVFS) {
-                char title[64];
-                snprintf(title, sizeof title, "mw plot --kind %s", kind_names[k]);
-                mw_plot_note_figure(&out, kind_names[k], title,
-                                    "this kind is drawn from a run: no RUNDIR given", 1200, 700);
-            }
+    if (want[K_TRACE] || want[K_TIMELINE] || want[K_HISTOGRAM] || want[K_ENERGY] || want[K_DVFS])
+        usage_rc = plot_per_run(&o, &in, want, &job);
     if (want[K_BOXPLOT]) {
         if (in.nruns < 2)
             mw_plot_note_figure(&out, "boxplot", "Power levels across runs",
@@ -414,23 +450,7 @@ int cmd_plot(int argc, char **argv)
             mw_plot_boxplot(&job, in.runs, in.labels, (size_t)in.nruns);
     }
     if (want[K_MODEL]) mw_plot_model(&job, in.runs, (size_t)in.nruns);
-    if (want[K_PARETO]) {
-        if (!in.nprofiles)
-            mw_plot_note_figure(&out, "pareto", "Time/energy Pareto front",
-                                "the pareto kind is drawn from a PROFILE (mw pareto --help); "
-                                "reading runs is not done yet",
-                                1000, 700);
-        for (int p = 0; p < in.nprofiles; p++) {
-            char name[300], tmp[PATH_MAX], safe[256];
-            snprintf(tmp, sizeof tmp, "%s", in.profiles[p]);
-            mw_plot_safe_name(safe, sizeof safe, basename(tmp));
-            if (in.nprofiles > 1)
-                snprintf(name, sizeof name, "pareto-%s", safe);
-            else
-                snprintf(name, sizeof name, "pareto");
-            mw_plot_pareto(&job, in.profiles[p], name);
-        }
-    }
+    if (want[K_PARETO]) plot_profiles(&in, &job);
 
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "mw plot: standard output: write error: %s\n", strerror(errno));

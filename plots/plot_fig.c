@@ -1,17 +1,25 @@
 /* plot_fig — one figure of `mw plot`: its data file, its gnuplot script, gnuplot itself
- * (plot_internal.h). Also the child-process runner used for gnuplot and for the mw
+ * (mw_plot.h). Also the child-process runner used for gnuplot and for the mw
  * commands whose JSON some kinds read.
  *
  * NAME.gp is: a comment saying what wrote it and how to redraw it, the terminal and output
  * (pngcairo or svg, the kind's fixed size, no enhanced text so that names print as they
  * are), `datafile = 'NAME.tsv'`, the variables mw wrote for this figure, then the text of
- * plots/gnuplot/common.gp and plots/TEMPLATE.gp copied in (found by mw_plots_path), so the script
- * needs nothing but NAME.tsv beside it. gnuplot runs in the output directory with the
+ * plots/gnuplot/common.gp and plots/gnuplot/TEMPLATE.gp copied in (found by mw_plots_path), so the
+ * script needs nothing but NAME.tsv beside it. gnuplot runs in the output directory with the
  * argument vector {"gnuplot", "NAME.gp"} ($MW_GNUPLOT names another program); its standard
  * output and error are read through pipes (poll, so neither can block the other); anything
  * on its standard error is copied to ours, each line prefixed "mw plot: gnuplot NAME.gp: ".
  * A non-zero exit or a missing or empty figure fails it; a figure's path is printed only
- * once it exists. */
+ * once it exists.
+ *
+ * Quoting. Run directories, channel, host and phase names, sweep labels and titles are
+ * user text, and a gnuplot script is code (a line starting with ! runs /bin/sh). User text
+ * reaches NAME.gp only as a single-quoted literal written by mw_plot_gp_string (every
+ * mw_plot_var_str/strs) or, in this file, inside the comment lines written by gp_comment;
+ * both pass each byte through gp_put_text, which turns control characters (newline first)
+ * into U+FFFD, so no user text can start a line. The templates use names as variables,
+ * never paste them into code (plots/README.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -47,19 +55,52 @@ struct mw_plot_fig {
 
 /* ---- text helpers ------------------------------------------------------------------ */
 
-void mw_plot_gp_string(FILE *f, const char *s)
+/* The one filter between a string and a gnuplot script: every byte of user text that
+ * reaches NAME.gp passes here. A control character (0x00-0x1f, 0x7f: newline and carriage
+ * return end a line, and a line is a command) becomes U+FFFD, visibly not what was there;
+ * every other byte is copied, so UTF-8 names print as they are. */
+static void gp_put_text(FILE *f, const char *s, int quoted)
 {
-    fputc('\'', f);
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '\'')
+        if (c < 0x20 || c == 0x7f)
+            fputs(MW_PLOT_GP_REPLACEMENT, f);
+        else if (quoted && c == '\'')
             fputs("''", f);
-        else if (c < 0x20 || c == 0x7f)
-            fputc(' ', f);
         else
             fputc(c, f);
     }
+}
+
+void mw_plot_gp_string(FILE *f, const char *s)
+{
     fputc('\'', f);
+    gp_put_text(f, s, 1);
+    fputc('\'', f);
+}
+
+/* A comment line "# TEXT" of a script, TEXT made with fmt: its user text (paths) through
+ * the same filter, so no newline can end the comment, and never ending in a backslash
+ * (gnuplot continues a line that ends with one, a comment too). */
+static void gp_comment(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gp_comment(FILE *f, const char *fmt, ...)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) {
+        fputs("#\n", f);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(m, fmt, ap);
+    va_end(ap);
+    fclose(m);
+    fputs("# ", f);
+    gp_put_text(f, text, 0);
+    fputs(len && text[len - 1] == '\\' ? " \n" : "\n", f);
+    free(text);
 }
 
 void mw_plot_var_str(FILE *f, const char *var, const char *value)
@@ -102,6 +143,23 @@ void mw_plot_var_strs(FILE *f, const char *var, const char *const *v, size_t n)
         fputc(']', f);
     }
     fputc('\n', f);
+}
+
+void mw_plot_var_tic_labels(FILE *f, const char *var, const char *const *v, size_t n)
+{
+    char **esc = mw_xcalloc(n + 1, sizeof *esc);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(v[i]), k = 0;
+        esc[i] = mw_xcalloc(1, 2 * len + 1);
+        for (const char *c = v[i]; *c; c++) {
+            if (*c == '%') esc[i][k++] = '%';
+            esc[i][k++] = *c;
+        }
+    }
+    mw_plot_var_strs(f, var, (const char *const *)esc, n);
+    for (size_t i = 0; i < n; i++)
+        free(esc[i]);
+    free(esc);
 }
 
 void mw_plot_var_nums(FILE *f, const char *var, const double *v, size_t n)
@@ -273,7 +331,8 @@ static int copy_template(FILE *out, const char *name)
         fprintf(stderr, "mw plot: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    fprintf(out, "\n# ---- %s (%s)\n", name, path);
+    fputc('\n', out);
+    gp_comment(out, "---- %s (%s)", name, path);
     char b[8192];
     size_t n;
     while ((n = fread(b, 1, sizeof b, in)) > 0)
@@ -294,15 +353,84 @@ static void pass_on(const char *script, const char *text)
     }
 }
 
+/* NAME.gp at path gp: the comments, terminal and output, datafile, the figure's variables,
+ * common.gp and the template. 0, or -1 (said on stderr). */
+static int write_script(const mw_plot_fig *f, const char *gp, const char *script, const char *ext)
+{
+    const mw_plot_out *o = f->o;
+    FILE *g = fopen(gp, "w");
+    if (!g) {
+        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    gp_comment(g, "%s: written by mw plot (%s) from %s", script, f->tmpl,
+               o->source ? o->source : "-");
+    gp_comment(g, "redraw: cd to this folder, then gnuplot %s (data: %s.tsv; docs/plots.md)",
+               script, f->name);
+    if (o->svg)
+        fprintf(g,
+                "set terminal svg size %d,%d noenhanced font 'sans,11' background "
+                "rgb 'white'\n",
+                f->w, f->h);
+    else
+        fprintf(g, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", f->w, f->h);
+    fprintf(g, "set output ");
+    char out_name[300], tsv_name[300], tmpl[80];
+    snprintf(out_name, sizeof out_name, "%s.%s", f->name, ext);
+    mw_plot_gp_string(g, out_name);
+    fprintf(g, "\n");
+    snprintf(tsv_name, sizeof tsv_name, "%s.tsv", f->name);
+    mw_plot_var_str(g, "datafile", tsv_name);
+    fwrite(f->vars, 1, f->vars_len, g);
+    snprintf(tmpl, sizeof tmpl, "%s.gp", f->tmpl);
+    if (copy_template(g, "common.gp") || copy_template(g, tmpl)) rc = -1;
+    fputs("\nunset output\n", g);
+    if (fclose(g)) {
+        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+/* gnuplot SCRIPT in dir (its output passed on); the figure fig must then exist, not empty.
+ * 0, or -1 (said on stderr). */
+static int run_gnuplot(const char *dir, const char *script, const char *gp, const char *fig)
+{
+    remove(fig); /* a stale figure must not pass for a new one */
+    const char *prog = getenv("MW_GNUPLOT");
+    if (!prog || !*prog) prog = "gnuplot";
+    char *argv[] = {(char *)prog, (char *)script, NULL};
+    char *out = NULL, *err = NULL;
+    int status, rc = 0;
+    if (mw_child_run(prog, argv, dir, &out, &err, &status)) {
+        fprintf(stderr, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)\n", err);
+        rc = -1;
+    } else {
+        pass_on(script, out);
+        pass_on(script, err);
+        struct stat st;
+        if (status) {
+            fprintf(stderr, "mw plot: %s: gnuplot exited with status %d\n", gp, status);
+            rc = -1;
+        } else if (stat(fig, &st) || st.st_size == 0) {
+            fprintf(stderr, "mw plot: %s: gnuplot wrote no figure\n", gp);
+            rc = -1;
+        }
+    }
+    free(out);
+    free(err);
+    return rc;
+}
+
 int mw_plot_fig_end(mw_plot_fig *f)
 {
     mw_plot_out *o = f->o;
     const char *ext = o->svg ? "svg" : "png";
-    char gp[PATH_MAX], fig[PATH_MAX], script[300], tmpl[80];
+    char gp[PATH_MAX], fig[PATH_MAX], script[300];
     snprintf(gp, sizeof gp, "%s/%s.gp", o->dir, f->name);
     snprintf(fig, sizeof fig, "%s/%s.%s", o->dir, f->name, ext);
     snprintf(script, sizeof script, "%s.gp", f->name);
-    snprintf(tmpl, sizeof tmpl, "%s.gp", f->tmpl);
     int rc = 0;
     close_block(f);
     if (fclose(f->tsv)) {
@@ -310,65 +438,9 @@ int mw_plot_fig_end(mw_plot_fig *f)
         rc = -1;
     }
     fclose(f->vf);
-    FILE *g = rc ? NULL : fopen(gp, "w");
-    if (!rc && !g) {
-        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
-        rc = -1;
-    }
-    if (g) {
-        fprintf(g,
-                "# %s: written by mw plot (%s) from %s\n"
-                "# redraw: cd to this folder, then gnuplot %s (data: %s.tsv; docs/plots.md)\n",
-                script, f->tmpl, o->source ? o->source : "-", script, f->name);
-        if (o->svg)
-            fprintf(g,
-                    "set terminal svg size %d,%d noenhanced font 'sans,11' background "
-                    "rgb 'white'\n",
-                    f->w, f->h);
-        else
-            fprintf(g, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", f->w, f->h);
-        fprintf(g, "set output ");
-        char out_name[300];
-        snprintf(out_name, sizeof out_name, "%s.%s", f->name, ext);
-        mw_plot_gp_string(g, out_name);
-        fprintf(g, "\n");
-        char tsv_name[300];
-        snprintf(tsv_name, sizeof tsv_name, "%s.tsv", f->name);
-        mw_plot_var_str(g, "datafile", tsv_name);
-        fwrite(f->vars, 1, f->vars_len, g);
-        if (copy_template(g, "common.gp") || copy_template(g, tmpl)) rc = -1;
-        fputs("\nunset output\n", g);
-        if (fclose(g)) {
-            fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
-            rc = -1;
-        }
-    }
+    if (!rc) rc = write_script(f, gp, script, ext);
     free(f->vars);
-    if (!rc) {
-        remove(fig); /* a stale figure must not pass for a new one */
-        const char *prog = getenv("MW_GNUPLOT");
-        if (!prog || !*prog) prog = "gnuplot";
-        char *argv[] = {(char *)prog, script, NULL};
-        char *out = NULL, *err = NULL;
-        int status;
-        if (mw_child_run(prog, argv, o->dir, &out, &err, &status)) {
-            fprintf(stderr, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)\n", err);
-            rc = -1;
-        } else {
-            pass_on(script, out);
-            pass_on(script, err);
-            struct stat st;
-            if (status) {
-                fprintf(stderr, "mw plot: %s: gnuplot exited with status %d\n", gp, status);
-                rc = -1;
-            } else if (stat(fig, &st) || st.st_size == 0) {
-                fprintf(stderr, "mw plot: %s: gnuplot wrote no figure\n", gp);
-                rc = -1;
-            }
-        }
-        free(out);
-        free(err);
-    }
+    if (!rc) rc = run_gnuplot(o->dir, script, gp, fig);
     if (rc) remove(fig); /* no partial figure is left to pass for one */
     if (!rc) {
         printf("%s\n", fig);

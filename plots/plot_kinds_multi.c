@@ -58,131 +58,160 @@ static int find_or_add(char **names, int *n, int max, const char *s)
     return (*n)++;
 }
 
+/* What the boxplot shows: the groups and channels met (names malloc'd) and a row per run,
+ * group and channel with both levels; used: the runs read. */
+typedef struct {
+    char *groups[MAX_GROUPS], *chans[MW_PLOT_MAX_CHANNELS];
+    int ng, nc;
+    level_row *rows;
+    size_t nrows, used;
+} box_levels;
+
+static void box_levels_free(box_levels *b)
+{
+    free(b->rows);
+    for (int k = 0; k < b->ng; k++)
+        free(b->groups[k]);
+    for (int k = 0; k < b->nc; k++)
+        free(b->chans[k]);
+}
+
+/* Run i (dirs[i], sweep label or NULL): its group, and each selected channel's kde levels
+ * (channels with fewer than two windows, or past the channel limit, left out). 0, or -1
+ * when the run is left out (said on stderr). */
+static int add_run_levels(const mw_plot_job *j, const char *dir, const char *label, size_t i,
+                          box_levels *b)
+{
+    mw_plot_run *r;
+    char err[1024];
+    if (mw_plot_run_load(dir, &r, err, sizeof err)) {
+        fprintf(stderr, "mw plot: boxplot: %s (left out)\n", err);
+        return -1;
+    }
+    int64_t version;
+    char g[256];
+    if (mw_plot_run_counter(r, -2, "eeg version", &version) == 0)
+        snprintf(g, sizeof g, "v%lld", (long long)version);
+    else
+        snprintf(g, sizeof g, "%s", label ? label : "runs");
+    int gi = find_or_add(b->groups, &b->ng, MAX_GROUPS, g);
+    if (gi < 0) {
+        fprintf(stderr, "mw plot: boxplot: more than %d groups; %s left out\n", MAX_GROUPS, dir);
+        mw_plot_run_free(r);
+        return 0;
+    }
+    b->used++;
+    for (int c = 0; c < r->nch; c++) {
+        if (!selected(j, r->ch[c].name) || r->ch[c].n < 2) continue;
+        int ci = find_or_add(b->chans, &b->nc, MW_PLOT_MAX_CHANNELS, r->ch[c].name);
+        if (ci < 0) continue;
+        double *p = mw_plot_run_powers(r, c);
+        mw_levels lv;
+        if (mw_levels_kde(p, r->ch[c].n, &lv) == 0)
+            b->rows[b->nrows++] = (level_row){gi, ci, lv.idle_w, lv.work_w, lv.bimodal, i};
+        free(p);
+    }
+    mw_plot_run_free(r);
+    return 0;
+}
+
+/* Channel c's blocks: its Pow_idle boxes, its Pow_work boxes (a row per group: x, min,
+ * quartiles, max, n; GSL quantiles), its runs' points; its panel's range in *ylo, *yhi. */
+static void write_channel_boxes(mw_plot_fig *f, const box_levels *b, int c, double *vals,
+                                double *ylo, double *yhi)
+{
+    FILE *d = mw_plot_fig_tsv(f);
+    *ylo = INFINITY;
+    *yhi = -INFINITY;
+    for (int lvl = 0; lvl < 2; lvl++) {
+        mw_plot_fig_block(f, "%s, %s: group\tx\tmin_w\tq1_w\tmedian_w\tq3_w\tmax_w\truns",
+                          b->chans[c], lvl ? "Pow_work" : "Pow_idle");
+        for (int g = 0; g < b->ng; g++) {
+            size_t m = 0;
+            for (size_t k = 0; k < b->nrows; k++)
+                if (b->rows[k].channel == c && b->rows[k].group == g)
+                    vals[m++] = lvl ? b->rows[k].work_w : b->rows[k].idle_w;
+            if (!m) continue;
+            gsl_sort(vals, 1, m);
+            mw_plot_tsv_text(d, b->groups[g]);
+            fprintf(d, "\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%zu\n",
+                    g + 1 + (lvl ? 0.17 : -0.17), vals[0],
+                    gsl_stats_quantile_from_sorted_data(vals, 1, m, 0.25),
+                    gsl_stats_median_from_sorted_data(vals, 1, m),
+                    gsl_stats_quantile_from_sorted_data(vals, 1, m, 0.75), vals[m - 1], m);
+            if (vals[0] < *ylo) *ylo = vals[0];
+            if (vals[m - 1] > *yhi) *yhi = vals[m - 1];
+        }
+    }
+    mw_plot_fig_block(f, "%s, runs: x_idle\tpow_idle_w\tx_work\tpow_work_w", b->chans[c]);
+    for (size_t k = 0; k < b->nrows; k++)
+        if (b->rows[k].channel == c)
+            fprintf(d, "%.10g\t%.10g\t%.10g\t%.10g\n", b->rows[k].group + 1 - 0.17,
+                    b->rows[k].idle_w, b->rows[k].group + 1 + 0.17, b->rows[k].work_w);
+    /* a margin of 10 % of the spread, at least 0.5 W: never an empty range */
+    double pad = (*yhi - *ylo) * 0.1;
+    if (pad < 0.5) pad = 0.5;
+    *ylo -= pad;
+    *yhi += pad;
+}
+
+/* The boxplot figure of b. 0, or -1 when it failed. */
+static int write_boxplot(const mw_plot_job *j, const box_levels *b, char *const *dirs,
+                         const char *title)
+{
+    mw_plot_fig *f = mw_plot_fig_begin(j->out, "boxplot", "boxplot", BOX_W, BOX_H);
+    if (!f) return -1;
+    FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
+    mw_plot_fig_block(f, "levels: run\tgroup\tchannel\tpow_idle_w\tpow_work_w\tbimodal");
+    for (size_t k = 0; k < b->nrows; k++) {
+        const level_row *row = &b->rows[k];
+        mw_plot_tsv_text(d, dirs[row->run]);
+        fputc('\t', d);
+        mw_plot_tsv_text(d, b->groups[row->group]);
+        fputc('\t', d);
+        mw_plot_tsv_text(d, b->chans[row->channel]);
+        fprintf(d, "\t%.10g\t%.10g\t%d\n", row->idle_w, row->work_w, row->bimodal);
+    }
+    int nc = b->nc;
+    double *ylo = mw_xcalloc(1, (size_t)nc * sizeof *ylo),
+           *yhi = mw_xcalloc(1, (size_t)nc * sizeof *yhi);
+    double *vals = mw_xcalloc(1, b->nrows * sizeof *vals);
+    for (int c = 0; c < nc; c++)
+        write_channel_boxes(f, b, c, vals, &ylo[c], &yhi[c]);
+    free(vals);
+    mw_plot_var_str(v, "title_text", title);
+    mw_plot_var_int(v, "nch", nc);
+    mw_plot_var_strs(v, "ch_name", (const char *const *)b->chans, (size_t)nc);
+    mw_plot_var_int(v, "ngroups", b->ng);
+    mw_plot_var_tic_labels(v, "group_name", (const char *const *)b->groups, (size_t)b->ng);
+    mw_plot_var_nums(v, "ch_ymin", ylo, (size_t)nc);
+    mw_plot_var_nums(v, "ch_ymax", yhi, (size_t)nc);
+    mw_plot_var_int(v, "ncols", nc < 4 ? nc : nc <= 6 ? 3 : 4);
+    free(ylo);
+    free(yhi);
+    char runs_note[96];
+    snprintf(runs_note, sizeof runs_note, "%zu runs; a point per run", b->used);
+    mw_plot_var_str(v, "runs_note", runs_note);
+    return mw_plot_fig_end(f);
+}
+
 int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n)
 {
-    char *groups[MAX_GROUPS], *chans[MW_PLOT_MAX_CHANNELS];
-    int ng = 0, nc = 0, rc = 0;
-    level_row *rows = mw_xcalloc(1, n * MW_PLOT_MAX_CHANNELS * sizeof *rows);
-    size_t nrows = 0, used = 0;
-    for (size_t i = 0; i < n; i++) {
-        mw_plot_run *r;
-        char err[1024];
-        if (mw_plot_run_load(dirs[i], &r, err, sizeof err)) {
-            fprintf(stderr, "mw plot: boxplot: %s (left out)\n", err);
-            rc = -1;
-            continue;
-        }
-        int64_t version;
-        char g[256];
-        if (mw_plot_run_counter(r, -2, "eeg version", &version) == 0)
-            snprintf(g, sizeof g, "v%lld", (long long)version);
-        else
-            snprintf(g, sizeof g, "%s", labels && labels[i] ? labels[i] : "runs");
-        int gi = find_or_add(groups, &ng, MAX_GROUPS, g);
-        if (gi < 0) {
-            fprintf(stderr, "mw plot: boxplot: more than %d groups; %s left out\n", MAX_GROUPS,
-                    dirs[i]);
-            mw_plot_run_free(r);
-            continue;
-        }
-        used++;
-        for (int c = 0; c < r->nch; c++) {
-            if (!selected(j, r->ch[c].name) || r->ch[c].n < 2) continue;
-            int ci = find_or_add(chans, &nc, MW_PLOT_MAX_CHANNELS, r->ch[c].name);
-            if (ci < 0) continue;
-            double *p = mw_plot_run_powers(r, c);
-            mw_levels lv;
-            if (mw_levels_kde(p, r->ch[c].n, &lv) == 0)
-                rows[nrows++] = (level_row){gi, ci, lv.idle_w, lv.work_w, lv.bimodal, i};
-            free(p);
-        }
-        mw_plot_run_free(r);
-    }
+    box_levels b;
+    memset(&b, 0, sizeof b);
+    b.rows = mw_xcalloc(1, n * MW_PLOT_MAX_CHANNELS * sizeof *b.rows);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (add_run_levels(j, dirs[i], labels ? labels[i] : NULL, i, &b)) rc = -1;
     const char *title = "Pow_idle and Pow_work per node across runs (kernel density levels)";
-    if (!nrows) {
+    if (!b.nrows) {
         int r2 = mw_plot_note_figure(j->out, "boxplot", title,
                                      "no run with power levels to compare", BOX_W, BOX_H);
-        free(rows);
-        for (int k = 0; k < ng; k++)
-            free(groups[k]);
-        for (int k = 0; k < nc; k++)
-            free(chans[k]);
+        box_levels_free(&b);
         return r2 ? -1 : rc;
     }
-    mw_plot_fig *f = mw_plot_fig_begin(j->out, "boxplot", "boxplot", BOX_W, BOX_H);
-    if (f) {
-        FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
-        mw_plot_fig_block(f, "levels: run\tgroup\tchannel\tpow_idle_w\tpow_work_w\tbimodal");
-        for (size_t k = 0; k < nrows; k++) {
-            mw_plot_tsv_text(d, dirs[rows[k].run]);
-            fputc('\t', d);
-            mw_plot_tsv_text(d, groups[rows[k].group]);
-            fputc('\t', d);
-            mw_plot_tsv_text(d, chans[rows[k].channel]);
-            fprintf(d, "\t%.10g\t%.10g\t%d\n", rows[k].idle_w, rows[k].work_w, rows[k].bimodal);
-        }
-        /* per channel: the idle boxes, the work boxes (a row per group: x, min, quartiles,
-           max, n; GSL quantiles), the runs' points */
-        double *ylo = mw_xcalloc(1, (size_t)nc * sizeof *ylo),
-               *yhi = mw_xcalloc(1, (size_t)nc * sizeof *yhi);
-        double *vals = mw_xcalloc(1, nrows * sizeof *vals);
-        for (int c = 0; c < nc; c++) {
-            ylo[c] = INFINITY;
-            yhi[c] = -INFINITY;
-            for (int lvl = 0; lvl < 2; lvl++) {
-                mw_plot_fig_block(f, "%s, %s: group\tx\tmin_w\tq1_w\tmedian_w\tq3_w\tmax_w\truns",
-                                  chans[c], lvl ? "Pow_work" : "Pow_idle");
-                for (int g = 0; g < ng; g++) {
-                    size_t m = 0;
-                    for (size_t k = 0; k < nrows; k++)
-                        if (rows[k].channel == c && rows[k].group == g)
-                            vals[m++] = lvl ? rows[k].work_w : rows[k].idle_w;
-                    if (!m) continue;
-                    gsl_sort(vals, 1, m);
-                    mw_plot_tsv_text(d, groups[g]);
-                    fprintf(d, "\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%zu\n",
-                            g + 1 + (lvl ? 0.17 : -0.17), vals[0],
-                            gsl_stats_quantile_from_sorted_data(vals, 1, m, 0.25),
-                            gsl_stats_median_from_sorted_data(vals, 1, m),
-                            gsl_stats_quantile_from_sorted_data(vals, 1, m, 0.75), vals[m - 1], m);
-                    if (vals[0] < ylo[c]) ylo[c] = vals[0];
-                    if (vals[m - 1] > yhi[c]) yhi[c] = vals[m - 1];
-                }
-            }
-            mw_plot_fig_block(f, "%s, runs: x_idle\tpow_idle_w\tx_work\tpow_work_w", chans[c]);
-            for (size_t k = 0; k < nrows; k++)
-                if (rows[k].channel == c)
-                    fprintf(d, "%.10g\t%.10g\t%.10g\t%.10g\n", rows[k].group + 1 - 0.17,
-                            rows[k].idle_w, rows[k].group + 1 + 0.17, rows[k].work_w);
-            /* a margin of 10 % of the spread, at least 0.5 W: never an empty range */
-            double pad = (yhi[c] - ylo[c]) * 0.1;
-            if (pad < 0.5) pad = 0.5;
-            ylo[c] -= pad;
-            yhi[c] += pad;
-        }
-        free(vals);
-        mw_plot_var_str(v, "title_text", title);
-        mw_plot_var_int(v, "nch", nc);
-        mw_plot_var_strs(v, "ch_name", (const char *const *)chans, (size_t)nc);
-        mw_plot_var_int(v, "ngroups", ng);
-        mw_plot_var_strs(v, "group_name", (const char *const *)groups, (size_t)ng);
-        mw_plot_var_nums(v, "ch_ymin", ylo, (size_t)nc);
-        mw_plot_var_nums(v, "ch_ymax", yhi, (size_t)nc);
-        mw_plot_var_int(v, "ncols", nc < 4 ? nc : nc <= 6 ? 3 : 4);
-        free(ylo);
-        free(yhi);
-        char runs_note[96];
-        snprintf(runs_note, sizeof runs_note, "%zu runs; a point per run", used);
-        mw_plot_var_str(v, "runs_note", runs_note);
-        if (mw_plot_fig_end(f)) rc = -1;
-    } else {
-        rc = -1;
-    }
-    free(rows);
-    for (int k = 0; k < ng; k++)
-        free(groups[k]);
-    for (int k = 0; k < nc; k++)
-        free(chans[k]);
+    if (write_boxplot(j, &b, dirs, title)) rc = -1;
+    box_levels_free(&b);
     return rc;
 }
 
@@ -222,59 +251,36 @@ static void nrmse_text(char *buf, size_t len, double x)
         snprintf(buf, len, "-");
 }
 
-int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
+/* argv of `mw fit --model escobar [--mode fit] --json RUN...` (NULL-terminated, malloc'd;
+ * the strings are not copied) */
+static char **fit_argv(int fitted, char *const *runs, size_t n)
 {
-    const char *title = "Escobar model against measured runs (mw fit --model escobar)";
-    char **argv = mw_xcalloc(1, (n + 8) * sizeof *argv);
+    char **argv = mw_xcalloc(1, (n + 10) * sizeof *argv);
     int a = 0;
     argv[a++] = "mw";
     argv[a++] = "fit";
     argv[a++] = "--model";
     argv[a++] = "escobar";
+    if (fitted) {
+        argv[a++] = "--mode";
+        argv[a++] = "fit";
+    }
     argv[a++] = "--json";
-    size_t neeg = 0;
-    for (size_t i = 0; i < n; i++) {
-        mw_plot_peek pk;
-        char err[512];
-        if (mw_plot_run_peek(dirs[i], &pk, err, sizeof err) == 0 && pk.eeg_version)
-            argv[a + neeg++] = dirs[i];
-    }
-    argv[a + neeg] = NULL;
-    if (!neeg) {
-        free(argv);
-        return mw_plot_note_figure(j->out, "model", title,
-                                   "no eeg-mofs run (counter 'eeg version') among the inputs",
-                                   MODEL_W, MODEL_H);
-    }
-    char why[1024], why_fit[1024] = "";
-    struct json_object *pred = mw_plot_mw_json(argv, why, sizeof why);
-    if (!pred) {
-        free(argv);
-        char note[1200];
-        snprintf(note, sizeof note, "%s%s", strncmp(why, "mw ", 3) ? "mw fit: " : "", why);
-        return mw_plot_note_figure(j->out, "model", title, note, MODEL_W, MODEL_H);
-    }
-    /* the same runs with the time parameters fitted (needs enough runs per version) */
-    char **fargv = mw_xcalloc(1, (neeg + 10) * sizeof *fargv);
-    int fa = 0;
-    fargv[fa++] = "mw";
-    fargv[fa++] = "fit";
-    fargv[fa++] = "--model";
-    fargv[fa++] = "escobar";
-    fargv[fa++] = "--mode";
-    fargv[fa++] = "fit";
-    fargv[fa++] = "--json";
-    for (size_t i = 0; i < neeg; i++)
-        fargv[fa++] = argv[5 + i];
-    fargv[fa] = NULL;
-    struct json_object *fit = mw_plot_mw_json(fargv, why_fit, sizeof why_fit);
-    free(fargv);
+    for (size_t i = 0; i < n; i++)
+        argv[a++] = runs[i];
+    argv[a] = NULL;
+    return argv;
+}
 
-    struct json_object *runs = mw_plot_jget(pred, "runs");
-    size_t nr = runs ? json_object_array_length(runs) : 0;
-    model_row *rows = mw_xcalloc(1, (nr + 1) * sizeof *rows);
-    struct json_object *fruns = mw_plot_jget(fit, "runs");
-    for (size_t i = 0; i < nr; i++) {
+/* The rows of mw fit's runs (predict mode, pred) with their fitted values (fit, may be NULL:
+ * NaN) matched by run, sorted by version, N_Spop, run; malloc'd, count in *nr. The strings
+ * point into pred. */
+static model_row *read_model_rows(struct json_object *pred, struct json_object *fit, size_t *nr)
+{
+    struct json_object *runs = mw_plot_jget(pred, "runs"), *fruns = mw_plot_jget(fit, "runs");
+    size_t n = runs ? json_object_array_length(runs) : 0;
+    model_row *rows = mw_xcalloc(1, (n + 1) * sizeof *rows);
+    for (size_t i = 0; i < n; i++) {
         struct json_object *r = json_object_array_get_idx(runs, i);
         model_row *m = &rows[i];
         m->version = (int)mw_plot_jnum(mw_plot_jget(r, "version"));
@@ -295,29 +301,59 @@ int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
             }
         }
     }
-    qsort(rows, nr, sizeof *rows, model_cmp);
+    qsort(rows, n, sizeof *rows, model_cmp);
+    *nr = n;
+    return rows;
+}
 
-    int rc = 0;
-    mw_plot_fig *f = mw_plot_fig_begin(j->out, "model", "model", MODEL_W, MODEL_H);
-    if (!f) {
-        rc = -1;
-        goto out;
-    }
-    FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
-    int versions[8], nv = 0;
-    for (size_t i = 0; i < nr; i++)
-        if ((!nv || versions[nv - 1] != rows[i].version) && nv < 8)
-            versions[nv++] = rows[i].version;
-    const char *vname[8], *tp[8], *tf[8], *ep[8], *ef[8];
+/* The versions drawn (at most 8) and their series' legend titles, with mw fit's NRMSE. */
+typedef struct {
+    int versions[8], nv;
     char vb[8][16], tpb[8][128], tfb[8][128], epb[8][128], efb[8][128];
-    for (int k = 0; k < nv; k++) {
+    const char *vname[8], *tp[8], *tf[8], *ep[8], *ef[8];
+} model_series;
+
+static void series_titles(model_series *s, int k, struct json_object *pred, struct json_object *fit)
+{
+    int v = s->versions[k];
+    char a1[32], a2[32];
+    snprintf(s->vb[k], sizeof s->vb[k], "v%d", v);
+    s->vname[k] = s->vb[k];
+    nrmse_text(a1, sizeof a1, nrmse_of(pred, v, "time"));
+    nrmse_text(a2, sizeof a2, nrmse_of(pred, v, "paper_time"));
+    snprintf(s->tpb[k], sizeof s->tpb[k], "v%d model, each run's parameters: NRMSE %s (paper %s)",
+             v, a1, a2);
+    nrmse_text(a1, sizeof a1, nrmse_of(fit, v, "time"));
+    snprintf(s->tfb[k], sizeof s->tfb[k], "v%d model, fitted parameters: NRMSE %s", v, a1);
+    nrmse_text(a1, sizeof a1, nrmse_of(pred, v, "energy"));
+    nrmse_text(a2, sizeof a2, nrmse_of(pred, v, "paper_energy"));
+    snprintf(s->epb[k], sizeof s->epb[k], "v%d model, each run's parameters: NRMSE %s (paper %s)",
+             v, a1, a2);
+    nrmse_text(a1, sizeof a1, nrmse_of(fit, v, "energy"));
+    snprintf(s->efb[k], sizeof s->efb[k], "v%d model, fitted parameters: NRMSE %s", v, a1);
+    s->tp[k] = s->tpb[k];
+    s->tf[k] = s->tfb[k];
+    s->ep[k] = s->epb[k];
+    s->ef[k] = s->efb[k];
+}
+
+/* A block per version (n_spop, the six series, run) and the series' titles. */
+static void write_model_blocks(mw_plot_fig *f, const model_row *rows, size_t nr, model_series *s,
+                               struct json_object *pred, struct json_object *fit)
+{
+    FILE *d = mw_plot_fig_tsv(f);
+    s->nv = 0;
+    for (size_t i = 0; i < nr; i++)
+        if ((!s->nv || s->versions[s->nv - 1] != rows[i].version) && s->nv < 8)
+            s->versions[s->nv++] = rows[i].version;
+    for (int k = 0; k < s->nv; k++) {
         mw_plot_fig_block(f,
                           "v%d: n_spop\tt_measured_s\tt_predicted_s\tt_fitted_s\te_measured_j\t"
                           "e_predicted_j\te_fitted_j\trun",
-                          versions[k]);
+                          s->versions[k]);
         for (size_t i = 0; i < nr; i++) {
             const model_row *m = &rows[i];
-            if (m->version != versions[k]) continue;
+            if (m->version != s->versions[k]) continue;
             fprintf(d, "%d\t", m->n_spop);
             const double x[] = {m->t_meas, m->t_pred, m->t_fit, m->e_meas, m->e_pred, m->e_fit};
             for (int q = 0; q < 6; q++) {
@@ -327,48 +363,22 @@ int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
             mw_plot_tsv_text(d, m->run);
             fputc('\n', d);
         }
-        char a1[32], a2[32];
-        snprintf(vb[k], sizeof vb[k], "v%d", versions[k]);
-        vname[k] = vb[k];
-        nrmse_text(a1, sizeof a1, nrmse_of(pred, versions[k], "time"));
-        nrmse_text(a2, sizeof a2, nrmse_of(pred, versions[k], "paper_time"));
-        snprintf(tpb[k], sizeof tpb[k], "v%d model, each run's parameters: NRMSE %s (paper %s)",
-                 versions[k], a1, a2);
-        nrmse_text(a1, sizeof a1, nrmse_of(fit, versions[k], "time"));
-        snprintf(tfb[k], sizeof tfb[k], "v%d model, fitted parameters: NRMSE %s", versions[k], a1);
-        nrmse_text(a1, sizeof a1, nrmse_of(pred, versions[k], "energy"));
-        nrmse_text(a2, sizeof a2, nrmse_of(pred, versions[k], "paper_energy"));
-        snprintf(epb[k], sizeof epb[k], "v%d model, each run's parameters: NRMSE %s (paper %s)",
-                 versions[k], a1, a2);
-        nrmse_text(a1, sizeof a1, nrmse_of(fit, versions[k], "energy"));
-        snprintf(efb[k], sizeof efb[k], "v%d model, fitted parameters: NRMSE %s", versions[k], a1);
-        tp[k] = tpb[k];
-        tf[k] = tfb[k];
-        ep[k] = epb[k];
-        ef[k] = efb[k];
+        series_titles(s, k, pred, fit);
     }
-    const char *notes[3];
-    int nn = 0;
-    char fnote[1100], lnote[128];
-    if (!fit) {
-        snprintf(fnote, sizeof fnote, "no fitted series: %s", why_fit);
-        notes[nn++] = fnote;
-    }
-    if (neeg < n) {
-        snprintf(lnote, sizeof lnote, "%zu run%s without eeg-mofs counters left out", n - neeg,
-                 n - neeg == 1 ? "" : "s");
-        notes[nn++] = lnote;
-    }
-    /* ranges (one N_Spop or equal values would be an empty range) and the series that
-       have values, per version */
+}
+
+/* The ranges (one N_Spop or equal values would be an empty range) and, per series, the
+ * versions that have values in it ("1 2": t meas/pred/fit, e meas/pred/fit). */
+static void model_ranges(FILE *v, const model_row *rows, size_t nr, const model_series *s)
+{
     double xlo = INFINITY, xhi = -INFINITY, tlo = INFINITY, thi = -INFINITY, elo = INFINITY,
            ehi = -INFINITY;
-    char lists[6][64] = {"", "", "", "", "", ""}; /* t meas/pred/fit, e meas/pred/fit */
-    for (int k = 0; k < nv; k++) {
+    char lists[6][64] = {"", "", "", "", "", ""};
+    for (int k = 0; k < s->nv; k++) {
         int have[6] = {0};
         for (size_t i = 0; i < nr; i++) {
             const model_row *m = &rows[i];
-            if (m->version != versions[k]) continue;
+            if (m->version != s->versions[k]) continue;
             if (m->n_spop < xlo) xlo = m->n_spop;
             if (m->n_spop > xhi) xhi = m->n_spop;
             const double x[] = {m->t_meas, m->t_pred, m->t_fit, m->e_meas, m->e_pred, m->e_fit};
@@ -396,20 +406,83 @@ int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
                                               "e_meas_list", "e_pred_list", "e_fit_list"};
     for (int q = 0; q < 6; q++)
         mw_plot_var_str(v, list_names[q], lists[q]);
+}
+
+/* The model figure of mw fit's output (pred; fit NULL with the reason in why_fit); left: the
+ * runs without eeg-mofs counters. 0, or -1 when it failed. */
+static int write_model(const mw_plot_job *j, const char *title, struct json_object *pred,
+                       struct json_object *fit, const char *why_fit, size_t left)
+{
+    size_t nr;
+    model_row *rows = read_model_rows(pred, fit, &nr);
+    mw_plot_fig *f = mw_plot_fig_begin(j->out, "model", "model", MODEL_W, MODEL_H);
+    if (!f) {
+        free(rows);
+        return -1;
+    }
+    model_series s;
+    write_model_blocks(f, rows, nr, &s, pred, fit);
+    const char *notes[3];
+    int nn = 0;
+    char fnote[1100], lnote[128];
+    if (!fit) {
+        snprintf(fnote, sizeof fnote, "no fitted series: %s", why_fit);
+        notes[nn++] = fnote;
+    }
+    if (left) {
+        snprintf(lnote, sizeof lnote, "%zu run%s without eeg-mofs counters left out", left,
+                 left == 1 ? "" : "s");
+        notes[nn++] = lnote;
+    }
+    FILE *v = mw_plot_fig_vars(f);
+    model_ranges(v, rows, nr, &s);
     mw_plot_var_str(v, "title_text", title);
-    mw_plot_var_int(v, "nver", nv);
-    mw_plot_var_strs(v, "ver_name", vname, (size_t)nv);
-    mw_plot_var_strs(v, "t_pred_title", tp, (size_t)nv);
-    mw_plot_var_strs(v, "t_fit_title", tf, (size_t)nv);
-    mw_plot_var_strs(v, "e_pred_title", ep, (size_t)nv);
-    mw_plot_var_strs(v, "e_fit_title", ef, (size_t)nv);
+    mw_plot_var_int(v, "nver", s.nv);
+    mw_plot_var_strs(v, "ver_name", s.vname, (size_t)s.nv);
+    mw_plot_var_strs(v, "t_pred_title", s.tp, (size_t)s.nv);
+    mw_plot_var_strs(v, "t_fit_title", s.tf, (size_t)s.nv);
+    mw_plot_var_strs(v, "e_pred_title", s.ep, (size_t)s.nv);
+    mw_plot_var_strs(v, "e_fit_title", s.ef, (size_t)s.nv);
     mw_plot_var_int(v, "have_fit", fit != NULL);
     mw_plot_var_int(v, "n_notes", nn);
     mw_plot_var_strs(v, "notes", notes, (size_t)nn);
-    rc = mw_plot_fig_end(f);
-out:
     free(rows);
+    return mw_plot_fig_end(f);
+}
+
+int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
+{
+    const char *title = "Escobar model against measured runs (mw fit --model escobar)";
+    char **eeg = mw_xcalloc(1, (n + 1) * sizeof *eeg);
+    size_t neeg = 0;
+    for (size_t i = 0; i < n; i++) {
+        mw_plot_peek pk;
+        char err[512];
+        if (mw_plot_run_peek(dirs[i], &pk, err, sizeof err) == 0 && pk.eeg_version)
+            eeg[neeg++] = dirs[i];
+    }
+    if (!neeg) {
+        free(eeg);
+        return mw_plot_note_figure(j->out, "model", title,
+                                   "no eeg-mofs run (counter 'eeg version') among the inputs",
+                                   MODEL_W, MODEL_H);
+    }
+    char why[1024], why_fit[1024] = "";
+    char **argv = fit_argv(0, eeg, neeg);
+    struct json_object *pred = mw_plot_mw_json(argv, why, sizeof why);
     free(argv);
+    if (!pred) {
+        free(eeg);
+        char note[1200];
+        snprintf(note, sizeof note, "%s%s", strncmp(why, "mw ", 3) ? "mw fit: " : "", why);
+        return mw_plot_note_figure(j->out, "model", title, note, MODEL_W, MODEL_H);
+    }
+    /* the same runs with the time parameters fitted (needs enough runs per version) */
+    argv = fit_argv(1, eeg, neeg);
+    struct json_object *fit = mw_plot_mw_json(argv, why_fit, sizeof why_fit);
+    free(argv);
+    free(eeg);
+    int rc = write_model(j, title, pred, fit, why_fit, n - neeg);
     json_object_put(pred);
     if (fit) json_object_put(fit);
     return rc;

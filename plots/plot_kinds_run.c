@@ -1,7 +1,8 @@
 /* plot_kinds_run — the kinds of `mw plot` drawn from one run: trace, timeline (template
- * plots/gnuplot/trace.gp), histogram (plots/gnuplot/histogram.gp) and energy (plots/gnuplot/energy.gp). Every number
- * comes from the run through models/energy.h and models/levels.h with mw analyze's rules, so
- * the figures show what `mw analyze` reports (docs/plots.md lists the data files' columns).
+ * plots/gnuplot/trace.gp), histogram (plots/gnuplot/histogram.gp) and energy
+ * (plots/gnuplot/energy.gp). Every number comes from the run through models/energy.h and
+ * models/levels.h with mw analyze's rules, so the figures show what `mw analyze` reports
+ * (docs/plots.md lists the data files' columns).
  *
  * trace/timeline. Each shown channel's windows in time order are one block of the data file,
  * a row per window (start_s end_s power_w min_w max_w), drawn as steps from each window's
@@ -159,55 +160,34 @@ static int host_shown(const mw_plot_run *r, const char *host)
     return 0;
 }
 
-static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
+/* The lanes: (rank, host) of the program's phases on hosts a shown channel measures (rank
+ * 0 for all without per_rank: a lane per host), sorted, distinct; malloc'd, count in *nl. */
+static lane_key *collect_lanes(const mw_plot_run *r, int per_rank, size_t *nl)
 {
-    const char *kind = per_rank ? "timeline" : "trace";
-    char name[512], title[1024];
-    fig_name(name, sizeof name, j, kind, NULL);
-    snprintf(title, sizeof title, "%s — %s (%s)",
-             per_rank ? "Phases per rank and power" : "Power trace", r->dir, r->status);
-    int nshown = 0;
-    for (int c = 0; c < r->nch; c++)
-        nshown += shown(r, c);
-    int w = TRACE_W, h = per_rank ? TIMELINE_H : TRACE_H;
-    if (!nshown)
-        return mw_plot_note_figure(j->out, name, title, "no windows on the channels asked for", w,
-                                   h);
-
-    /* lanes */
     lane_key *lanes = mw_xcalloc(1, (r->nph + 1) * sizeof *lanes);
-    size_t nl = 0;
+    size_t n = 0;
     for (size_t i = 0; i < r->nph; i++) {
         const mw_plot_phase *p = &r->ph[i];
         if (p->cls < 0 || !host_shown(r, p->host)) continue;
-        lanes[nl++] = (lane_key){per_rank ? p->rank : 0, p->host};
+        lanes[n++] = (lane_key){per_rank ? p->rank : 0, p->host};
     }
-    qsort(lanes, nl, sizeof *lanes, lane_cmp);
+    qsort(lanes, n, sizeof *lanes, lane_cmp);
     size_t u = 0;
-    for (size_t i = 0; i < nl; i++)
+    for (size_t i = 0; i < n; i++)
         if (!u || lane_cmp(&lanes[u - 1], &lanes[i])) lanes[u++] = lanes[i];
-    nl = u;
+    *nl = u;
+    return lanes;
+}
 
-    int64_t t_lo = r->first_ns, t_hi = r->last_ns;
-    for (size_t i = 0; i < r->nph; i++) {
-        if (r->ph[i].start_ns < t_lo) t_lo = r->ph[i].start_ns;
-        if (r->ph[i].end_ns > t_hi) t_hi = r->ph[i].end_ns;
-    }
-    double xmin = mw_plot_run_s(r, t_lo), xmax = mw_plot_run_s(r, t_hi);
-    if (xmax <= xmin) xmax = xmin + 1;
-
-    mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "trace", w, h);
-    if (!f) {
-        free(lanes);
-        return -1;
-    }
-    FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
-    int decimated = 0, nblocks = 0;
-    const char *titles[MW_PLOT_MAX_CHANNELS];
-    char tbuf[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME + 64];
+/* The shown channels' blocks; their legend titles ("NAME (idle P W)") in titles/tbuf.
+ * Returns the count of blocks. */
+static int write_power_blocks(mw_plot_fig *f, const mw_plot_run *r, const char **titles,
+                              char (*tbuf)[MW_PLOT_NAME + 64], int *decimated)
+{
+    int nblocks = 0;
     for (int c = 0; c < r->nch; c++) {
         if (!shown(r, c)) continue;
-        write_power_block(f, r, &r->ch[c], &decimated);
+        write_power_block(f, r, &r->ch[c], decimated);
         if (r->ch[c].have_base)
             snprintf(tbuf[nblocks], sizeof tbuf[nblocks], "%s (idle %.1f W)", r->ch[c].name,
                      r->ch[c].base_w);
@@ -216,21 +196,27 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
         titles[nblocks] = tbuf[nblocks];
         nblocks++;
     }
+    return nblocks;
+}
 
-    /* the phases' boxes, per class and lane, merged below the axis's resolution */
+/* The phases' boxes, a block per class (start_s end_s lane), intervals of a lane and class
+ * closer than tol merged; present[k] = 1 when class k has a box. */
+static void write_phase_boxes(mw_plot_fig *f, const mw_plot_run *r, int per_rank,
+                              const lane_key *lanes, size_t nl, int64_t tol,
+                              int present[MW_PLOT_NCLS])
+{
+    FILE *d = mw_plot_fig_tsv(f);
     box *b = mw_xcalloc(1, (r->nph + 1) * sizeof *b);
     size_t nb = 0;
     for (size_t i = 0; i < r->nph; i++) {
         const mw_plot_phase *p = &r->ph[i];
         if (p->cls < 0 || !host_shown(r, p->host)) continue;
         lane_key k = {per_rank ? p->rank : 0, p->host};
-        lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
+        const lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
         if (!l) continue;
         b[nb++] = (box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns};
     }
     qsort(b, nb, sizeof *b, box_cmp);
-    int64_t tol = (int64_t)((t_hi - t_lo) / MERGE_PER_AXIS);
-    int present[MW_PLOT_NCLS] = {0};
     size_t i = 0;
     for (int k = 0; k < MW_PLOT_NCLS; k++) {
         mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane", mw_plot_class_names[k]);
@@ -246,52 +232,27 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
         }
     }
     free(b);
+}
 
-    /* bands, notes */
-    mw_plot_fig_block(f, "idle baseline: start_s\tend_s");
-    double *i0 = mw_xcalloc(1, (r->nidle + 1) * sizeof *i0),
-           *i1 = mw_xcalloc(1, (r->nidle + 1) * sizeof *i1);
-    for (size_t k = 0; k < r->nidle; k++) {
-        i0[k] = mw_plot_run_s(r, r->idle[k].start_ns);
-        i1[k] = mw_plot_run_s(r, r->idle[k].end_ns);
-        fprintf(d, "%.9f\t%.9f\n", i0[k], i1[k]);
+/* A block "WHAT: start_s end_s" of spans (the idle baseline, the gaps); their ends in s in
+ * *t0, *t1 (malloc'd, n + 1 elements). */
+static void write_span_block(mw_plot_fig *f, const mw_plot_run *r, const char *what,
+                             const mw_energy_span *sp, size_t n, double **t0, double **t1)
+{
+    mw_plot_fig_block(f, "%s: start_s\tend_s", what);
+    *t0 = mw_xcalloc(1, (n + 1) * sizeof **t0);
+    *t1 = mw_xcalloc(1, (n + 1) * sizeof **t1);
+    for (size_t k = 0; k < n; k++) {
+        (*t0)[k] = mw_plot_run_s(r, sp[k].start_ns);
+        (*t1)[k] = mw_plot_run_s(r, sp[k].end_ns);
+        fprintf(mw_plot_fig_tsv(f), "%.9f\t%.9f\n", (*t0)[k], (*t1)[k]);
     }
-    mw_plot_fig_block(f, "gaps: start_s\tend_s");
-    double *g0 = mw_xcalloc(1, (r->ngaps + 1) * sizeof *g0),
-           *g1 = mw_xcalloc(1, (r->ngaps + 1) * sizeof *g1);
-    for (size_t k = 0; k < r->ngaps; k++) {
-        g0[k] = mw_plot_run_s(r, r->gaps[k].start_ns);
-        g1[k] = mw_plot_run_s(r, r->gaps[k].end_ns);
-        fprintf(d, "%.9f\t%.9f\n", g0[k], g1[k]);
-    }
-    const char *notes[4];
-    int nn = 0;
-    if (!r->nprogram) notes[nn++] = "no phases recorded";
-    if (!r->nidle) notes[nn++] = "no idle baseline recorded (mw record --idle S)";
-    if (decimated)
-        notes[nn++] = "over 20,000 windows: each step is the mean of several, "
-                      "the band their min-max";
+}
 
-    double plo = INFINITY, phi = -INFINITY;
-    for (int c = 0; c < r->nch; c++)
-        for (size_t k = 0; shown(r, c) && k < r->ch[c].n; k++) {
-            double pw = r->ch[c].w[k].power_mw / 1000.0;
-            if (pw < plo) plo = pw;
-            if (pw > phi) phi = pw;
-        }
-    mw_plot_var_range(v, "ymin", "ymax", plo, phi, 1);
-    mw_plot_var_str(v, "title_text", title);
-    mw_plot_var_num(v, "xmin", xmin);
-    mw_plot_var_num(v, "xmax", xmax);
-    mw_plot_var_int(v, "nch", nblocks);
-    mw_plot_var_strs(v, "ch_title", titles, (size_t)nblocks);
-    mw_plot_var_int(v, "decimated", decimated);
-    char lbuf_list[64] = "";
-    for (int k = 0; k < MW_PLOT_NCLS; k++)
-        if (present[k]) {
-            size_t len = strlen(lbuf_list);
-            snprintf(lbuf_list + len, sizeof lbuf_list - len, "%s%d", len ? " " : "", k + 1);
-        }
+/* The lanes' variables: their names, the margin left of the panels that fits them, the
+ * lanes panel's share of the height. */
+static void write_lane_vars(FILE *v, const lane_key *lanes, size_t nl, int per_rank)
+{
     char **lane_names = mw_xcalloc(1, (nl + 1) * sizeof *lane_names);
     for (size_t k = 0; k < nl; k++) {
         lane_names[k] = mw_xcalloc(1, MW_PLOT_NAME + 32);
@@ -309,12 +270,99 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
     double left = 0.03 + 0.0062 * (double)longest;
     mw_plot_var_num(v, "left_margin", left < 0.08 ? 0.08 : left > 0.3 ? 0.3 : left);
     mw_plot_var_int(v, "nlanes", (long long)nl);
-    mw_plot_var_strs(v, "lane_name", (const char *const *)lane_names, nl);
+    mw_plot_var_tic_labels(v, "lane_name", (const char *const *)lane_names, nl);
     mw_plot_var_str(v, "lane_label", per_rank ? "rank" : "node (host)");
     double frac = per_rank ? 0.12 + 0.05 * (double)nl : 0.06 + 0.035 * (double)nl;
     if (frac > (per_rank ? 0.55 : 0.35)) frac = per_rank ? 0.55 : 0.35;
     mw_plot_var_num(v, "lanes_frac", frac);
-    mw_plot_var_str(v, "cls_list", lbuf_list);
+    for (size_t k = 0; k < nl; k++)
+        free(lane_names[k]);
+    free(lane_names);
+}
+
+/* The power panel's range: the shown channels' window powers, W */
+static void power_range(FILE *v, const mw_plot_run *r)
+{
+    double plo = INFINITY, phi = -INFINITY;
+    for (int c = 0; c < r->nch; c++)
+        for (size_t k = 0; shown(r, c) && k < r->ch[c].n; k++) {
+            double pw = r->ch[c].w[k].power_mw / 1000.0;
+            if (pw < plo) plo = pw;
+            if (pw > phi) phi = pw;
+        }
+    mw_plot_var_range(v, "ymin", "ymax", plo, phi, 1);
+}
+
+/* the classes present, 1-based, as words ("1 3") */
+static void class_list(char *out, size_t len, const int present[MW_PLOT_NCLS])
+{
+    out[0] = 0;
+    for (int k = 0; k < MW_PLOT_NCLS; k++)
+        if (present[k]) {
+            size_t used = strlen(out);
+            snprintf(out + used, len - used, "%s%d", used ? " " : "", k + 1);
+        }
+}
+
+static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
+{
+    const char *kind = per_rank ? "timeline" : "trace";
+    char name[512], title[1024];
+    fig_name(name, sizeof name, j, kind, NULL);
+    snprintf(title, sizeof title, "%s — %s (%s)",
+             per_rank ? "Phases per rank and power" : "Power trace", r->dir, r->status);
+    int nshown = 0;
+    for (int c = 0; c < r->nch; c++)
+        nshown += shown(r, c);
+    int w = TRACE_W, h = per_rank ? TIMELINE_H : TRACE_H;
+    if (!nshown)
+        return mw_plot_note_figure(j->out, name, title, "no windows on the channels asked for", w,
+                                   h);
+    size_t nl;
+    lane_key *lanes = collect_lanes(r, per_rank, &nl);
+    int64_t t_lo = r->first_ns, t_hi = r->last_ns;
+    for (size_t i = 0; i < r->nph; i++) {
+        if (r->ph[i].start_ns < t_lo) t_lo = r->ph[i].start_ns;
+        if (r->ph[i].end_ns > t_hi) t_hi = r->ph[i].end_ns;
+    }
+    double xmin = mw_plot_run_s(r, t_lo), xmax = mw_plot_run_s(r, t_hi);
+    if (xmax <= xmin) xmax = xmin + 1;
+
+    mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "trace", w, h);
+    if (!f) {
+        free(lanes);
+        return -1;
+    }
+    int decimated = 0, present[MW_PLOT_NCLS] = {0};
+    const char *titles[MW_PLOT_MAX_CHANNELS];
+    char tbuf[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME + 64];
+    int nblocks = write_power_blocks(f, r, titles, tbuf, &decimated);
+    /* the phases' boxes merged below the axis's resolution; bands */
+    write_phase_boxes(f, r, per_rank, lanes, nl, (int64_t)((t_hi - t_lo) / MERGE_PER_AXIS),
+                      present);
+    double *i0, *i1, *g0, *g1;
+    write_span_block(f, r, "idle baseline", r->idle, r->nidle, &i0, &i1);
+    write_span_block(f, r, "gaps", r->gaps, r->ngaps, &g0, &g1);
+    const char *notes[4];
+    int nn = 0;
+    if (!r->nprogram) notes[nn++] = "no phases recorded";
+    if (!r->nidle) notes[nn++] = "no idle baseline recorded (mw record --idle S)";
+    if (decimated)
+        notes[nn++] = "over 20,000 windows: each step is the mean of several, "
+                      "the band their min-max";
+
+    FILE *v = mw_plot_fig_vars(f);
+    power_range(v, r);
+    mw_plot_var_str(v, "title_text", title);
+    mw_plot_var_num(v, "xmin", xmin);
+    mw_plot_var_num(v, "xmax", xmax);
+    mw_plot_var_int(v, "nch", nblocks);
+    mw_plot_var_strs(v, "ch_title", titles, (size_t)nblocks);
+    mw_plot_var_int(v, "decimated", decimated);
+    write_lane_vars(v, lanes, nl, per_rank);
+    char cls_list[64];
+    class_list(cls_list, sizeof cls_list, present);
+    mw_plot_var_str(v, "cls_list", cls_list);
     mw_plot_var_int(v, "cls_block0", nblocks);
     mw_plot_var_int(v, "n_idle", (long long)r->nidle);
     mw_plot_var_nums(v, "idle_t0", i0, r->nidle);
@@ -324,9 +372,6 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
     mw_plot_var_nums(v, "gap_t1", g1, r->ngaps);
     mw_plot_var_int(v, "n_notes", nn);
     mw_plot_var_strs(v, "notes", notes, (size_t)nn);
-    for (size_t k = 0; k < nl; k++)
-        free(lane_names[k]);
-    free(lane_names);
     free(lanes);
     free(i0);
     free(i1);
@@ -366,6 +411,73 @@ static void level_row(FILE *d, const char *method, int x, const est *e)
     fputc('\n', d);
 }
 
+/* Pow_idle/Pow_work of the window powers p[0..n) of channel c by kde, gmm and the phase
+ * split (with the reason in its note when there is no split). */
+static void estimate_levels(const mw_plot_run *r, int c, const double *p, size_t n, est *kde,
+                            est *gmm, est *split)
+{
+    kde->ok = mw_levels_kde(p, n, &kde->lv) == 0;
+    gmm->ok = mw_levels_gmm(p, n, &gmm->lv) == 0;
+    unsigned char *labels = NULL;
+    size_t nw = mw_plot_run_work_labels(r, c, &labels);
+    if (nw == (size_t)-1) {
+        snprintf(split->lv.note, sizeof split->lv.note,
+                 "no working phases (compute, user, omp, gpu, cuda; not user idle.../wait...) "
+                 "on its ranks");
+    } else if (nw == 0 || nw == n) {
+        snprintf(split->lv.note, sizeof split->lv.note, "all %zu windows labelled %s", n,
+                 nw ? "working" : "idle");
+    } else {
+        split->ok = mw_levels_split(p, labels, n, &split->lv) == 0;
+    }
+    free(labels);
+}
+
+/* The kernel density block's rows (power_w density_per_w windows_per_bin) on KDE_GRID points
+ * from 3 bandwidths below the lowest power to 3 above the highest, with the kde estimator's
+ * bandwidth (else the rule's). *h: the bandwidth. Returns 1 when the density was written. */
+static int write_density(FILE *d, const double *p, size_t n, const est *kde, double width,
+                         double *h)
+{
+    *h = kde->ok && kde->lv.bandwidth_w > 0 ? kde->lv.bandwidth_w : mw_levels_bandwidth_w(p, n);
+    double pmin = p[0], pmax = p[0];
+    for (size_t i = 1; i < n; i++) {
+        if (p[i] < pmin) pmin = p[i];
+        if (p[i] > pmax) pmax = p[i];
+    }
+    if (*h <= 0) return 0;
+    double g0 = pmin - 3 * *h, step = (pmax - pmin + 6 * *h) / (KDE_GRID - 1);
+    double *dens = mw_xcalloc(1, KDE_GRID * sizeof *dens);
+    int ok = mw_levels_kde_grid(p, n, *h, g0, step, KDE_GRID, dens) == 0;
+    for (size_t i = 0; ok && i < KDE_GRID; i++)
+        fprintf(d, "%.10g\t%.10g\t%.10g\n", g0 + (double)i * step, dens[i],
+                dens[i] * (double)n * width);
+    free(dens);
+    return ok;
+}
+
+/* The levels panel's range: every estimate's levels -+ their sd. Returns whether any
+ * estimator gave levels. */
+static int levels_range(const est *const all[3], double *llo, double *lhi)
+{
+    int have_levels = 0;
+    *llo = INFINITY;
+    *lhi = -INFINITY;
+    for (int q = 0; q < 3; q++) {
+        if (!all[q]->ok) continue;
+        have_levels = 1;
+        double lo_q = all[q]->lv.idle_w - all[q]->lv.idle_sd_w,
+               hi_q = all[q]->lv.work_w + all[q]->lv.work_sd_w;
+        if (lo_q < *llo) *llo = lo_q;
+        if (hi_q > *lhi) *lhi = hi_q;
+        if (all[q]->lv.idle_w + all[q]->lv.idle_sd_w > *lhi)
+            *lhi = all[q]->lv.idle_w + all[q]->lv.idle_sd_w;
+        if (all[q]->lv.work_w - all[q]->lv.work_sd_w < *llo)
+            *llo = all[q]->lv.work_w - all[q]->lv.work_sd_w;
+    }
+    return have_levels;
+}
+
 static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
 {
     const mw_plot_channel *ch = &r->ch[c];
@@ -384,22 +496,7 @@ static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
     for (size_t i = 1; i < n; i++)
         if (ch->t.w[i].power_mw != ch->t.w[0].power_mw) constant = 0;
     est kde = {0}, gmm = {0}, split = {0};
-    kde.ok = mw_levels_kde(p, n, &kde.lv) == 0;
-    gmm.ok = mw_levels_gmm(p, n, &gmm.lv) == 0;
-    unsigned char *labels = NULL;
-    size_t nw = mw_plot_run_work_labels(r, c, &labels);
-    if (nw == (size_t)-1) {
-        snprintf(split.lv.note, sizeof split.lv.note,
-                 "no working phases (compute, user, omp, gpu, cuda; not user idle.../wait...) "
-                 "on its ranks");
-    } else if (nw == 0 || nw == n) {
-        snprintf(split.lv.note, sizeof split.lv.note, "all %zu windows labelled %s", n,
-                 nw ? "working" : "idle");
-    } else {
-        split.ok = mw_levels_split(p, labels, n, &split.lv) == 0;
-    }
-    free(labels);
-
+    estimate_levels(r, c, p, n, &kde, &gmm, &split);
     size_t bins = mw_levels_hist_bins(n);
     double lo, width;
     double *counts = mw_xcalloc(1, bins * sizeof *counts);
@@ -419,26 +516,7 @@ static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
                 counts[b] / ((double)n * width));
     mw_plot_fig_block(f, "kernel density: power_w\tdensity_per_w\twindows_per_bin");
     double h = 0;
-    int have_kde = 0;
-    if (!constant && hist_ok) {
-        h = kde.ok && kde.lv.bandwidth_w > 0 ? kde.lv.bandwidth_w : mw_levels_bandwidth_w(p, n);
-        double pmin = p[0], pmax = p[0];
-        for (size_t i = 1; i < n; i++) {
-            if (p[i] < pmin) pmin = p[i];
-            if (p[i] > pmax) pmax = p[i];
-        }
-        if (h > 0) {
-            double g0 = pmin - 3 * h, step = (pmax - pmin + 6 * h) / (KDE_GRID - 1);
-            double *dens = mw_xcalloc(1, KDE_GRID * sizeof *dens);
-            if (mw_levels_kde_grid(p, n, h, g0, step, KDE_GRID, dens) == 0) {
-                have_kde = 1;
-                for (size_t i = 0; i < KDE_GRID; i++)
-                    fprintf(d, "%.10g\t%.10g\t%.10g\n", g0 + (double)i * step, dens[i],
-                            dens[i] * (double)n * width);
-            }
-            free(dens);
-        }
-    }
+    int have_kde = !constant && hist_ok && write_density(d, p, n, &kde, width, &h);
     mw_plot_fig_block(f,
                       "levels: method\tx\tpow_idle_w\tpow_work_w\tidle_sd_w\twork_sd_w\tbimodal\t"
                       "note");
@@ -457,23 +535,9 @@ static int histogram_channel(const mw_plot_job *j, const mw_plot_run *r, int c)
         notes[nn++] = "one level (unimodal): Pow_idle = Pow_work";
     }
     if (!r->nprogram) notes[nn++] = "no phases recorded: no phase split";
-
-    double llo = INFINITY, lhi = -INFINITY;
-    int have_levels = 0;
-    const est *all[] = {&kde, &gmm, &split};
-    for (int q = 0; q < 3; q++) {
-        if (!all[q]->ok) continue;
-        have_levels = 1;
-        double lo_q = all[q]->lv.idle_w - all[q]->lv.idle_sd_w,
-               hi_q = all[q]->lv.work_w + all[q]->lv.work_sd_w;
-        if (lo_q < llo) llo = lo_q;
-        if (hi_q > lhi) lhi = hi_q;
-        if (all[q]->lv.idle_w + all[q]->lv.idle_sd_w > lhi)
-            lhi = all[q]->lv.idle_w + all[q]->lv.idle_sd_w;
-        if (all[q]->lv.work_w - all[q]->lv.work_sd_w < llo)
-            llo = all[q]->lv.work_w - all[q]->lv.work_sd_w;
-    }
-    mw_plot_var_int(v, "have_levels", have_levels);
+    double llo, lhi;
+    const est *const all[3] = {&kde, &gmm, &split};
+    mw_plot_var_int(v, "have_levels", levels_range(all, &llo, &lhi));
     mw_plot_var_range(v, "lv_min", "lv_max", llo, lhi, 0.5);
     mw_plot_var_str(v, "title_text", title);
     mw_plot_var_str(v, "channel_name", ch->name);
@@ -548,6 +612,105 @@ static void energy_of(const mw_plot_run *r, int c, const mw_energy_span *s, size
     }
 }
 
+/* Row 0, the whole run: its duration is from the first window's start to the last end on
+ * the shown channels. Rows 1..ng: the phase groups (kinds[g], names[g]), their duration the
+ * length of the union of their intervals on every rank. Each row's energy per channel (on
+ * the ranks the channel measures), its total, static and dynamic (NaN without a baseline). */
+static void fill_energy_row(energy_row *row, const mw_plot_run *r, const int *cols, int nc,
+                            const char *kind, const char *name, int have_base)
+{
+    mw_energy_span *s = NULL;
+    size_t n = 0;
+    int whole = kind == NULL;
+    memset(row, 0, sizeof *row);
+    if (whole) {
+        snprintf(row->label, sizeof row->label, "whole run");
+        row->kind = "-";
+        row->name = "-";
+        int64_t a = INT64_MAX, b = INT64_MIN;
+        for (int k = 0; k < nc; k++) {
+            const mw_plot_channel *ch = &r->ch[cols[k]];
+            if (ch->t.w[0].t0_ns < a) a = ch->t.w[0].t0_ns;
+            for (size_t q = 0; q < ch->n; q++)
+                if (ch->t.w[q].t1_ns > b) b = ch->t.w[q].t1_ns;
+        }
+        row->duration_s = (double)(b - a) / 1e9;
+    } else {
+        row->kind = kind;
+        row->name = name;
+        snprintf(row->label, sizeof row->label, "%s:%s", row->kind, row->name);
+        n = mw_plot_run_group_spans(r, -1, row->kind, row->name, &s);
+        row->duration_s = (double)mw_energy_spans_length_ns(s, n) / 1e9;
+        free(s);
+        s = NULL;
+    }
+    double st = 0, dy = 0;
+    for (int k = 0; k < nc; k++) {
+        double e, st_k, dy_k;
+        if (!whole) n = mw_plot_run_group_spans(r, cols[k], row->kind, row->name, &s);
+        energy_of(r, cols[k], s, n, whole, &e, &st_k, &dy_k);
+        free(s);
+        s = NULL;
+        row->e_j[k] = e;
+        row->total_j += e;
+        st += st_k;
+        dy += dy_k;
+    }
+    row->static_j = have_base ? st : NAN;
+    row->dynamic_j = have_base ? dy : NAN;
+}
+
+/* The data file: a heading naming the columns, then a row per energy_row. */
+static void write_energy_rows(mw_plot_fig *f, const mw_plot_run *r, const int *cols, int nc,
+                              const energy_row *rows, size_t nrows)
+{
+    FILE *d = mw_plot_fig_tsv(f);
+    mw_plot_fig_block(f, "energy per row (the whole run, then phase groups by energy)");
+    fputs("# label\tkind\tname\tduration_s", d);
+    for (int k = 0; k < nc; k++) {
+        fputc('\t', d);
+        mw_plot_tsv_text(d, r->ch[cols[k]].name);
+        fputs("_j", d);
+    }
+    fputs("\ttotal_j\tstatic_j\tdynamic_j\n", d);
+    for (size_t g = 0; g < nrows; g++) {
+        const energy_row *row = &rows[g];
+        mw_plot_tsv_text(d, row->label);
+        fputc('\t', d);
+        mw_plot_tsv_text(d, row->kind);
+        fputc('\t', d);
+        mw_plot_tsv_text(d, row->name);
+        fprintf(d, "\t%.9f", row->duration_s);
+        for (int k = 0; k < nc; k++)
+            fprintf(d, "\t%.6f", row->e_j[k]);
+        fprintf(d, "\t%.6f\t", row->total_j);
+        mw_plot_tsv_num(d, row->static_j);
+        fputc('\t', d);
+        mw_plot_tsv_num(d, row->dynamic_j);
+        fputc('\n', d);
+    }
+}
+
+/* The panels' ranges over the rows drawn: the left one (energy per node, stacked) from 0,
+ * the right one (static and dynamic, stacked; dynamic may be negative) around 0. */
+static void energy_ranges(FILE *v, const energy_row *rows, size_t rows_plot, int have_base)
+{
+    double lmax = 0, rlo = 0, rhi = 0;
+    for (size_t g = 0; g < rows_plot; g++) {
+        const energy_row *row = &rows[g];
+        if (row->total_j > lmax) lmax = row->total_j;
+        double st = have_base ? row->static_j : row->total_j, dy = have_base ? row->dynamic_j : 0;
+        double top = st + (dy > 0 ? dy : 0), bottom = dy < 0 ? dy : 0;
+        if (st < bottom) bottom = st;
+        if (top > rhi) rhi = top;
+        if (bottom < rlo) rlo = bottom;
+    }
+    mw_plot_var_range(v, "left_ymin", "left_ymax", 0, lmax, 1e-3);
+    mw_plot_var_num(v, "left_ymin", 0);
+    mw_plot_var_range(v, "right_ymin", "right_ymax", rlo, rhi, 1e-3);
+    if (rlo >= 0) mw_plot_var_num(v, "right_ymin", 0);
+}
+
 int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r)
 {
     char name[512], title[1024];
@@ -565,47 +728,9 @@ int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r)
     int have_base = 1;
     for (int k = 0; k < nc; k++)
         if (!r->ch[cols[k]].have_base) have_base = 0;
-    for (size_t g = 0; g <= ng; g++) {
-        energy_row *row = &rows[g];
-        memset(row, 0, sizeof *row);
-        mw_energy_span *s = NULL;
-        size_t n = 0;
-        if (g == 0) {
-            snprintf(row->label, sizeof row->label, "whole run");
-            row->kind = "-";
-            row->name = "-";
-            int64_t a = INT64_MAX, b = INT64_MIN;
-            for (int k = 0; k < nc; k++) {
-                const mw_plot_channel *ch = &r->ch[cols[k]];
-                if (ch->t.w[0].t0_ns < a) a = ch->t.w[0].t0_ns;
-                for (size_t q = 0; q < ch->n; q++)
-                    if (ch->t.w[q].t1_ns > b) b = ch->t.w[q].t1_ns;
-            }
-            row->duration_s = (double)(b - a) / 1e9;
-        } else {
-            row->kind = kinds[g - 1];
-            row->name = names[g - 1];
-            snprintf(row->label, sizeof row->label, "%s:%s", row->kind, row->name);
-            n = mw_plot_run_group_spans(r, -1, row->kind, row->name, &s);
-            row->duration_s = (double)mw_energy_spans_length_ns(s, n) / 1e9;
-            free(s);
-            s = NULL;
-        }
-        double st = 0, dy = 0;
-        for (int k = 0; k < nc; k++) {
-            double e, st_k, dy_k;
-            if (g) n = mw_plot_run_group_spans(r, cols[k], row->kind, row->name, &s);
-            energy_of(r, cols[k], s, n, g == 0, &e, &st_k, &dy_k);
-            free(s);
-            s = NULL;
-            row->e_j[k] = e;
-            row->total_j += e;
-            st += st_k;
-            dy += dy_k;
-        }
-        row->static_j = have_base ? st : NAN;
-        row->dynamic_j = have_base ? dy : NAN;
-    }
+    for (size_t g = 0; g <= ng; g++)
+        fill_energy_row(&rows[g], r, cols, nc, g ? kinds[g - 1] : NULL, g ? names[g - 1] : NULL,
+                        have_base);
     qsort(rows + 1, ng, sizeof *rows, row_cmp);
     free(kinds);
     free(names);
@@ -615,31 +740,7 @@ int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r)
         free(rows);
         return -1;
     }
-    FILE *d = mw_plot_fig_tsv(f), *v = mw_plot_fig_vars(f);
-    mw_plot_fig_block(f, "energy per row (the whole run, then phase groups by energy)");
-    fputs("# label\tkind\tname\tduration_s", d);
-    for (int k = 0; k < nc; k++) {
-        fputc('\t', d);
-        mw_plot_tsv_text(d, r->ch[cols[k]].name);
-        fputs("_j", d);
-    }
-    fputs("\ttotal_j\tstatic_j\tdynamic_j\n", d);
-    for (size_t g = 0; g <= ng; g++) {
-        const energy_row *row = &rows[g];
-        mw_plot_tsv_text(d, row->label);
-        fputc('\t', d);
-        mw_plot_tsv_text(d, row->kind);
-        fputc('\t', d);
-        mw_plot_tsv_text(d, row->name);
-        fprintf(d, "\t%.9f", row->duration_s);
-        for (int k = 0; k < nc; k++)
-            fprintf(d, "\t%.6f", row->e_j[k]);
-        fprintf(d, "\t%.6f\t", row->total_j);
-        mw_plot_tsv_num(d, row->static_j);
-        fputc('\t', d);
-        mw_plot_tsv_num(d, row->dynamic_j);
-        fputc('\n', d);
-    }
+    write_energy_rows(f, r, cols, nc, rows, ng + 1);
     const char *chn[MW_PLOT_MAX_CHANNELS];
     for (int k = 0; k < nc; k++)
         chn[k] = r->ch[cols[k]].name;
@@ -655,20 +756,8 @@ int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r)
                  ng + 1 - rows_plot);
         notes[nn++] = more;
     }
-    double lmax = 0, rlo = 0, rhi = 0;
-    for (size_t g = 0; g < rows_plot; g++) {
-        const energy_row *row = &rows[g];
-        if (row->total_j > lmax) lmax = row->total_j;
-        double st = have_base ? row->static_j : row->total_j, dy = have_base ? row->dynamic_j : 0;
-        double top = st + (dy > 0 ? dy : 0), bottom = dy < 0 ? dy : 0;
-        if (st < bottom) bottom = st;
-        if (top > rhi) rhi = top;
-        if (bottom < rlo) rlo = bottom;
-    }
-    mw_plot_var_range(v, "left_ymin", "left_ymax", 0, lmax, 1e-3);
-    mw_plot_var_num(v, "left_ymin", 0);
-    mw_plot_var_range(v, "right_ymin", "right_ymax", rlo, rhi, 1e-3);
-    if (rlo >= 0) mw_plot_var_num(v, "right_ymin", 0);
+    FILE *v = mw_plot_fig_vars(f);
+    energy_ranges(v, rows, rows_plot, have_base);
     mw_plot_var_str(v, "title_text", title);
     mw_plot_var_int(v, "nch", nc);
     mw_plot_var_strs(v, "ch_name", chn, (size_t)nc);

@@ -25,7 +25,8 @@
 #define MW_PLOT_MAX_CHANNELS 64
 #define MW_PLOT_NAME 128
 
-/* Phase classes: the colours and fill patterns of the lanes (plots/gnuplot/common.gp, same order). */
+/* Phase classes: the colours and fill patterns of the lanes (plots/gnuplot/common.gp, same
+ * order). */
 enum {
     MW_PLOT_CLS_COMPUTE, /* compute, user, omp: working (mw analyze's working kinds) */
                          /* (user phases named idle.../wait... are WAIT: phase_class.h) */
@@ -91,7 +92,7 @@ int mw_plot_run_load(const char *dir, mw_plot_run **out, char *err, size_t errle
 void mw_plot_run_free(mw_plot_run *r);
 /* What the defaults need to know of a run before reading it whole: its channels' names,
  * its eeg-mofs version (the counter "eeg version", 0 when none) and whether it has MPI
- * ranks (phases with rank >= 0). 0, or 2 with a message in err (not a run, unreadable). */
+ * ranks (phases with rank >= 0). 0, or -1 with a message in err (not a run, unreadable). */
 typedef struct {
     int nch;
     char names[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME];
@@ -147,13 +148,27 @@ int mw_plot_fig_end(mw_plot_fig *f);
 int mw_plot_note_figure(mw_plot_out *o, const char *name, const char *title, const char *note,
                         int w, int h);
 
-/* gnuplot variables (single-quoted strings: ' doubled, control characters as spaces) */
+/* The replacement of a control character in a script: U+FFFD, in UTF-8. */
+#define MW_PLOT_GP_REPLACEMENT "\xef\xbf\xbd"
+/* THE way a string reaches a gnuplot script (every mw_plot_var_str/strs goes through it; no
+ * other code writes user text into NAME.gp). Writes s (NULL: empty) as one gnuplot
+ * single-quoted string literal: the quote, each ' doubled (gnuplot's '' is a literal quote),
+ * each control character (bytes 0x00-0x1f and 0x7f: newline, carriage return, tab...)
+ * replaced by MW_PLOT_GP_REPLACEMENT, every other byte as it is (UTF-8 prints as such), the
+ * closing quote. Nothing is cut, however long s is. The literal is inert: it stays on one
+ * line, and gnuplot does no backquote (`cmd`), macro (@var), escape (\) or shell (!)
+ * processing inside single quotes; a # inside it starts no comment. */
 void mw_plot_gp_string(FILE *f, const char *s);
+/* gnuplot variables: VAR = 'value' / array VAR[n] = [...], strings by mw_plot_gp_string */
 void mw_plot_var_str(FILE *f, const char *var, const char *value);
 void mw_plot_var_num(FILE *f, const char *var, double v); /* NaN for a non-finite v */
 void mw_plot_var_int(FILE *f, const char *var, long long v);
 void mw_plot_var_strs(FILE *f, const char *var, const char *const *v, size_t n);
 void mw_plot_var_nums(FILE *f, const char *var, const double *v, size_t n);
+/* An array of tic labels, for `set xtics add (VAR[i] i)`: gnuplot reads such a label as a
+ * format (gprintf), so a sweep label "p=5%" failed the figure ("Bad format character") and
+ * "cpu%s" printed the tic's value; each % is doubled (then mw_plot_var_strs). */
+void mw_plot_var_tic_labels(FILE *f, const char *var, const char *const *v, size_t n);
 /* An axis range lo_var = lo - pad, hi_var = hi + pad, pad = 5 % of hi - lo and at least
  * min_pad: gnuplot never sees an empty range (it warns on one). Non-finite bounds: 0, 1. */
 void mw_plot_var_range(FILE *f, const char *lo_var, const char *hi_var, double lo, double hi,
@@ -191,8 +206,8 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n);
 int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n);
 int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name);
-/* Shared helpers of the plot_*.c files: a json-c object's member (NULL when o is not an object or has no such key); a JSON
- * number as a double (NAN when o is not a number). */
+/* Shared helpers of the plot_*.c files: a json-c object's member (NULL when o is not an object or
+ * has no such key); a JSON number as a double (NAN when o is not a number). */
 struct json_object;
 struct json_object *mw_plot_jget(struct json_object *o, const char *k);
 double mw_plot_jnum(struct json_object *o);

@@ -175,14 +175,14 @@ source_audit() {
       my $m = $1; $m =~ s/\s+/ /g; print "$ARGV: $m\n" }' \
     $(find "${dirs[@]}" -name '*.c' 2>/dev/null) |
     grep -v 'host/store.c: snprintf(sql, sizeof sql, "PRAGMA user_version=%d", MW_STORE_SCHEMA_VERSION);' |
-    grep -v 'collector/sweepindex.c: snprintf(version, sizeof version, "PRAGMA user_version=%d", MW_SWEEPIDX_VERSION);' |
-    grep -vE 'collector/sweepindex.c: snprintf\(sql, sizeof sql, "%s WHERE [^"]*\?1[^"]*", run_cols\);')
+    grep -v 'host/sweepindex.c: snprintf(version, sizeof version, "PRAGMA user_version=%d", MW_SWEEPIDX_VERSION);' |
+    grep -vE 'host/sweepindex.c: snprintf\(sql, sizeof sql, "%s WHERE [^"]*\?1[^"]*", run_cols\);')
   expect_eq "SQL built with printf" "$hits" ""
   # sqlite3_exec with anything but a string literal (store.c's exec() helper aside: its
   # callers pass literals, store_schema and the PRAGMA above)
   hits=$(grep -rnE 'sqlite3_exec[[:space:]]*\([^,]+,[[:space:]]*[^"[:space:]]' --include='*.c' \
     "${dirs[@]}" | grep -v '^host/store.c:.*sqlite3_exec(s->db, sql, NULL, NULL, &msg)' |
-    grep -vE '^collector/sweepindex.c:[0-9]+:.*sqlite3_exec\(w->db, (schema|version), NULL')
+    grep -vE '^host/sweepindex.c:[0-9]+:.*sqlite3_exec\(w->db, (schema|version), NULL')
   expect_eq "sqlite3_exec of non-literal SQL" "$hits" ""
   hits=$(grep -nE '\bexec\(s, [^"]' host/store.c | grep -vE 'exec\(s, (store_schema|sql), ')
   expect_eq "store.c exec() of other non-literal SQL" "$hits" ""

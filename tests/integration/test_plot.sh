@@ -3,12 +3,14 @@
 # profile (node0 150 W / 250 W alternating each second, node1 100 W) with the idle baseline
 # and mwb-pattern's busy/idle phases; a bare run (no phases, no baseline); an imported trace
 # with a gap and a constant channel; four short eeg-mofs runs (v2 and v3, N_Spop 1 and 2, 3
-# MPI ranks); a two-configuration sweep; mw pareto profiles. Every kind renders a PNG (or
-# SVG) of its documented size with nothing at all on gnuplot's standard error, and the data
-# handed to gnuplot holds the known numbers: the profile's levels within 1 %, ceil(sqrt(n))
-# histogram bins, and the modes, energies, model rows and NRMSE, DVFS and Pareto figures that
-# mw analyze, mw fit, mw dvfs and mw pareto report for the same input. Missing data gives a
-# figure with a note and exit 0; bad usage exits 2 naming the argument and makes nothing.
+# MPI ranks); a two-configuration sweep (and one whose labels hold %); mw pareto profiles.
+# Every kind renders a PNG (or SVG) of its documented size with nothing at all on gnuplot's
+# standard error, and the data handed to gnuplot holds the known numbers: the profile's
+# levels within 1 %, ceil(sqrt(n)) histogram bins, and the modes, energies, model rows and
+# NRMSE, DVFS and Pareto figures that mw analyze, mw fit, mw dvfs and mw pareto report for the
+# same input. Missing data gives a figure with a note and exit 0; bad usage exits 2 naming the
+# argument and makes nothing. Names are data: gnuplot or shell syntax, a newline or a % in a
+# name or folder runs nothing and fails no figure.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
 
@@ -82,6 +84,10 @@ EOF
   done
   "$MW" import --format csv "$TMP/evil.csv" -o "$TMP/evil" >/dev/null 2>&1
   expect_eq "import evil: exit" "$?" 0
+  # configuration labels holding %, which gnuplot reads as a format in a tic label
+  "$MW" sweep -o "$TMP/pct" --param 'p=5%,7%' --reps 2 --meter sim -- sh -c 'sleep 0.4' '{p}' \
+    >/dev/null 2>"$TMP/pct-sweep.err"
+  expect_eq "sweep pct: exit" "$?" 0
 }
 
 usage_errors() {
@@ -438,13 +444,40 @@ names_are_data() {
   check "the name ran nothing" test ! -e "$TMP/pwned"
   expect_grep "the name in a file name, made safe" "/histogram-q___system__touch_" "$TMP/e.out"
   expect_grep "the name as a gnuplot string" "^array ch_title\[1\] = \['q''; system(" "$TMP/evil/plots/trace.gp"
+  "$MW" plot "$TMP/pct" >"$TMP/pct.out" 2>"$TMP/pct.err"
+  expect_eq "labels with %: exit" "$?" 0
+  no_gnuplot_output "$TMP/pct.err"
+  expect_grep "labels with %: doubled for the tics" "^array group_name\[2\] = \['p=5%%', 'p=7%%'\]" \
+    "$TMP/pct/plots/boxplot.gp"
+}
+
+newline_names() {
+  # a run folder and a profile whose names end the line: the scripts' first comment (the
+  # source) and the titles hold them; gnuplot runs a line starting with ! through /bin/sh
+  local nl=$'\n' u=$'\xef\xbf\xbd' marker="$TMP/pwned-nl"
+  local R="$TMP/nl${nl}!touch $marker${nl}#" P="$TMP/p${nl}!touch pwned-nl${nl}#.prof"
+  "$MW" import --format csv "$TMP/gap.csv" -o "$R" >/dev/null 2>&1
+  expect_eq "import into the folder: exit" "$?" 0
+  cp "$TMP/devices.prof" "$P"
+  "$MW" plot "$R" -o "$TMP/nl-out" --kind trace --kind timeline --kind histogram --kind energy \
+    --kind dvfs >"$TMP/nl.out" 2>"$TMP/nl.err"
+  expect_eq "run: exit" "$?" 0
+  no_gnuplot_output "$TMP/nl.err"
+  "$MW" plot "$P" "$R" -o "$TMP/nl-out2" --kind pareto --kind model >"$TMP/nl2.out" 2>"$TMP/nl2.err"
+  expect_eq "profile: exit" "$?" 0
+  no_gnuplot_output "$TMP/nl2.err"
+  check "the names ran nothing" test ! -e "$marker" -a ! -e "$TMP/nl-out2/pwned-nl"
+  expect_eq "no line of a script starts with !" "$(cat "$TMP"/nl-out*/*.gp | grep -c '^!')" 0
+  expect_eq "a figure per kind" "$(ls "$TMP"/nl-out*/*.png | wc -l)" 8
+  expect_grep "the source in the first comment, on one line" \
+    "^# trace.gp: written by mw plot (trace) from $TMP/nl$u!touch $marker$u#\$" "$TMP/nl-out/trace.gp"
 }
 
 templates_and_gnuplot() {
   # an install: PREFIX/bin/mw finds PREFIX/share/megawatt/plots
   mkdir -p "$TMP/inst/bin" "$TMP/inst/share/megawatt/plots"
   cp "$MW" "$TMP/inst/bin/mw"
-  cp plots/*.gp "$TMP/inst/share/megawatt/plots/"
+  cp plots/gnuplot/*.gp "$TMP/inst/share/megawatt/plots/"
   "$TMP/inst/bin/mw" plot "$TMP/gap" --kind energy -o "$TMP/inst-out" >/dev/null 2>"$TMP/i.err"
   expect_eq "installed: exit" "$?" 0
   expect_grep "installed: its own templates" "^# ---- energy.gp ($TMP/inst/bin/../share/megawatt/plots/energy.gp)" "$TMP/inst-out/energy.gp"
@@ -474,5 +507,6 @@ run_case dvfs_kind
 run_case pareto_kind
 run_case sweep_dir
 run_case names_are_data
+run_case newline_names
 run_case templates_and_gnuplot
 finish
