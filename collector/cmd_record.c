@@ -18,7 +18,6 @@
  *
  * Signals: SIGINT and SIGTERM are forwarded to the child, except a SIGINT the terminal
  * sent (si_code SI_KERNEL), which the child, in the same process group, got already. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,7 +25,6 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,66 +586,15 @@ static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
     return mw_meter_map_segment(c[0], *(int *)c[1], meter_us, t_ns, NULL);
 }
 
-/* With a simulated cluster every process ran on this host: the events of each process the
- * cluster followed are given the node that process played (the channels' host), those of
- * each MPI rank its rank's node, and the live traffic files are removed. */
+/* With a simulated cluster every process ran on this host: the events go to the nodes the
+ * processes played, and the live traffic files are removed (mw_simcluster_finish_run). */
 static void finish_simcluster(rec_t *r, mw_simcluster *c)
 {
-    char desc[2048], path[PATH_MAX + 300];
-    mw_simcluster_describe(c, desc, sizeof desc);
-    meta(r, "simulated_cluster", desc);
-    sqlite3 *db = mw_store_db(r->st);
-    sqlite3_stmt *u = NULL;
-    if (sqlite3_prepare_v2(db, "UPDATE phases SET host = ?1 WHERE pid = ?2 AND kind != 'mw'", -1,
-                           &u, NULL) == SQLITE_OK) {
-        pid_t pid;
-        const char *node;
-        for (size_t i = 0; (node = mw_simcluster_process(c, i, &pid)) != NULL; i++) {
-            sqlite3_reset(u);
-            sqlite3_bind_text(u, 1, node, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(u, 2, pid);
-            if (sqlite3_step(u) != SQLITE_DONE) {
-                fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, sqlite3_errmsg(db));
-                r->store_failed = 1;
-                break;
-            }
-        }
-    }
-    sqlite3_finalize(u);
-    /* an MPI rank's events go to its rank's node even when the sampler never saw the
-     * process (one that lived less than a scan) */
-    sqlite3_stmt *q = NULL;
-    static const char *const by_rank[] = {
-        "UPDATE phases SET host = ?1 WHERE rank = ?2 AND kind != 'mw'",
-        "UPDATE clock_sync SET host = ?1 WHERE rank = ?2"};
-    if (sqlite3_prepare_v2(db, "SELECT DISTINCT rank FROM phases WHERE rank >= 0", -1, &q, NULL) ==
-        SQLITE_OK)
-        while (sqlite3_step(q) == SQLITE_ROW) {
-            int rank = sqlite3_column_int(q, 0);
-            for (int k = 0; k < 2; k++) {
-                if (sqlite3_prepare_v2(db, by_rank[k], -1, &u, NULL) != SQLITE_OK) continue;
-                sqlite3_bind_text(u, 1, mw_simcluster_node_of_rank(c, rank), -1, SQLITE_TRANSIENT);
-                sqlite3_bind_int(u, 2, rank);
-                if (sqlite3_step(u) != SQLITE_DONE && !r->store_failed) {
-                    fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, sqlite3_errmsg(db));
-                    r->store_failed = 1;
-                }
-                sqlite3_finalize(u);
-            }
-        }
-    sqlite3_finalize(q);
+    char err[2048], path[PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/traffic", r->o.rundir);
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.') continue;
-            char f[PATH_MAX + 600];
-            snprintf(f, sizeof f, "%s/%s", path, e->d_name);
-            unlink(f);
-        }
-        closedir(d);
-        rmdir(path);
+    if (mw_simcluster_finish_run(c, r->st, path, err, sizeof err) != 0) {
+        if (!r->store_failed) fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, err);
+        r->store_failed = 1;
     }
 }
 
