@@ -733,3 +733,70 @@ int mw_store_start_ns(mw_store *s, int64_t *start_ns)
         return 0;
     return set_err(s, "%s: no start_ns and no samples", s->path);
 }
+
+/* ---- bookkeeping of a simulated cluster's run ------------------------------------------- */
+
+int mw_store_phase_ranks(mw_store *s, int **ranks, size_t *nranks)
+{
+    static const char sql[] = "SELECT DISTINCT rank FROM phases WHERE rank >= 0 ORDER BY rank";
+    *ranks = NULL;
+    *nranks = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, "reading the phases' ranks");
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*nranks == cap) {
+            cap = cap ? 2 * cap : 64;
+            int *r = realloc(*ranks, cap * sizeof *r);
+            if (!r) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *ranks = r;
+        }
+        (*ranks)[(*nranks)++] = sqlite3_column_int(st, 0);
+    }
+    if (rc == SQLITE_NOMEM)
+        set_err(s, "%s: reading the phases' ranks: out of memory", s->path);
+    else if (rc != SQLITE_DONE)
+        db_err(s, "reading the phases' ranks");
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE) return 0;
+    free(*ranks);
+    *ranks = NULL;
+    *nranks = 0;
+    return -1;
+}
+
+/* One UPDATE ... SET host = ?1 WHERE ... = ?2, inside the write transaction. */
+static int set_host(mw_store *s, const char *sql, int64_t key, const char *host, const char *what)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_err(s, what);
+    bind_text(st, 1, host);
+    sqlite3_bind_int64(st, 2, key);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_err(s, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mw_store_phases_set_host_of_pid(mw_store *s, int64_t pid, const char *host)
+{
+    return set_host(s, "UPDATE phases SET host = ?1 WHERE pid = ?2 AND kind <> 'mw'", pid, host,
+                    "setting the host of a process's phases");
+}
+
+int mw_store_set_host_of_rank(mw_store *s, int rank, const char *host)
+{
+    int a = set_host(s, "UPDATE phases SET host = ?1 WHERE rank = ?2 AND kind <> 'mw'", rank, host,
+                     "setting the host of a rank's phases");
+    char keep[sizeof s->err];
+    memcpy(keep, s->err, sizeof keep);
+    int b = set_host(s, "UPDATE clock_sync SET host = ?1 WHERE rank = ?2", rank, host,
+                     "setting the host of a rank's clock samples");
+    if (a) memcpy(s->err, keep, sizeof keep); /* the first failure */
+    return a || b ? -1 : 0;
+}

@@ -121,4 +121,15 @@ int mw_store_maybe_commit(mw_store *s);
 int mw_store_commit(mw_store *s);
 /* Change the 1 s of mw_store_maybe_commit() (tests; 0 = commit on every call). */
 void mw_store_set_commit_interval_ns(mw_store *s, int64_t interval_ns);
+
+/* Bookkeeping of a run recorded on one machine playing several (the simulated cluster,
+ * mw_simcluster.h): the program's events are given the host they played. */
+/* The distinct MPI ranks (>= 0) of the run's phases, in ascending order, into a malloc'd
+ * array (*ranks NULL when there are none; free it). */
+int mw_store_phase_ranks(mw_store *s, int **ranks, size_t *nranks);
+/* host becomes the host of every phase of process pid but the recorder's own (kind "mw"). */
+int mw_store_phases_set_host_of_pid(mw_store *s, int64_t pid, const char *host);
+/* host becomes the host of every phase of MPI rank `rank` but the recorder's own (kind "mw")
+ * and of its clock samples. Both updates are tried; the first failure is reported. */
+int mw_store_set_host_of_rank(mw_store *s, int rank, const char *host);
 #endif

@@ -780,3 +780,55 @@ void mw_simcluster_free(mw_simcluster *c)
     free(c->traffic);
     free(c);
 }
+
+/* ---- the recorded run ------------------------------------------------------------------ */
+
+/* The first failure's message into err; returns -1. */
+static int first_failure(int *failed, const char *msg, char *err, size_t errlen)
+{
+    if (!*failed) snprintf(err, errlen, "%s", msg);
+    *failed = 1;
+    return -1;
+}
+
+static void remove_traffic(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char f[4096 + 300];
+        snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+        unlink(f);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int mw_simcluster_finish_run(mw_simcluster *c, mw_store *st, const char *traffic_dir, char *err,
+                             size_t errlen)
+{
+    char desc[2048];
+    int failed = 0;
+    mw_simcluster_describe(c, desc, sizeof desc);
+    if (mw_store_meta_set(st, "simulated_cluster", desc))
+        first_failure(&failed, mw_store_error(st), err, errlen);
+    pid_t pid;
+    const char *node;
+    for (size_t i = 0; (node = mw_simcluster_process(c, i, &pid)) != NULL; i++)
+        if (mw_store_phases_set_host_of_pid(st, pid, node)) {
+            first_failure(&failed, mw_store_error(st), err, errlen);
+            break;
+        }
+    int *ranks;
+    size_t nranks;
+    if (mw_store_phase_ranks(st, &ranks, &nranks))
+        first_failure(&failed, mw_store_error(st), err, errlen);
+    for (size_t i = 0; i < nranks; i++)
+        if (mw_store_set_host_of_rank(st, ranks[i], mw_simcluster_node_of_rank(c, ranks[i])))
+            first_failure(&failed, mw_store_error(st), err, errlen);
+    free(ranks);
+    if (traffic_dir) remove_traffic(traffic_dir);
+    return failed ? -1 : 0;
+}

@@ -1,17 +1,18 @@
-/* fuzz_import — the CSV importer (collector/cmd_import.c): `mw import --format csv FILE`.
+/* fuzz_import — the CSV importer (host/import.c): `mw import --format csv FILE`.
  *
- * The input is the file. It first goes to mw_import_check (collector/import.h: the parsing
- * and checking mw import does before writing anything). Invariants when the file is
- * accepted: every channel's windows have start < end, ends strictly increasing and no
- * window starting before the previous one ended. Then, for an accepted file only, the
- * whole command runs in-process (mw import --format csv FILE -o RUN --force, into a
- * private temporary directory): it must exit 0 (what the check accepted must import) and
- * the run must hold exactly the windows the check counted. A refused file exits 2. */
+ * The input is the file. It first goes to mw_import_check (mw_import.h: the parsing and
+ * checking mw import does before writing anything). A refused file must come with a message
+ * naming the file ("fuzz.csv:LINE..."). Invariants when the file is accepted: every
+ * channel's windows have start < end, ends strictly increasing and no window starting
+ * before the previous one ended. Then, for an accepted file only, the whole command runs
+ * in-process (mw import --format csv FILE -o RUN --force, into a private temporary
+ * directory): it must exit 0 (what the check accepted must import) and the run must hold
+ * exactly the windows the check counted. */
 #include <sqlite3.h>
 
 #include "cli.h"
 #include "fuzz.h"
-#include "import.h"
+#include "mw_import.h"
 #include "mw_store.h"
 
 static char g_run[4200];
@@ -62,9 +63,11 @@ static long long stored_windows(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     walk w = {0};
-    int rc = mw_import_check("fuzz.csv", (const char *)data, size, each, &w);
-    if (rc >= 0) {
-        FUZZ_CHECK(rc == MW_EXIT_USAGE || rc == MW_EXIT_FAIL); /* FAIL: out of memory */
+    static char err[64 * 1024];
+    err[0] = 0;
+    int rc = mw_import_check("fuzz.csv", (const char *)data, size, each, &w, err, sizeof err);
+    if (rc != 0) {
+        FUZZ_CHECK(rc == -1 && !strncmp(err, "fuzz.csv:", 9));
         return 0;
     }
     FUZZ_CHECK(w.windows > 0);

@@ -37,6 +37,7 @@
 #include <sys/types.h>
 
 #include "mw_sim.h"
+#include "mw_store.h"
 
 typedef struct mw_simcluster mw_simcluster;
 
@@ -74,4 +75,15 @@ double mw_simcluster_switch_power_w(const mw_simcluster *c, double bytes_per_s);
 int mw_simcluster_nnodes(const mw_simcluster *c);
 /* The power now driven on pin (1..15), W (0 for a pin the cluster does not use). */
 double mw_simcluster_pin_power_w(mw_simcluster *c, int pin);
+
+/* After mw record has recorded the command the cluster followed into the run store st, the
+ * cluster's part of the run: the metadata key "simulated_cluster" (mw_simcluster_describe);
+ * the events of each process the cluster followed get the node that process played as
+ * their host (the channels' host), those of each MPI rank, and its clock samples, its rank's
+ * node, even when the sampler never saw the process (one that lived less than a scan); the
+ * live traffic files in traffic_dir (NULL: none) and the directory are removed. Every step
+ * is tried (the processes' events up to the first that fails); returns 0, or -1 with the
+ * first failure in err. */
+int mw_simcluster_finish_run(mw_simcluster *c, mw_store *st, const char *traffic_dir, char *err,
+                             size_t errlen);
 #endif

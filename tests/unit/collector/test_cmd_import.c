@@ -1,5 +1,5 @@
-/* mw import (collector/cmd_import.c): CSV traces become runs whose every stored value is
- * known by construction.
+/* mw import (collector/cmd_import.c over libmw's host/import.c): CSV traces become runs whose every
+ * stored value is known by construction.
  *
  * - Round trip: the run of test_cmd_export (two channels, 10 windows of 0.25 s, one lost
  *   window = a recorded gap) exported with mw export, imported, and exported again gives

@@ -2,7 +2,10 @@
  * Table 5, errors naming file and line), the rank-to-node rule, the linear power model, and
  * the live sampler against real processes: a child that burns the CPU and then sleeps, with
  * its MPI rank in its environment, must drive its node between the configured levels, and a
- * traffic file growing at line rate must drive the switch to its busy level. */
+ * traffic file growing at line rate must drive the switch to its busy level. After a run
+ * (mw_simcluster_finish_run), every event of a followed process carries the node it played,
+ * every MPI rank's events and clock samples its rank's node, the recorder's own phases keep
+ * their host, and the traffic directory is gone. */
 #include "../unit.h"
 
 #include <signal.h>
@@ -12,7 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "mw_simcluster.h"
+#include "mw_store.h"
 
 static char path[64];
 
@@ -224,6 +230,98 @@ static void follows_a_real_process(void **s)
     assert_string_equal(node, "w");
 }
 
+/* one row per line, "a|b|..." (the sqlite3 shell's list mode) */
+static const char *rows(const char *rundir, const char *sql)
+{
+    static char out[1024];
+    char db[256];
+    snprintf(db, sizeof db, "%s/%s", rundir, MW_STORE_DB_NAME);
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    size_t len = 0;
+    out[0] = 0;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        for (int i = 0; i < sqlite3_column_count(st); i++)
+            len += (size_t)snprintf(out + len, sizeof out - len, "%s%s",
+                                    (const char *)sqlite3_column_text(st, i),
+                                    i + 1 < sqlite3_column_count(st) ? "|" : "\n");
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return out;
+}
+
+static void finish_run_gives_events_their_nodes(void **s)
+{
+    write_file("node fe A1 100 200 ranks=0\nnode w1 A2 50 80\nnode w2 A3 50 80\nnoise 0\n");
+    char err[512], run[] = "/tmp/mw-cluster-run-XXXXXX", traffic[64], file[96];
+    mw_simcluster *c = mw_simcluster_load(path, err, sizeof err);
+    unlink(path);
+    if (!c) fail_msg("%s", err);
+    assert_non_null(mkdtemp(run));
+    snprintf(traffic, sizeof traffic, "%s/traffic", run);
+    assert_int_equal(mkdir(traffic, 0777), 0);
+    snprintf(file, sizeof file, "%s/4242", traffic);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    /* a process without a rank, followed until the sampler has seen it: the front end's */
+    assert_int_equal(mw_simcluster_start(c), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        sleep_s(0.5);
+        _exit(0);
+    }
+    mw_simcluster_follow(c, child, traffic);
+    pid_t pid = 0;
+    for (int i = 0; i < 200 && !mw_simcluster_process(c, 0, &pid); i++)
+        sleep_s(0.01);
+    assert_int_equal(pid, child);
+    mw_simcluster_follow(c, 0, NULL);
+    waitpid(child, NULL, 0);
+
+    mw_store *st = mw_store_create(run, 1, err, sizeof err);
+    if (!st) fail_msg("%s", err);
+    mw_store_phase ph[] = {
+        {.rank = -1, .host = "h", .kind = "user", .name = "a", .pid = child, .peer = -1},
+        {.rank = -1, .host = "h", .kind = "mw", .name = "command", .pid = child, .peer = -1},
+        {.rank = 1, .host = "h", .kind = "mpi", .name = "b", .pid = 7, .peer = -1},
+        {.rank = 2, .host = "h", .kind = "mpi", .name = "c", .pid = 8, .peer = -1},
+        {.rank = 2, .host = "h", .kind = "mw", .name = "d", .pid = 8, .peer = -1},
+    };
+    for (size_t i = 0; i < sizeof ph / sizeof *ph; i++)
+        assert_int_equal(mw_store_phase_add(st, &ph[i]), 0);
+    assert_int_equal(mw_store_clock_sync_add(st, 2, "h", 8, 1, 2, 3), 0);
+    assert_int_equal(mw_store_clock_sync_add(st, 0, "h", 9, 1, 2, 3), 0);
+    int *ranks;
+    size_t nranks;
+    assert_int_equal(mw_store_phase_ranks(st, &ranks, &nranks), 0);
+    assert_int_equal(nranks, 2);
+    assert_int_equal(ranks[0], 1);
+    assert_int_equal(ranks[1], 2);
+    free(ranks);
+    if (mw_simcluster_finish_run(c, st, traffic, err, sizeof err)) fail_msg("%s", err);
+    mw_store_close(st);
+    mw_simcluster_free(c);
+    assert_string_equal(rows(run, "SELECT name, host FROM phases ORDER BY id"),
+                        "a|fe\ncommand|h\nb|w1\nc|w2\nd|h\n");
+    /* rank 0 has no phases: its clock sample keeps its host */
+    assert_string_equal(rows(run, "SELECT rank, host FROM clock_sync ORDER BY id"), "2|w2\n0|h\n");
+    assert_non_null(strstr(rows(run, "SELECT value FROM meta WHERE key = 'simulated_cluster'"),
+                           "simulated cluster: fe A1 100.00..200.00 W"));
+    struct stat sb;
+    assert_int_not_equal(stat(traffic, &sb), 0);
+    char db[96];
+    static const char *const suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(db, sizeof db, "%s/%s%s", run, MW_STORE_DB_NAME, suffix[i]);
+        unlink(db);
+    }
+    assert_int_equal(rmdir(run), 0);
+}
+
 static int burn(void)
 {
     double t0 = now_s();
@@ -245,6 +343,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(file_with_ranks),
         cmocka_unit_test(errors_name_file_and_line),
         cmocka_unit_test(follows_a_real_process),
+        cmocka_unit_test(finish_run_gives_events_their_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,568 @@
+/* record — see mw_record.h. One session, one thread: mw_record_pump drains the meter's event
+ * queue (mw_meter_next, then without waiting), turns every window into one sample per channel
+ * and every boot line into the reason of the gap before the next window, and reopens a lost
+ * port on its own schedule. Store failures do not stop the session: each pump reports its
+ * first write failure and a failed commit in the news, and the caller decides what to say.
+ * mw_record_run is a straight sequence of loops of turns (pump, maybe watch the command, hand
+ * the news over); the signal flags are only read and cleared between turns. */
+#include "mw_record.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mw_alloc.h"
+#include "mw_usb.h"
+
+#define RECORD_RETRY_NS 200000000LL /* reopen a lost port every 200 ms */
+#define RECORD_FIRST_WAIT_NS 3000000000LL
+#define RECORD_WAIT_MS 500 /* longest wait for the meter; signals (SIGCHLD too) cut it short */
+/* longest wait while the command runs: SIGCHLD may be delivered to another thread (the
+ * simulated board's, libusb's), so the command's end is also looked for this often */
+#define RECORD_CHILD_POLL_MS 10
+#define RECORD_MAX_CH MW_PROTO_MAX_I
+
+extern char **environ;
+
+struct mw_record {
+    mw_meter *m;
+    mw_store *st;
+    mw_usb_watch *usb;
+    char path[4096];
+    int nchan;
+    /* samples */
+    int segment; /* last segment stored, -1 before any */
+    int nseg;    /* segments seen */
+    int64_t base_mj[RECORD_MAX_CH + 1], last_mj[RECORD_MAX_CH + 1];
+    int64_t last_t1_ns;
+    double power_w[RECORD_MAX_CH + 1];
+    uint64_t windows;
+    int have_window;
+    /* connection */
+    int connected;
+    int64_t lost_at_mono, next_retry_mono;
+    int reconnects;
+    char pending_gap[64]; /* reason for the gap before the next window, "" when none */
+    char boot_cause[32];
+    mw_record_news *news; /* of the pump under way */
+    /* the stages */
+    mw_record_stage stage;
+    pid_t child;
+    int child_status, child_done;
+    int64_t cmd_start_ns, cmd_end_ns;
+};
+
+static int64_t now(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+mw_record *mw_record_new(mw_meter *m, mw_store *st, const char *port_path, int nchan, int watch_usb)
+{
+    mw_record *r = mw_xcalloc(1, sizeof *r);
+    r->m = m;
+    r->st = st;
+    snprintf(r->path, sizeof r->path, "%s", port_path);
+    r->nchan = nchan < 0 ? 0 : nchan > RECORD_MAX_CH ? RECORD_MAX_CH : nchan;
+    char why[256];
+    r->usb = watch_usb ? mw_usb_watch_start(why, sizeof why) : NULL; /* none: periodic retries */
+    r->segment = -1;
+    r->connected = 1;
+    return r;
+}
+
+void mw_record_free(mw_record *r)
+{
+    if (!r) return;
+    mw_usb_watch_stop(r->usb);
+    free(r);
+}
+
+/* ---- samples ----------------------------------------------------------------------- */
+
+static void write_failed(mw_record *r)
+{
+    if (!r->news->write_failed)
+        snprintf(r->news->write_err, sizeof r->news->write_err, "%s", mw_store_error(r->st));
+    r->news->write_failed = 1;
+}
+
+static void gap(mw_record *r, int64_t from, int64_t to, const char *reason)
+{
+    if (to < from) to = from;
+    if (mw_store_gap_add(r->st, from, to, reason) != 0) write_failed(r);
+}
+
+static void on_window(mw_record *r, const mw_meter_event *ev)
+{
+    const mw_proto_window *w = &ev->w;
+    if (ev->segment != r->segment) {
+        /* a new segment: the meter restarted its time; energy continues from the last */
+        for (int k = 1; k <= r->nchan; k++)
+            r->base_mj[k] = r->last_mj[k];
+        if (r->have_window && !r->pending_gap[0])
+            snprintf(r->pending_gap, sizeof r->pending_gap, "meter reset%s%s%s",
+                     r->boot_cause[0] ? " (" : "", r->boot_cause, r->boot_cause[0] ? ")" : "");
+        r->segment = ev->segment;
+        r->nseg = ev->segment + 1;
+    }
+    if (r->have_window && r->pending_gap[0]) {
+        gap(r, r->last_t1_ns, ev->t0_ns, r->pending_gap);
+    } else if (r->have_window && ev->lost) {
+        char why[64];
+        snprintf(why, sizeof why, "sequence gap (%u windows lost)", ev->lost);
+        gap(r, r->last_t1_ns, ev->t0_ns, why);
+    }
+    r->pending_gap[0] = 0;
+    r->boot_cause[0] = 0;
+    int n = w->nchan < r->nchan ? w->nchan : r->nchan;
+    for (int k = 1; k <= n; k++) {
+        mw_store_sample x = {
+            .channel = k,
+            .segment = ev->segment,
+            .seq = w->seq,
+            .meter_t0_us = w->t0_us,
+            .meter_t1_us = w->t1_us,
+            .t0_ns = ev->t0_ns,
+            .t1_ns = ev->t1_ns,
+            .uncertainty_ns = ev->uncertainty_ns,
+            .power_mw = w->ch[k - 1].p_mw,
+            .vrms_mv = w->vrms_mv,
+            .irms_ua = w->ch[k - 1].irms_ua,
+            .pf_milli = w->ch[k - 1].pf_milli,
+            .meter_energy_mj = w->ch[k - 1].e_mj,
+            .flags = w->flags,
+        };
+        /* a device that is not a meter may send any counter: saturate, never overflow */
+        if (__builtin_add_overflow(r->base_mj[k], x.meter_energy_mj, &x.energy_mj))
+            x.energy_mj = x.meter_energy_mj > 0 ? INT64_MAX : INT64_MIN;
+        r->last_mj[k] = x.energy_mj;
+        r->power_w[k] = x.power_mw * 1e-3;
+        if (mw_store_sample_add(r->st, &x) != 0) write_failed(r);
+    }
+    r->windows++;
+    r->have_window = 1;
+    r->last_t1_ns = ev->t1_ns;
+}
+
+static void on_event(mw_record *r, const mw_meter_event *ev)
+{
+    switch (ev->type) {
+    case MW_METER_WINDOW:
+        on_window(r, ev);
+        break;
+    case MW_METER_BOOT: {
+        static const char *causes[] = {"power-on", "reset line", "brown-out", "watchdog", "JTAG"};
+        r->boot_cause[0] = 0;
+        for (int b = 4; b >= 0; b--)
+            if (ev->mcusr & (1u << b))
+                snprintf(r->boot_cause, sizeof r->boot_cause, "%s", causes[b]);
+        if (!r->boot_cause[0]) snprintf(r->boot_cause, sizeof r->boot_cause, "bootloader");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* ---- the connection ------------------------------------------------------------------ */
+
+static void lost(mw_record *r)
+{
+    r->connected = 0;
+    r->lost_at_mono = now(CLOCK_MONOTONIC);
+    r->next_retry_mono = r->lost_at_mono + RECORD_RETRY_NS;
+    mw_meter_set_port(r->m, NULL);
+    snprintf(r->pending_gap, sizeof r->pending_gap, "disconnected");
+    r->news->lost = 1;
+}
+
+static void try_reconnect(mw_record *r)
+{
+    int64_t t = now(CLOCK_MONOTONIC);
+    int arrived = r->usb ? mw_usb_watch_poll(r->usb, NULL) : 0;
+    if (!arrived && t < r->next_retry_mono) return;
+    r->next_retry_mono = t + RECORD_RETRY_NS;
+    char err[512];
+    mw_port *p = mw_port_open(r->path, NULL, err, sizeof err);
+    if (!p) return;
+    mw_meter_set_port(r->m, p);
+    r->connected = 1;
+    r->reconnects++;
+    r->news->back = 1;
+    r->news->away_s = (double)(t - r->lost_at_mono) * 1e-9;
+}
+
+/* A news with nothing to say yet. */
+static void news_clear(const mw_record *r, mw_record_news *n)
+{
+    n->stage = r->stage;
+    n->pumped = n->back = n->write_failed = n->lost = n->commit_failed = 0;
+    n->no_window = n->spawn_errno = 0;
+    n->away_s = 0;
+    n->write_err[0] = n->commit_err[0] = 0;
+}
+
+int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
+{
+    news_clear(r, news);
+    news->pumped = 1;
+    r->news = news;
+    if (!r->connected) {
+        try_reconnect(r);
+        if (!r->connected) {
+            struct timespec ts = {0, (long)(timeout_ms < 50 ? timeout_ms : 50) * 1000000L};
+            nanosleep(&ts, NULL);
+            r->news = NULL;
+            return 0;
+        }
+    }
+    mw_meter_event ev;
+    int n = mw_meter_next(r->m, &ev, timeout_ms);
+    while (n > 0) {
+        on_event(r, &ev);
+        n = mw_meter_next(r->m, &ev, 0);
+    }
+    if (n < 0) lost(r);
+    /* a failed commit (disk full, read-only) loses the data since the last one */
+    if (mw_store_maybe_commit(r->st) != 0) {
+        snprintf(news->commit_err, sizeof news->commit_err, "%s", mw_store_error(r->st));
+        news->commit_failed = 1;
+    }
+    r->news = NULL;
+    return news->write_failed || news->commit_failed ? -1 : 0;
+}
+
+uint64_t mw_record_windows(const mw_record *r)
+{
+    return r->windows;
+}
+
+int mw_record_connected(const mw_record *r)
+{
+    return r->connected;
+}
+
+double mw_record_power_w(const mw_record *r, int k)
+{
+    return k >= 1 && k <= r->nchan ? r->power_w[k] : 0;
+}
+
+int64_t mw_record_energy_mj(const mw_record *r, int k)
+{
+    return k >= 1 && k <= r->nchan ? r->last_mj[k] : 0;
+}
+
+/* ---- metadata ------------------------------------------------------------------------ */
+
+/* Set key; the first failure's message goes into err. */
+static void meta(mw_store *st, const char *key, const char *value, int *failed, char *err,
+                 size_t errlen)
+{
+    if (mw_store_meta_set(st, key, value) == 0) return;
+    if (!*failed) snprintf(err, errlen, "%s", mw_store_error(st));
+    *failed = 1;
+}
+
+static void meta_i64(mw_store *st, const char *key, int64_t v, int *failed, char *err,
+                     size_t errlen)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)v);
+    meta(st, key, b, failed, err, errlen);
+}
+
+int mw_record_meter_meta(mw_store *st, mw_meter *m, const char *port_path, int sim, char *err,
+                         size_t errlen)
+{
+    char buf[8192];
+    int failed = 0;
+    const mw_proto_ident *id = mw_meter_ident(m);
+    meta(st, "meter_port", port_path, &failed, err, errlen);
+    mw_port_info pi;
+    mw_port_get_info(mw_meter_port(m), &pi);
+    if (pi.vid >= 0)
+        snprintf(buf, sizeof buf, "%04x:%04x %s", (unsigned)pi.vid, (unsigned)pi.pid,
+                 pi.serial[0] ? pi.serial : "no-serial");
+    else
+        snprintf(buf, sizeof buf, "none%s", sim ? " (simulated board)" : "");
+    meta(st, "meter_usb", buf, &failed, err, errlen);
+    meta(st, "meter_firmware", id->fw_version, &failed, err, errlen);
+    meta(st, "meter_build", id->build_id, &failed, err, errlen);
+    meta_i64(st, "meter_rate_hz", id->rate_hz, &failed, err, errlen);
+    size_t len = 0;
+    for (int k = 0; k <= id->n_current; k++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%sA%d", k ? ":" : "", id->pin[k]);
+    meta(st, "meter_pins", buf, &failed, err, errlen);
+    meta(st, "meter_cal_source", id->cal_source, &failed, err, errlen);
+    if (id->cal_date_yyyymmdd) {
+        snprintf(buf, sizeof buf, "%04d-%02d-%02d", id->cal_date_yyyymmdd / 10000,
+                 id->cal_date_yyyymmdd / 100 % 100, id->cal_date_yyyymmdd % 100);
+        meta(st, "meter_calibration_date", buf, &failed, err, errlen);
+        meta(st, "meter_calibration_ref", id->cal_ref, &failed, err, errlen);
+    }
+    return failed ? -1 : 0;
+}
+
+/* ---- the end ------------------------------------------------------------------------- */
+
+typedef struct {
+    const mw_meter *m;
+    int segment;
+} restamp_ctx;
+
+static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
+{
+    const restamp_ctx *c = ctx;
+    return mw_meter_map_segment(c->m, c->segment, meter_us, t_ns, NULL);
+}
+
+int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
+{
+    mw_meter_finish(r->m);
+    int64_t worst = 0;
+    for (int s = 0; s < r->nseg; s++) {
+        int64_t t, u;
+        if (mw_meter_map_segment(r->m, s, 0, &t, &u) != 0) continue;
+        restamp_ctx ctx = {r->m, s};
+        mw_store_restamp(r->st, s, restamp_map, &ctx, u); /* all or nothing: kept on failure */
+        if (u > worst) worst = u;
+    }
+    int failed = 0;
+    mw_clock_state cs;
+    mw_clock_get_state(mw_meter_clock(r->m), &cs);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", cs.drift_ppm);
+    meta(r->st, "clock_drift_ppm", buf, &failed, err, errlen);
+    meta_i64(r->st, "clock_uncertainty_ns", worst, &failed, err, errlen);
+    meta_i64(r->st, "end_ns", now(CLOCK_REALTIME), &failed, err, errlen);
+    meta(r->st, "status", status, &failed, err, errlen);
+    mw_meter_stats ms;
+    mw_meter_get_stats(r->m, &ms);
+    meta_i64(r->st, "meter_bad_crc_lines", (int64_t)ms.bad_crc, &failed, err, errlen);
+    meta_i64(r->st, "meter_lost_windows", (int64_t)ms.lost_windows, &failed, err, errlen);
+    meta_i64(r->st, "meter_restarts", (int64_t)ms.restarts, &failed, err, errlen);
+    meta_i64(r->st, "reconnects", r->reconnects, &failed, err, errlen);
+    return failed ? -1 : 0;
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+static int is_open_mpi_launcher(const char *argv0, const char *mpi)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", argv0);
+    const char *b = basename(buf);
+    int launcher = !strcmp(b, "mpirun") || !strcmp(b, "mpiexec") || !strcmp(b, "orterun");
+    return launcher && (strstr(mpi, "Open MPI") || strstr(mpi, "OpenRTE"));
+}
+
+/* cmd under nice -n nice (NULL: as is); Open MPI's launcher gets "-x NAME" for each of
+ * forward after cmd[0]. Returns 0 with *pid, or posix_spawnp's error number. */
+static int spawn(char *const *cmd, const char *nice, const char *mpi, const char *const *forward,
+                 pid_t *pid)
+{
+    size_t n = 0, nfwd = 0;
+    while (cmd[n])
+        n++;
+    while (forward[nfwd])
+        nfwd++;
+    char **argv = mw_xcalloc(n + 4 + 2 * nfwd, sizeof *argv);
+    size_t j = 0;
+    if (nice) {
+        argv[j++] = "nice";
+        argv[j++] = "-n";
+        argv[j++] = (char *)nice;
+    }
+    argv[j++] = cmd[0];
+    if (is_open_mpi_launcher(cmd[0], mpi))
+        for (size_t i = 0; i < nfwd; i++) {
+            argv[j++] = "-x";
+            argv[j++] = (char *)forward[i];
+        }
+    for (size_t i = 1; i < n; i++)
+        argv[j++] = cmd[i];
+    argv[j] = NULL;
+    int e = posix_spawnp(pid, argv[0], NULL, NULL, argv, environ);
+    free(argv);
+    return e;
+}
+
+/* Start the command with the run in its environment. Returns 0, or the error number. */
+static int start_command(mw_record *r, const mw_record_command *c)
+{
+    char rundir[PATH_MAX], dbpath[PATH_MAX + 32], mpi[512], traffic[PATH_MAX + 16];
+    if (!realpath(c->rundir, rundir)) snprintf(rundir, sizeof rundir, "%s", c->rundir);
+    snprintf(dbpath, sizeof dbpath, "%s/%s", rundir, MW_STORE_DB_NAME);
+    snprintf(traffic, sizeof traffic, "%s/traffic", rundir);
+    setenv("MW_RUN_DIR", rundir, 1);
+    setenv("MW_TRACE_DB", dbpath, 1);
+    setenv("MW_RECORD_HOST", c->host, 1);
+    if (c->traffic) setenv("MW_TRAFFIC_DIR", traffic, 1);
+    if (mw_store_meta_get(r->st, "mpi", mpi, sizeof mpi) != 0) mpi[0] = 0;
+    const char *const vars[] = {"MW_RUN_DIR", "MW_TRACE_DB", "MW_RECORD_HOST",
+                                c->traffic ? "MW_TRAFFIC_DIR" : NULL, NULL};
+    r->cmd_start_ns = now(CLOCK_REALTIME);
+    int e = spawn(c->cmd, c->nice, mpi, vars, &r->child);
+    unsetenv("MW_TRAFFIC_DIR");
+    if (e == 0) {
+        if (c->command) c->command(c->ctx, r->child, c->traffic ? traffic : NULL);
+        return 0;
+    }
+    r->child = 0;
+    return e;
+}
+
+static void watch_command(mw_record *r, const mw_record_command *c)
+{
+    if (!r->child || r->child_done) return;
+    if (c->forward && *c->forward) {
+        kill(r->child, *c->forward);
+        *c->forward = 0;
+    }
+    int status;
+    pid_t p = waitpid(r->child, &status, WNOHANG);
+    if (p == r->child) {
+        r->child_done = 1;
+        if (c->command) c->command(c->ctx, 0, NULL);
+        r->cmd_end_ns = now(CLOCK_REALTIME);
+        r->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+}
+
+/* ---- the stages ------------------------------------------------------------------------ */
+
+static int interrupted(const mw_record_command *c)
+{
+    return c->interrupted ? *c->interrupted : 0;
+}
+
+static void tell(const mw_record_command *c, const mw_record_news *n, int *failed)
+{
+    if (n->write_failed || n->commit_failed) *failed = 1;
+    if (c->news) c->news(c->ctx, n);
+}
+
+/* One turn: read the meter for up to timeout_ms, watch the command, hand the news over. */
+static void turn(mw_record *r, const mw_record_command *c, int timeout_ms, int *failed)
+{
+    mw_record_news n;
+    mw_record_pump(r, timeout_ms, &n);
+    watch_command(r, c);
+    tell(c, &n, failed);
+}
+
+/* A write of the stages that failed: its news. */
+static void write_failed_news(mw_record *r, const mw_record_command *c, int *failed)
+{
+    mw_record_news n;
+    news_clear(r, &n);
+    n.write_failed = 1;
+    snprintf(n.write_err, sizeof n.write_err, "%s", mw_store_error(r->st));
+    tell(c, &n, failed);
+}
+
+static void stage_meta_i64(mw_record *r, const mw_record_command *c, const char *key, int64_t v,
+                           int *failed)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)v);
+    if (mw_store_meta_set(r->st, key, b) != 0) write_failed_news(r, c, failed);
+}
+
+static void stage_phase(mw_record *r, const mw_record_command *c, const char *name,
+                        int64_t start_ns, int64_t end_ns, int *failed)
+{
+    mw_store_phase ph = {.rank = -1,
+                         .host = c->host,
+                         .thread = 0,
+                         .kind = "mw",
+                         .name = name,
+                         .start_ns = start_ns,
+                         .end_ns = end_ns,
+                         .bytes = 0,
+                         .pid = getpid(),
+                         .peer = -1};
+    if (mw_store_phase_add(r->st, &ph) != 0) write_failed_news(r, c, failed);
+}
+
+/* An idle baseline of idle_s, until an interruption at most, as the phase `name`. */
+static void idle_stage(mw_record *r, const mw_record_command *c, mw_record_stage stage,
+                       const char *name, int *failed)
+{
+    r->stage = stage;
+    int64_t s_ns = now(CLOCK_REALTIME), t;
+    int64_t until = now(CLOCK_MONOTONIC) + (int64_t)(c->idle_s * 1e9);
+    while ((t = now(CLOCK_MONOTONIC)) < until && !interrupted(c)) {
+        int64_t left_ms = (until - t) / 1000000 + 1;
+        turn(r, c, left_ms < RECORD_WAIT_MS ? (int)left_ms : RECORD_WAIT_MS, failed);
+    }
+    stage_phase(r, c, name, s_ns, now(CLOCK_REALTIME), failed);
+}
+
+/* The command, from its start to the window holding its end. Returns its exit code. */
+static int command_stage(mw_record *r, const mw_record_command *c, mw_record_outcome *out,
+                         int *failed)
+{
+    r->stage = MW_RECORD_COMMAND;
+    int e = start_command(r, c);
+    if (e) {
+        mw_record_news n;
+        news_clear(r, &n);
+        n.spawn_errno = e;
+        tell(c, &n, failed);
+        out->status = e == ENOENT ? "failed: command not found" : "failed: command cannot start";
+        return e == ENOENT ? 127 : 126;
+    }
+    while (!r->child_done)
+        turn(r, c, RECORD_CHILD_POLL_MS, failed);
+    /* the window holding the command's end */
+    int64_t until = now(CLOCK_MONOTONIC) + 2000000000LL;
+    while (now(CLOCK_MONOTONIC) < until && !(r->have_window && r->last_t1_ns >= r->cmd_end_ns))
+        turn(r, c, 50, failed);
+    stage_phase(r, c, "command", r->cmd_start_ns, r->cmd_end_ns, failed);
+    stage_meta_i64(r, c, "cmd_start_ns", r->cmd_start_ns, failed);
+    stage_meta_i64(r, c, "cmd_end_ns", r->cmd_end_ns, failed);
+    stage_meta_i64(r, c, "exit_status", r->child_status, failed);
+    return r->child_status;
+}
+
+int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *out)
+{
+    int failed = 0;
+    r->stage = MW_RECORD_FIRST_WINDOW;
+    int64_t until = now(CLOCK_MONOTONIC) + RECORD_FIRST_WAIT_NS;
+    while (!r->have_window && now(CLOCK_MONOTONIC) < until && !interrupted(c))
+        turn(r, c, 100, &failed);
+    if (!r->have_window) {
+        mw_record_news n;
+        news_clear(r, &n);
+        n.no_window = 1;
+        tell(c, &n, &failed);
+    }
+    out->status = "complete";
+    out->exit_code = 0;
+    if (c->idle_s > 0) idle_stage(r, c, MW_RECORD_IDLE_BEFORE, "idle-before", &failed);
+    int sig = interrupted(c);
+    if (sig) {
+        out->status = "interrupted";
+        out->exit_code = 128 + sig;
+    } else {
+        out->exit_code = command_stage(r, c, out, &failed);
+        if (r->child && interrupted(c)) out->status = "interrupted";
+        if (r->child && c->idle_s > 0 && !interrupted(c))
+            idle_stage(r, c, MW_RECORD_IDLE_AFTER, "idle-after", &failed);
+    }
+    if (out->exit_code && !r->child) stage_meta_i64(r, c, "exit_status", out->exit_code, &failed);
+    return failed ? -1 : 0;
+}
