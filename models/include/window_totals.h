@@ -6,10 +6,14 @@
  * window's energy_mj - the first's + the first window's own energy, power_mw x its
  * meter-time length), which also counts windows lost on the way; and the holes between
  * consecutive windows longer than a threshold. Time differences wrap instead of overflowing
- * (only a damaged run's times are 292 years apart). Numbers in, numbers out. */
+ * (only a damaged run's times are 292 years apart). Numbers in, numbers out; and one small
+ * reader, a named channel's windows from a run store through its read API (mw_run.h). */
 #ifndef MW_WINDOW_TOTALS_H
 #define MW_WINDOW_TOTALS_H
+#include <stddef.h>
 #include <stdint.h>
+
+#include "mw_store.h"
 
 typedef struct {
     int64_t samples;    /* windows added */
@@ -31,4 +35,12 @@ void mw_window_totals_add(mw_window_totals *t, int64_t t0_ns, int64_t t1_ns, int
 int mw_window_totals_mean_mw(const mw_window_totals *t, __int128 *mean_mw);
 /* The meter's counter over the windows' span, pJ (0 without windows). */
 __int128 mw_window_totals_meter_pj(const mw_window_totals *t);
+
+/* The windows of the channel named `name` in a run, in time order (t1_ns, then t0_ns): their
+ * powers in W into *power_w (malloc'd, NULL when none; t->samples of them) and their totals
+ * into *t (no holes counted). 0; -1 on a read error (mw_store_error(s)); -2 when the run has
+ * no such channel: names then lists its channels' names, ", " between them, those that fit
+ * in nameslen. Out of memory aborts (mw_alloc.h). */
+int mw_window_totals_read_channel(mw_store *s, const char *name, double **power_w,
+                                  mw_window_totals *t, char *names, size_t nameslen);
 #endif

@@ -5,9 +5,17 @@
  *    window's start to the last one's end;
  *  - the mean rounds half away from zero: 5/2 -> 3, -5/2 -> -3, 4/3 -> 1, 5/3 -> 2;
  *  - no time covered: no mean; no windows: no meter energy;
- *  - times 292 years apart wrap in the covered time but the energy is exact. */
+ *  - times 292 years apart wrap in the covered time but the energy is exact;
+ *  - a named channel's windows read from a run written through the store's API, by time
+ *    (written out of order): 3 W, 1 W, 2 W of 0.5 s = 3 J over 1.5 s; another channel's
+ *    windows left out; an unknown name lists the run's channels, those that fit. */
 #include "../unit.h"
 
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mw_store.h"
 #include "window_totals.h"
 
 #define S 1000000000LL /* 1 s in ns */
@@ -70,6 +78,54 @@ static void damaged_times_wrap(void **state)
     assert_true(t.window_pj == -((__int128)1 << 64) + 21);
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void read_a_named_channel(void **state)
+{
+    char tmp[64] = "/tmp/mw-wtotals-XXXXXX", dir[128], err[256];
+    assert_non_null(mkdtemp(tmp));
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    mw_store *s = mw_store_create(dir, 0, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(mw_store_channel_add(s, 1, "alpha", NULL, NULL), 0);
+    assert_int_equal(mw_store_channel_add(s, 2, "beta", NULL, NULL), 0);
+    static const int order[] = {2, 0, 1}, mw[] = {3000, 1000, 2000};
+    for (int k = 0; k < 3; k++) {
+        int i = order[k];
+        for (int ch = 1; ch <= 2; ch++) {
+            mw_store_sample x = {.channel = ch,
+                                 .seq = (uint32_t)i,
+                                 .t0_ns = i * S / 2,
+                                 .t1_ns = (i + 1) * S / 2,
+                                 .power_mw = ch == 2 ? mw[i] : 99};
+            assert_int_equal(mw_store_sample_add(s, &x), 0);
+        }
+    }
+    mw_store_close(s);
+    s = mw_store_open(dir, err, sizeof err);
+    assert_non_null(s);
+    double *p;
+    mw_window_totals t;
+    char names[64];
+    assert_int_equal(mw_window_totals_read_channel(s, "beta", &p, &t, names, sizeof names), 0);
+    assert_int_equal(t.samples, 3);
+    assert_true(p[0] == 3 && p[1] == 1 && p[2] == 2);
+    assert_true(t.window_pj == (__int128)3 * 1000000000000LL);
+    assert_int_equal(t.covered_ns, 3 * S / 2);
+    assert_int_equal(t.holes, 0);
+    free(p);
+    assert_int_equal(mw_window_totals_read_channel(s, "gamma", &p, &t, names, sizeof names), -2);
+    assert_string_equal(names, "alpha, beta");
+    assert_null(p);
+    assert_int_equal(mw_window_totals_read_channel(s, "gamma", &p, &t, names, 9), -2);
+    assert_string_equal(names, "alpha"); /* ", beta" does not fit */
+    mw_store_close(s);
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -77,6 +133,7 @@ int main(void)
         cmocka_unit_test(holes_below_the_threshold_are_not_counted),
         cmocka_unit_test(mean_rounds_half_away_from_zero),
         cmocka_unit_test(damaged_times_wrap),
+        cmocka_unit_test(read_a_named_channel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
