@@ -335,3 +335,20 @@ int mw_run_meta_next_nullable(mw_run_cursor *c, const char **key, const char **v
     if (rc == 1) *value = text_or(c->st, 1, NULL);
     return rc;
 }
+
+int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
+{
+    mw_run_cursor *c = cursor_open(s, CUR_PHASES,
+                                   "SELECT bytes FROM phases WHERE kind = 'counter' AND name = ?1 "
+                                   "ORDER BY id LIMIT 1",
+                                   "reading a counter");
+    if (!c) return -1;
+    sqlite3_bind_text(c->st, 1, name, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(c->st), ret = rc == SQLITE_ROW ? 1 : 0;
+    if (rc == SQLITE_ROW)
+        *value = sqlite3_column_int64(c->st, 0);
+    else if (rc != SQLITE_DONE)
+        ret = mw_store_db_error(s, "reading a counter");
+    mw_run_close(c);
+    return ret;
+}

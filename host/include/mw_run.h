@@ -104,4 +104,8 @@ int mw_run_named_window_next(mw_run_cursor *c, mw_store_sample *out, const char 
 
 /* As mw_run_meta_next(), but a NULL value comes back NULL (mw export writes it as null). */
 int mw_run_meta_next_nullable(mw_run_cursor *c, const char **key, const char **value);
+
+/* The value (bytes) of the first recorded phase of kind "counter" named name (the first
+ * inserted, e.g. eeg-mofs's "eeg version"): 1 with *value, 0 when there is none, -1. */
+int mw_run_counter_first(mw_store *s, const char *name, int64_t *value);
 #endif

@@ -4,7 +4,8 @@
  * them once ended; phases by start, rank, thread and insertion against the hand-sorted
  * order; windows with their channel's name, the channel number for a channel the channels
  * table lacks, every column kept; a NULL meta value stays NULL; a plain windows cursor is
- * not a named one. */
+ * not a named one; the first recorded counter of a name is the first inserted, not the
+ * earliest. */
 #include "../unit.h"
 
 #include <ftw.h>
@@ -63,7 +64,8 @@ static void write_run(void)
             assert_int_equal(mw_store_sample_add(s, &x), 0);
         }
     /* inserted in this order; sorted by (start, rank, thread, insertion) they read
-     * 50/0/0 "a", 50/0/0 "d", 50/0/2 "e", 50/1/0 "b", 60/-1/0 "c" */
+     * 50/0/0 "a", 50/0/0 "d", 50/0/2 "e", 50/1/0 "b", 60/-1/0 "c" (with the counters and
+     * "other" below: "other" at 5 and a counter at 10 before, a counter at 80 after) */
     const mw_store_phase ph[] = {
         {1, "h1", 0, "user", "b", 50, 70, 0, 1, -1}, {-1, "", 0, "mw", "c", 60, 60, 0, 0, -1},
         {0, "h1", 0, "user", "a", 50, 51, 0, 1, -1}, {0, "h1", 2, "omp", "e", 50, 52, 0, 1, -1},
@@ -71,6 +73,13 @@ static void write_run(void)
     };
     for (size_t i = 0; i < sizeof ph / sizeof *ph; i++)
         assert_int_equal(mw_store_phase_add(s, &ph[i]), 0);
+    const mw_store_phase counters[] = {
+        {0, "h1", 0, "counter", "eeg version", 80, 80, 3, 1, -1},
+        {1, "h1", 0, "counter", "eeg version", 10, 10, 2, 1, -1},
+        {1, "h1", 0, "user", "other", 5, 6, 9, 1, -1},
+    };
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(mw_store_phase_add(s, &counters[i]), 0);
     assert_int_equal(mw_store_meta_set(s, "empty", NULL), 0);
     assert_int_equal(mw_store_meta_set(s, "full", "v"), 0);
     mw_store_close(s);
@@ -102,14 +111,14 @@ static void snapshot_holds_while_a_writer_commits(void **state)
     write_run();
     mw_store *s = reader();
     assert_int_equal(mw_run_snapshot_begin(s), 0);
-    assert_int_equal(phase_count(s), 5);
+    assert_int_equal(phase_count(s), 8);
     mw_store *w = phase_writer();
     const mw_store_phase late = {0, "h1", 0, "user", "late", 900, 950, 0, 1, -1};
     assert_int_equal(mw_store_phase_add(w, &late), 0);
     assert_int_equal(mw_store_commit(w), 0);
-    assert_int_equal(phase_count(s), 5); /* still the snapshot */
+    assert_int_equal(phase_count(s), 8); /* still the snapshot */
     assert_int_equal(mw_run_snapshot_end(s), 0);
-    assert_int_equal(phase_count(s), 6); /* a new read sees the commit */
+    assert_int_equal(phase_count(s), 9); /* a new read sees the commit */
     mw_store_close(w);
     done(s);
 }
@@ -120,17 +129,18 @@ static void phases_by_start_rank_thread(void **state)
     mw_store *s = reader();
     mw_run_cursor *c = mw_run_phases_by_start_rank(s);
     assert_non_null(c);
-    static const char *const want[] = {"a", "d", "e", "b", "c"};
+    static const char *const want[] = {"other", "eeg version", "a", "d",
+                                       "e",     "b",           "c", "eeg version"};
     mw_store_phase p;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 8; i++) {
         assert_int_equal(mw_run_phase_next(c, &p), 1);
         assert_string_equal(p.name, want[i]);
     }
     assert_int_equal(mw_run_phase_next(c, &p), 0);
     mw_run_close(c);
-    c = mw_run_phases_by_start_rank(s); /* every column of the second row */
-    assert_int_equal(mw_run_phase_next(c, &p), 1);
-    assert_int_equal(mw_run_phase_next(c, &p), 1);
+    c = mw_run_phases_by_start_rank(s); /* every column of the fourth row */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(mw_run_phase_next(c, &p), 1);
     assert_string_equal(p.kind, "mpi");
     assert_int_equal(p.end_ns, 55);
     assert_int_equal(p.bytes, 8);
@@ -169,6 +179,19 @@ static void windows_with_channel_names(void **state)
     done(s);
 }
 
+static void first_counter(void **state)
+{
+    write_run();
+    mw_store *s = reader();
+    int64_t v = 0;
+    assert_int_equal(mw_run_counter_first(s, "eeg version", &v), 1);
+    assert_int_equal(v, 3);
+    assert_int_equal(mw_run_counter_first(s, "other", &v), 0); /* a user phase, not a counter */
+    assert_int_equal(mw_run_counter_first(s, "x'; DROP TABLE phases; --", &v), 0);
+    assert_int_equal(phase_count(s), 8);
+    done(s);
+}
+
 static void null_meta_value(void **state)
 {
     write_run();
@@ -196,6 +219,7 @@ int main(void)
         cmocka_unit_test(phases_by_start_rank_thread),
         cmocka_unit_test(windows_with_channel_names),
         cmocka_unit_test(null_meta_value),
+        cmocka_unit_test(first_counter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
