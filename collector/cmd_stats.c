@@ -107,6 +107,54 @@ static void opts_free(st_opts *o)
     free(o->groups);
 }
 
+/* --group NAME[:Q] (v NULL: no value): a new group for up to argc runs. -1 when fine, else
+ * the exit code. */
+static int add_group(st_opts *o, const char *v, int argc)
+{
+    if (!v || !*v || *v == '-') return mw_cli_usage_error("stats", "--group needs a name");
+    o->groups = mw_xrealloc(o->groups, (o->ngroups + 1) * sizeof *o->groups);
+    st_group *g = &o->groups[o->ngroups++];
+    memset(g, 0, sizeof *g);
+    const char *colon = strchr(v, ':');
+    g->name = colon ? mw_xstrndup(v, (size_t)(colon - v)) : mw_xstrdup(v);
+    g->runs = mw_xcalloc((size_t)argc, sizeof *g->runs);
+    g->values = mw_xcalloc((size_t)argc, sizeof *g->values);
+    if (!*g->name) return mw_cli_usage_error("stats", "--group '%s': empty name", v);
+    if (colon && (g->q = parse_quantity(colon + 1)) == Q_NONE)
+        return mw_cli_usage_error(
+            "stats", "--group '%s': '%s' is not pow_idle, pow_work, mean_power or energy", v,
+            colon + 1);
+    for (size_t k = 0; k + 1 < o->ngroups; k++)
+        if (!strcmp(o->groups[k].name, g->name) && o->groups[k].q == g->q)
+            return mw_cli_usage_error("stats", "--group '%s' given twice", v);
+    snprintf(g->label, sizeof g->label, "%s", v);
+    return -1;
+}
+
+/* After the arguments: a channel, groups with runs, a quantity each, one unit; labels of
+ * groups that share a name. -1 when fine, else the exit code. */
+static int check_groups(st_opts *o)
+{
+    if (!o->channel) return mw_cli_usage_error("stats", "missing --channel NAME");
+    if (!o->ngroups) return mw_cli_usage_error("stats", "missing --group NAME RUNDIR...");
+    for (size_t k = 0; k < o->ngroups; k++) {
+        st_group *g = &o->groups[k];
+        if (!g->nruns)
+            return mw_cli_usage_error("stats", "--group %s: no run directories", g->name);
+        if (g->q == Q_NONE) g->q = o->q;
+        if (g->q == Q_NONE)
+            return mw_cli_usage_error("stats", "missing --quantity (group %s has none)", g->name);
+        for (size_t j = 0; j < o->ngroups; j++)
+            if (j != k && !strcmp(o->groups[j].name, g->name))
+                snprintf(g->label, sizeof g->label, "%s:%s", g->name, q_names[g->q]);
+        if (strcmp(q_unit(g->q), q_unit(o->groups[0].q)))
+            return mw_cli_usage_error("stats", "groups %s (%s) and %s (%s) are in different units",
+                                      o->groups[0].name, q_names[o->groups[0].q], g->name,
+                                      q_names[g->q]);
+    }
+    return -1;
+}
+
 /* Returns -1 when parsing went fine, else the exit code. */
 static int parse_args(int argc, char **argv, st_opts *o)
 {
@@ -142,28 +190,8 @@ static int parse_args(int argc, char **argv, st_opts *o)
                                           "--confidence: '%s' is not a number between 0 and 1", v);
             o->confidence = c;
         } else if (mw_longopt_is(a, "--group")) {
-            const char *v = mw_longopt_value(argc, argv, &i, "--group");
-            if (!v || !*v || *v == '-') return mw_cli_usage_error("stats", "--group needs a name");
-            st_group *gs = realloc(o->groups, (o->ngroups + 1) * sizeof *gs);
-            if (!gs) return mw_cli_usage_error("stats", "out of memory");
-            o->groups = gs;
-            st_group *g = &gs[o->ngroups++];
-            memset(g, 0, sizeof *g);
-            const char *colon = strchr(v, ':');
-            g->name = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
-            g->runs = calloc((size_t)argc, sizeof *g->runs);
-            g->values = calloc((size_t)argc, sizeof *g->values);
-            if (!g->name || !g->runs || !g->values)
-                return mw_cli_usage_error("stats", "out of memory");
-            if (!*g->name) return mw_cli_usage_error("stats", "--group '%s': empty name", v);
-            if (colon && (g->q = parse_quantity(colon + 1)) == Q_NONE)
-                return mw_cli_usage_error(
-                    "stats", "--group '%s': '%s' is not pow_idle, pow_work, mean_power or energy",
-                    v, colon + 1);
-            for (size_t k = 0; k + 1 < o->ngroups; k++)
-                if (!strcmp(o->groups[k].name, g->name) && o->groups[k].q == g->q)
-                    return mw_cli_usage_error("stats", "--group '%s' given twice", v);
-            snprintf(g->label, sizeof g->label, "%s", v);
+            int rc = add_group(o, mw_longopt_value(argc, argv, &i, "--group"), argc);
+            if (rc >= 0) return rc;
         } else if (a[0] == '-' && a[1]) {
             return mw_cli_usage_error("stats", "unknown option '%s'", a);
         } else {
@@ -173,24 +201,7 @@ static int parse_args(int argc, char **argv, st_opts *o)
             g->runs[g->nruns++] = argv[i];
         }
     }
-    if (!o->channel) return mw_cli_usage_error("stats", "missing --channel NAME");
-    if (!o->ngroups) return mw_cli_usage_error("stats", "missing --group NAME RUNDIR...");
-    for (size_t k = 0; k < o->ngroups; k++) {
-        st_group *g = &o->groups[k];
-        if (!g->nruns)
-            return mw_cli_usage_error("stats", "--group %s: no run directories", g->name);
-        if (g->q == Q_NONE) g->q = o->q;
-        if (g->q == Q_NONE)
-            return mw_cli_usage_error("stats", "missing --quantity (group %s has none)", g->name);
-        for (size_t j = 0; j < o->ngroups; j++)
-            if (j != k && !strcmp(o->groups[j].name, g->name))
-                snprintf(g->label, sizeof g->label, "%s:%s", g->name, q_names[g->q]);
-        if (strcmp(q_unit(g->q), q_unit(o->groups[0].q)))
-            return mw_cli_usage_error("stats", "groups %s (%s) and %s (%s) are in different units",
-                                      o->groups[0].name, q_names[o->groups[0].q], g->name,
-                                      q_names[g->q]);
-    }
-    return -1;
+    return check_groups(o);
 }
 
 /* ---- one run's value ---------------------------------------------------------------- */
