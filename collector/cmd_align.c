@@ -3,26 +3,26 @@
  * meter's windows are off the program's phases, with its uncertainty, and the drift
  * between the run's start and end.
  *
- * Inside one read transaction it picks the channel (--channel, else the first whose host
- * ran busy phases, else the only channel), takes the busy phases of that host (all hosts
- * for a channel without one): those of kind or name --phases, else of kind compute, else of
- * kind user; merges each process's (rank, pid) phases into their union so that nested or
- * per-thread phases count once, and hands the channel's windows and the processes' spans,
- * in seconds since the run's start, to mw_align_estimate(). Text by default, or one JSON
+ * Inside one snapshot it picks the channel (--channel, else the first whose host ran busy
+ * phases, else the only channel), takes the busy phases of that host (all hosts for a
+ * channel without one): those of kind or name --phases, else of kind compute, else of kind
+ * user; models/align_run.h reads them, each process's (rank, pid) merged into their union so
+ * that nested or per-thread phases count once, and the channel's windows, in seconds since
+ * the run's start, for mw_align_estimate(). Text by default, or one JSON
  * object. No pattern (no such phases, or none beginning or ending within the windows) is
  * unusable input: exit 2; a pattern the power does not follow exits 1. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "align.h"
+#include "align_run.h"
 #include "builtin.h"
 #include "cli.h"
-#include "mw_phase_class.h"
 #include "textout.h"
+#include "mw_run.h"
 #include "mw_store.h"
 
 typedef struct {
@@ -99,19 +99,13 @@ static int parse_args(int argc, char **argv, align_opts *o)
     return -1;
 }
 
-/* ---- reading the run ------------------------------------------------------------------ */
-
-typedef struct {
-    int channel;
-    char name[128];
-    char host[128]; /* "" when none */
-} align_channel;
+/* ---- reading the run (models/align_run.h) ------------------------------------------------- */
 
 typedef struct {
     mw_store *s;
     const char *rundir;
     int64_t origin_ns;
-    align_channel ch;
+    mw_align_channel ch;
     char select[160]; /* what the phases were selected by, for the report */
     size_t phases, processes;
     mw_align_window *w;
@@ -120,62 +114,31 @@ typedef struct {
     size_t nsp;
 } align_run;
 
-static int db_error(const align_run *r)
+static int run_error(const align_run *r)
 {
-    fprintf(stderr, "mw align: %s: %s\n", mw_store_path(r->s), sqlite3_errmsg(mw_store_db(r->s)));
+    fprintf(stderr, "mw align: %s\n", mw_store_error(r->s));
     return MW_EXIT_FAIL;
 }
 
-/* Busy phases selected by kind (by_kind) or by kind-or-name, on host (NULL: any); by kind,
- * not a program's own waiting phases (phase_class.h: mwb-pattern's "idle") */
-#define ALIGN_WHAT "((kind = ?2 AND NOT " MW_SQL_USER_WAITING ") OR (?3 AND name = ?2))"
-static const char phase_sql[] =
-    "SELECT rank, pid, start_ns, end_ns FROM phases "
-    "WHERE end_ns > start_ns AND (?1 IS NULL OR host = ?1) AND " ALIGN_WHAT
-    " ORDER BY rank, pid, start_ns";
-
-static int count_phases(align_run *r, const char *host, const char *what, int by_name,
-                        int64_t *count)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(r->s),
-                           "SELECT count(*) FROM phases WHERE end_ns > start_ns AND "
-                           "(?1 IS NULL OR host = ?1) AND " ALIGN_WHAT,
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(r);
-    if (host)
-        sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 1);
-    sqlite3_bind_text(st, 2, what, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, by_name);
-    int rc = sqlite3_step(st);
-    *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : db_error(r);
-}
-
-/* The selector for host: --phases, else compute, else user. *what = NULL: none found. */
-static int pick_phases(align_run *r, const align_opts *o, const char *host, const char **what,
-                       int *by_name, int64_t *count)
+/* The selector for r->ch's host (any host when it has none): --phases, else compute, else
+ * user. sel->what = NULL: none found. */
+static int pick_phases(align_run *r, const align_opts *o, mw_align_selector *sel, int64_t *count)
 {
     static const char *const kinds[] = {"compute", "user"};
-    *what = NULL;
+    *sel = (mw_align_selector){*r->ch.host ? r->ch.host : NULL, o->phases, 1};
     *count = 0;
     if (o->phases) {
-        *by_name = 1;
-        if (count_phases(r, host, o->phases, 1, count)) return MW_EXIT_FAIL;
-        if (*count) *what = o->phases;
+        if (mw_align_run_count(r->s, sel, count)) return run_error(r);
+        if (!*count) sel->what = NULL;
         return 0;
     }
-    *by_name = 0;
+    sel->by_name = 0;
     for (int i = 0; i < 2; i++) {
-        if (count_phases(r, host, kinds[i], 0, count)) return MW_EXIT_FAIL;
-        if (*count) {
-            *what = kinds[i];
-            return 0;
-        }
+        sel->what = kinds[i];
+        if (mw_align_run_count(r->s, sel, count)) return run_error(r);
+        if (*count) return 0;
     }
+    sel->what = NULL;
     return 0;
 }
 
@@ -184,36 +147,19 @@ static const char *what_phases(const align_opts *o)
     return o->phases ? o->phases : "compute or user";
 }
 
-/* Pick the channel and the phases. Returns -1 when done, else the exit code. */
-static int pick(align_run *r, const align_opts *o, const char **what, int *by_name)
+/* The channel named --channel, or the first whose host ran busy phases (any channel when
+ * it is the only one). -1 when done, else the exit code after a message. */
+static int pick_channel(align_run *r, const align_opts *o, const mw_align_channel *list, int n,
+                        mw_align_selector *sel, int64_t *count)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(r->s),
-                           "SELECT channel, name, coalesce(host, '') FROM channels "
-                           "ORDER BY channel",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(r);
-    align_channel list[64];
-    int n = 0, rc;
     char names[512] = "";
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 64) {
-        align_channel *c = &list[n++];
-        c->channel = sqlite3_column_int(st, 0);
-        snprintf(c->name, sizeof c->name, "%s", (const char *)sqlite3_column_text(st, 1));
-        snprintf(c->host, sizeof c->host, "%s", (const char *)sqlite3_column_text(st, 2));
+    for (int i = 0; i < n; i++) {
         size_t len = strlen(names);
         if (len < sizeof names - 1)
-            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", c->name);
+            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", list[i].name);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return db_error(r);
-    if (!n) {
-        fprintf(stderr, "mw align: %s: the run has no channels\n", r->rundir);
-        return MW_EXIT_USAGE;
-    }
-    int64_t count = 0;
+    int i = 0;
     if (o->channel) {
-        int i = 0;
         while (i < n && strcmp(list[i].name, o->channel))
             i++;
         if (i == n) {
@@ -222,24 +168,38 @@ static int pick(align_run *r, const align_opts *o, const char **what, int *by_na
             return MW_EXIT_USAGE;
         }
         r->ch = list[i];
-        if (pick_phases(r, o, *list[i].host ? list[i].host : NULL, what, by_name, &count))
-            return MW_EXIT_FAIL;
-    } else {
-        for (int i = 0; i < n && !*what; i++) {
-            if (!*list[i].host && n > 1) continue;
-            r->ch = list[i];
-            if (pick_phases(r, o, *list[i].host ? list[i].host : NULL, what, by_name, &count))
-                return MW_EXIT_FAIL;
-        }
-        if (!*what && n > 1) {
-            fprintf(stderr,
-                    "mw align: %s: no load pattern: no channel's host ran phases of kind %s "
-                    "(choose one with --channel, the phases with --phases KIND|NAME)\n",
-                    r->rundir, what_phases(o));
-            return MW_EXIT_USAGE;
-        }
+        return pick_phases(r, o, sel, count) ? MW_EXIT_FAIL : -1;
     }
-    if (!*what) {
+    for (; i < n && !sel->what; i++) {
+        if (!*list[i].host && n > 1) continue;
+        r->ch = list[i];
+        if (pick_phases(r, o, sel, count)) return MW_EXIT_FAIL;
+    }
+    if (!sel->what && n > 1) {
+        fprintf(stderr,
+                "mw align: %s: no load pattern: no channel's host ran phases of kind %s "
+                "(choose one with --channel, the phases with --phases KIND|NAME)\n",
+                r->rundir, what_phases(o));
+        return MW_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Pick the channel and the phases. Returns -1 when done, else the exit code. */
+static int pick(align_run *r, const align_opts *o, mw_align_selector *sel)
+{
+    mw_align_channel list[MW_ALIGN_MAX_CHANNELS];
+    int n;
+    if (mw_align_run_channels(r->s, list, &n)) return run_error(r);
+    if (!n) {
+        fprintf(stderr, "mw align: %s: the run has no channels\n", r->rundir);
+        return MW_EXIT_USAGE;
+    }
+    int64_t count = 0;
+    sel->what = NULL;
+    int rc = pick_channel(r, o, list, n, sel, &count);
+    if (rc >= 0) return rc;
+    if (!sel->what) {
         fprintf(stderr,
                 "mw align: %s: no load pattern: no phases %s %s%s%s (choose them with --phases "
                 "KIND|NAME)\n",
@@ -248,86 +208,17 @@ static int pick(align_run *r, const align_opts *o, const char **what, int *by_na
         return MW_EXIT_USAGE;
     }
     r->phases = (size_t)count;
-    snprintf(r->select, sizeof r->select, "%s '%s'%s%s", *by_name ? "kind or name" : "kind", *what,
-             *r->ch.host ? " on " : " on any host", r->ch.host);
+    snprintf(r->select, sizeof r->select, "%s '%s'%s%s", sel->by_name ? "kind or name" : "kind",
+             sel->what, *r->ch.host ? " on " : " on any host", r->ch.host);
     return -1;
 }
 
-static double seconds(int64_t t, int64_t origin)
+/* The channel's windows and the selected processes' busy spans. -1, or the exit code. */
+static int load(align_run *r, const mw_align_selector *sel)
 {
-    return (double)(int64_t)((uint64_t)t - (uint64_t)origin) / 1e9;
-}
-
-static int load_windows(align_run *r)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(r->s),
-                           "SELECT t0_ns, t1_ns, power_mw FROM samples WHERE channel = ?1 "
-                           "ORDER BY segment, seq",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(r);
-    sqlite3_bind_int(st, 1, r->ch.channel);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (r->nw == cap) {
-            cap = cap ? 2 * cap : 4096;
-            mw_align_window *w = realloc(r->w, cap * sizeof *w);
-            if (!w) {
-                sqlite3_finalize(st);
-                fprintf(stderr, "mw align: out of memory\n");
-                return MW_EXIT_FAIL;
-            }
-            r->w = w;
-        }
-        r->w[r->nw++] = (mw_align_window){seconds(sqlite3_column_int64(st, 0), r->origin_ns),
-                                          seconds(sqlite3_column_int64(st, 1), r->origin_ns),
-                                          (double)sqlite3_column_int64(st, 2) / 1e3};
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? -1 : db_error(r);
-}
-
-/* The selected phases, each process's merged into their union. */
-static int load_spans(align_run *r, const char *what, int by_name)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(r->s), phase_sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(r);
-    if (*r->ch.host)
-        sqlite3_bind_text(st, 1, r->ch.host, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 1);
-    sqlite3_bind_text(st, 2, what, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, by_name);
-    size_t cap = 0, group = 0; /* first span of the current process */
-    int64_t rank = 0, pid = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t rk = sqlite3_column_int64(st, 0), pd = sqlite3_column_int64(st, 1);
-        if (!r->nsp || rk != rank || pd != pid) {
-            if (r->nsp) group += mw_align_merge(r->sp + group, r->nsp - group);
-            r->nsp = group;
-            rank = rk;
-            pid = pd;
-            r->processes++;
-        }
-        if (r->nsp == cap) {
-            cap = cap ? 2 * cap : 4096;
-            mw_align_span *sp = realloc(r->sp, cap * sizeof *sp);
-            if (!sp) {
-                sqlite3_finalize(st);
-                fprintf(stderr, "mw align: out of memory\n");
-                return MW_EXIT_FAIL;
-            }
-            r->sp = sp;
-        }
-        r->sp[r->nsp++] = (mw_align_span){seconds(sqlite3_column_int64(st, 2), r->origin_ns),
-                                          seconds(sqlite3_column_int64(st, 3), r->origin_ns)};
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return db_error(r);
-    if (r->nsp) r->nsp = group + mw_align_merge(r->sp + group, r->nsp - group);
+    if (mw_align_run_windows(r->s, r->ch.channel, r->origin_ns, &r->w, &r->nw) ||
+        mw_align_run_spans(r->s, sel, r->origin_ns, &r->sp, &r->nsp, &r->processes))
+        return run_error(r);
     return -1;
 }
 
@@ -422,14 +313,12 @@ int cmd_align(int argc, char **argv)
         fprintf(stderr, "mw align: %s\n", err);
         return MW_EXIT_FAIL;
     }
-    sqlite3_exec(mw_store_db(r.s), "BEGIN", NULL, NULL, NULL);
+    mw_run_snapshot_begin(r.s);
     if (mw_store_start_ns(r.s, &r.origin_ns)) r.origin_ns = 0;
-    const char *what = NULL;
-    int by_name = 0;
-    rc = pick(&r, &o, &what, &by_name);
-    if (rc < 0) rc = load_windows(&r);
-    if (rc < 0) rc = load_spans(&r, what, by_name);
-    sqlite3_exec(mw_store_db(r.s), "COMMIT", NULL, NULL, NULL);
+    mw_align_selector sel;
+    rc = pick(&r, &o, &sel);
+    if (rc < 0) rc = load(&r, &sel);
+    mw_run_snapshot_end(r.s);
     if (rc < 0 && !r.nw) {
         fprintf(stderr, "mw align: %s: channel '%s' has no samples\n", o.rundir, r.ch.name);
         rc = MW_EXIT_USAGE;

@@ -1,10 +1,10 @@
 /* cmd_export — "mw export RUNDIR --format csv|json [--what samples|phases|gaps|meta]
  * [-o FILE]": one table of a run (docs/run-store.md) as CSV or JSON, with stable columns.
  *
- * Each table is one SQL query, read inside one read transaction (a consistent snapshot even
- * while mw record is writing), turned into rows of fields that are either text (quoted per
- * RFC 4180 in CSV, escaped in JSON) or numbers. Numbers are formatted from the stored
- * integers with integer arithmetic, so a value is written exactly (power_w from mW with 3
+ * Each table is one cursor of the run store's read API (mw_run.h), read inside one snapshot
+ * (consistent even while mw record is writing), turned into rows of fields that are either
+ * text (quoted per RFC 4180 in CSV, escaped in JSON) or numbers. Numbers are formatted from the
+ * stored integers with integer arithmetic, so a value is written exactly (power_w from mW with 3
  * decimals) or rounded once, half away from zero (time_s from ns to 6 decimals). Times are
  * seconds since the run's start (meta start_ns, else the first sample's t0_ns). With -o the
  * output goes to a temporary file in FILE's directory that is renamed over FILE only when
@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,9 @@
 
 #include "builtin.h"
 #include "cli.h"
+#include "mw_run.h"
 #include "mw_store.h"
+#include "textout.h"
 
 typedef enum { FORMAT_UNSET, FORMAT_CSV, FORMAT_JSON } export_format;
 typedef enum { WHAT_SAMPLES, WHAT_PHASES, WHAT_GAPS, WHAT_META } export_what;
@@ -115,29 +116,24 @@ static int parse_args(int argc, char **argv, export_opts *o)
     return -1;
 }
 
-/* v / per_unit with `decimals` decimals (per_unit a multiple of 10^decimals), rounded half
- * away from zero: fixed(buf, 1500, 1000, 3) = "1.500", fixed(buf, 2499500, 1000000000, 6)
- * = "0.002500". */
-static const char *fixed(char *buf, size_t len, int64_t v, int64_t per_unit, int decimals)
-{
-    uint64_t q = 1;
-    for (int i = 0; i < decimals; i++)
-        q *= 10;
-    uint64_t step = (uint64_t)per_unit / q;
-    uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
-    uint64_t r = a / step + (a % step >= (step + 1) / 2 ? 1 : 0);
-    int neg = v < 0 && r != 0;
-    if (decimals)
-        snprintf(buf, len, "%s%" PRIu64 ".%0*" PRIu64, neg ? "-" : "", r / q, decimals, r % q);
-    else
-        snprintf(buf, len, "%s%" PRIu64, neg ? "-" : "", r);
-    return buf;
-}
-
 /* t - origin without signed overflow (wraps only for times 292 years apart) */
 static int64_t since(int64_t t, int64_t origin)
 {
     return (int64_t)((uint64_t)t - (uint64_t)origin);
+}
+
+/* v / step rounded half away from zero with `decimals` decimals, step being one unit of the
+ * last decimal (textout.h): dec(n, 1500, 1, 3) = "1.500" (mW as W), dec(n, 2499500, 1000,
+ * 6) = "0.002500" (ns as s). */
+static const char *dec(char *buf, int64_t v, int64_t step, int decimals)
+{
+    return mw_out_fixed(buf, 32, v, step, decimals, "");
+}
+
+static const char *integer(char *buf, int64_t v)
+{
+    snprintf(buf, 32, "%" PRId64, v);
+    return buf;
 }
 
 /* One output field: text (quoted/escaped), a number (written as is), or null. */
@@ -166,36 +162,6 @@ static void csv_text(FILE *out, const char *s)
     for (; *s; s++) {
         if (*s == '"') fputc('"', out);
         fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-static void json_text(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
-            else
-                fputc(*p, out);
-        }
     }
     fputc('"', out);
 }
@@ -230,7 +196,7 @@ static void writer_row(writer *w, const field *f)
             if (!f[i].s)
                 fputs("null", w->out);
             else if (f[i].text)
-                json_text(w->out, f[i].s);
+                mw_out_json_string(w->out, f[i].s);
             else
                 fputs(f[i].s, w->out);
         }
@@ -239,117 +205,114 @@ static void writer_row(writer *w, const field *f)
     w->rows++;
 }
 
-static void writer_end(writer *w)
+/* The end of a table; on a read error (rc < 0) the store's message. 0 or -1. */
+static int writer_end(writer *w, mw_store *s, int rc)
 {
+    if (rc < 0) fprintf(stderr, "mw export: %s\n", mw_store_error(s));
     if (w->format == FORMAT_JSON) fputs("\n]\n", w->out);
+    return rc < 0 ? -1 : 0;
 }
 
-/* "" for NULL: a damaged run may hold NULL where the schema says NOT NULL, and meta's key may
- * be NULL (a TEXT primary key allows it) */
-static const char *col_text(sqlite3_stmt *st, int i)
+static int open_error(mw_store *s)
 {
-    const char *t = (const char *)sqlite3_column_text(st, i);
-    return t ? t : "";
-}
-
-/* Run sql and write its rows; format_row turns a result row into fields. Returns 0 or -1
- * (message printed). */
-static int export_query(mw_store *s, writer *w, const char *sql, int64_t origin_ns,
-                        void (*format_row)(sqlite3_stmt *, int64_t, field *, char (*)[32]))
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "mw export: %s: %s\n", mw_store_path(s), sqlite3_errmsg(mw_store_db(s)));
-        return -1;
-    }
-    writer_begin(w);
-    field f[MAX_FIELDS];
-    char num[MAX_FIELDS][32];
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        format_row(st, origin_ns, f, num);
-        writer_row(w, f);
-    }
-    if (rc != SQLITE_DONE)
-        fprintf(stderr, "mw export: %s: %s\n", mw_store_path(s), sqlite3_errmsg(mw_store_db(s)));
-    sqlite3_finalize(st);
-    writer_end(w);
-    return rc == SQLITE_DONE ? 0 : -1;
+    fprintf(stderr, "mw export: %s\n", mw_store_error(s));
+    return -1;
 }
 
 static const char *const sample_names[] = {
     "time_s",   "channel", "power_w", "vrms_v",  "irms_a", "pf",
     "energy_j", "start_s", "seq",     "segment", "flags",  "uncertainty_ms",
 };
-static const char sample_sql[] =
-    "SELECT s.t1_ns, coalesce(c.name, CAST(s.channel AS TEXT)), s.power_mw, s.vrms_mv, "
-    "s.irms_ua, s.pf_milli, s.energy_mj, s.t0_ns, s.seq, s.segment, s.flags, s.uncertainty_ns "
-    "FROM samples s LEFT JOIN channels c ON c.channel = s.channel "
-    "ORDER BY s.segment, s.seq, s.channel";
 
-static void sample_row(sqlite3_stmt *st, int64_t origin, field *f, char (*n)[32])
+static int export_samples(mw_store *s, writer *w, int64_t origin)
 {
-    fixed(n[0], 32, since(sqlite3_column_int64(st, 0), origin), 1000000000, 6);
-    fixed(n[2], 32, sqlite3_column_int64(st, 2), 1000, 3);
-    fixed(n[3], 32, sqlite3_column_int64(st, 3), 1000, 3);
-    fixed(n[4], 32, sqlite3_column_int64(st, 4), 1000000, 6);
-    fixed(n[5], 32, sqlite3_column_int64(st, 5), 1000, 3);
-    fixed(n[6], 32, sqlite3_column_int64(st, 6), 1000, 3);
-    fixed(n[7], 32, since(sqlite3_column_int64(st, 7), origin), 1000000000, 6);
-    snprintf(n[8], 32, "%" PRId64, (int64_t)sqlite3_column_int64(st, 8));
-    snprintf(n[9], 32, "%" PRId64, (int64_t)sqlite3_column_int64(st, 9));
-    snprintf(n[10], 32, "%" PRId64, (int64_t)sqlite3_column_int64(st, 10));
-    fixed(n[11], 32, sqlite3_column_int64(st, 11), 1000000, 6);
-    for (int i = 0; i < 12; i++)
-        f[i] = (field){n[i], 0};
-    f[1] = (field){col_text(st, 1), 1};
+    mw_run_cursor *c = mw_run_named_windows(s);
+    if (!c) return open_error(s);
+    writer_begin(w);
+    mw_store_sample x;
+    const char *name;
+    char n[MAX_FIELDS][32];
+    int rc;
+    while ((rc = mw_run_named_window_next(c, &x, &name)) == 1) {
+        const field f[] = {
+            {dec(n[0], since(x.t1_ns, origin), 1000, 6), 0},
+            {name, 1},
+            {dec(n[2], x.power_mw, 1, 3), 0},
+            {dec(n[3], x.vrms_mv, 1, 3), 0},
+            {dec(n[4], x.irms_ua, 1, 6), 0},
+            {dec(n[5], x.pf_milli, 1, 3), 0},
+            {dec(n[6], x.energy_mj, 1, 3), 0},
+            {dec(n[7], since(x.t0_ns, origin), 1000, 6), 0},
+            {integer(n[8], x.seq), 0},
+            {integer(n[9], x.segment), 0},
+            {integer(n[10], x.flags), 0},
+            {dec(n[11], x.uncertainty_ns, 1, 6), 0},
+        };
+        writer_row(w, f);
+    }
+    mw_run_close(c);
+    return writer_end(w, s, rc);
 }
 
 static const char *const phase_names[] = {"rank", "host",    "thread", "kind",
                                           "name", "start_s", "end_s",  "bytes"};
-static const char phase_sql[] = "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes "
-                                "FROM phases ORDER BY start_ns, rank, thread, id";
 
-static void phase_row(sqlite3_stmt *st, int64_t origin, field *f, char (*n)[32])
+static int export_phases(mw_store *s, writer *w, int64_t origin)
 {
-    snprintf(n[0], 32, "%" PRId64, (int64_t)sqlite3_column_int64(st, 0));
-    snprintf(n[2], 32, "%" PRId64, (int64_t)sqlite3_column_int64(st, 2));
-    fixed(n[5], 32, since(sqlite3_column_int64(st, 5), origin), 1000000000, 6);
-    fixed(n[6], 32, since(sqlite3_column_int64(st, 6), origin), 1000000000, 6);
-    snprintf(n[7], 32, "%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
-    for (int i = 0; i < 8; i++)
-        f[i] = (field){n[i], 0};
-    f[1] = (field){col_text(st, 1), 1};
-    f[3] = (field){col_text(st, 3), 1};
-    f[4] = (field){col_text(st, 4), 1};
+    mw_run_cursor *c = mw_run_phases_by_start_rank(s);
+    if (!c) return open_error(s);
+    writer_begin(w);
+    mw_store_phase p;
+    char n[MAX_FIELDS][32];
+    int rc;
+    while ((rc = mw_run_phase_next(c, &p)) == 1) {
+        const field f[] = {
+            {integer(n[0], p.rank), 0},
+            {p.host, 1},
+            {integer(n[2], p.thread), 0},
+            {p.kind, 1},
+            {p.name, 1},
+            {dec(n[5], since(p.start_ns, origin), 1000, 6), 0},
+            {dec(n[6], since(p.end_ns, origin), 1000, 6), 0},
+            {integer(n[7], p.bytes), 0},
+        };
+        writer_row(w, f);
+    }
+    mw_run_close(c);
+    return writer_end(w, s, rc);
 }
 
 static const char *const gap_names[] = {"start_s", "end_s", "reason"};
-static const char gap_sql[] = "SELECT start_ns, end_ns, reason FROM gaps ORDER BY start_ns, id";
 
-static void gap_row(sqlite3_stmt *st, int64_t origin, field *f, char (*n)[32])
+static int export_gaps(mw_store *s, writer *w, int64_t origin)
 {
-    fixed(n[0], 32, since(sqlite3_column_int64(st, 0), origin), 1000000000, 6);
-    fixed(n[1], 32, since(sqlite3_column_int64(st, 1), origin), 1000000000, 6);
-    f[0] = (field){n[0], 0};
-    f[1] = (field){n[1], 0};
-    f[2] = (field){col_text(st, 2), 1};
+    mw_run_cursor *c = mw_run_gaps(s);
+    if (!c) return open_error(s);
+    writer_begin(w);
+    mw_run_gap g;
+    char n[2][32];
+    int rc;
+    while ((rc = mw_run_gap_next(c, &g)) == 1) {
+        const field f[] = {
+            {dec(n[0], since(g.start_ns, origin), 1000, 6), 0},
+            {dec(n[1], since(g.end_ns, origin), 1000, 6), 0},
+            {g.reason, 1},
+        };
+        writer_row(w, f);
+    }
+    mw_run_close(c);
+    return writer_end(w, s, rc);
 }
 
 /* meta: CSV key,value rows; JSON one object {"key": "value", ...}. */
 static int export_meta(mw_store *s, FILE *out, export_format format)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(s), "SELECT key, value FROM meta ORDER BY key", -1, &st,
-                           NULL) != SQLITE_OK) {
-        fprintf(stderr, "mw export: %s: %s\n", mw_store_path(s), sqlite3_errmsg(mw_store_db(s)));
-        return -1;
-    }
+    mw_run_cursor *c = mw_run_meta(s);
+    if (!c) return open_error(s);
     fputs(format == FORMAT_CSV ? "key,value\n" : "{", out);
     int rc, rows = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *k = col_text(st, 0);
-        const char *v = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : col_text(st, 1);
+    const char *k, *v; /* v NULL: a NULL value */
+    while ((rc = mw_run_meta_next_nullable(c, &k, &v)) == 1) {
         if (format == FORMAT_CSV) {
             csv_text(out, k);
             fputc(',', out);
@@ -357,20 +320,19 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
             fputc('\n', out);
         } else {
             fputs(rows ? ",\n" : "\n", out);
-            json_text(out, k);
+            mw_out_json_string(out, k);
             fputc(':', out);
             if (v)
-                json_text(out, v);
+                mw_out_json_string(out, v);
             else
                 fputs("null", out);
         }
         rows++;
     }
+    mw_run_close(c);
     if (format == FORMAT_JSON) fputs("\n}\n", out);
-    if (rc != SQLITE_DONE)
-        fprintf(stderr, "mw export: %s: %s\n", mw_store_path(s), sqlite3_errmsg(mw_store_db(s)));
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    if (rc < 0) fprintf(stderr, "mw export: %s\n", mw_store_error(s));
+    return rc < 0 ? -1 : 0;
 }
 
 static int export_table(mw_store *s, const export_opts *o, FILE *out)
@@ -383,15 +345,15 @@ static int export_table(mw_store *s, const export_opts *o, FILE *out)
     case WHAT_SAMPLES:
         w.names = sample_names;
         w.n = 12;
-        return export_query(s, &w, sample_sql, origin, sample_row);
+        return export_samples(s, &w, origin);
     case WHAT_PHASES:
         w.names = phase_names;
         w.n = 8;
-        return export_query(s, &w, phase_sql, origin, phase_row);
+        return export_phases(s, &w, origin);
     default:
         w.names = gap_names;
         w.n = 3;
-        return export_query(s, &w, gap_sql, origin, gap_row);
+        return export_gaps(s, &w, origin);
     }
 }
 
@@ -449,8 +411,7 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "mw export: %s\n", err);
         return MW_EXIT_FAIL;
     }
-    /* one read transaction: every query sees the same snapshot */
-    sqlite3_exec(mw_store_db(s), "BEGIN", NULL, NULL, NULL);
+    mw_run_snapshot_begin(s); /* one read transaction: every cursor sees the same snapshot */
     if (o.output) {
         rc = export_to_file(s, &o);
     } else {
@@ -460,7 +421,7 @@ int cmd_export(int argc, char **argv)
             rc = MW_EXIT_FAIL;
         }
     }
-    sqlite3_exec(mw_store_db(s), "COMMIT", NULL, NULL, NULL);
+    mw_run_snapshot_end(s);
     mw_store_close(s);
     return rc;
 }

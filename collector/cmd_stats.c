@@ -12,28 +12,30 @@
  * interval of the mean; two groups: two-sample Kolmogorov–Smirnov and Mann–Whitney; two or
  * more: Kruskal–Wallis (models/stats.h, two-sided p-values).
  *
- * Every run is read read-only inside one read transaction (one snapshot): the channel's
- * windows through the (channel, t1_ns) index, three columns. Arguments are parsed by hand,
- * not by getopt, because a group's run directories follow its --group in order. Unusable
- * input — bad usage, a directory that is not a run or cannot be opened, a missing channel, a
- * channel without samples, one power level where pow_idle/pow_work is asked — is a one-line
- * message naming the run and exit 2, before anything is printed. No figure is ever NaN: one
- * that does not exist (the sd of one run) is "-" in text and null in JSON. */
+ * Every run is read read-only inside one snapshot: the channel's windows by time
+ * (models/window_totals.h); the groups' figures and tests are models/stats_groups.h's.
+ * Arguments are parsed by hand (longopt.h), not by getopt, because a group's run
+ * directories follow its --group in order. Unusable input — bad usage, a directory that is
+ * not a run or cannot be opened, a missing channel, a channel without samples, one power
+ * level where pow_idle/pow_work is asked — is a one-line message naming the run and exit 2,
+ * before anything is printed. No figure is ever NaN: one that does not exist (the sd of one
+ * run) is "-" in text and null in JSON. */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_statistics_double.h>
-
 #include "builtin.h"
 #include "cli.h"
 #include "textout.h"
 #include "levels.h"
+#include "longopt.h"
+#include "mw_alloc.h"
+#include "mw_run.h"
 #include "mw_store.h"
-#include "stats.h"
+#include "stats_groups.h"
+#include "window_totals.h"
 
 typedef enum { Q_NONE, Q_POW_IDLE, Q_POW_WORK, Q_MEAN_POWER, Q_ENERGY } st_quantity;
 static const char *const q_names[] = {"", "pow_idle", "pow_work", "mean_power", "energy"};
@@ -48,10 +50,9 @@ typedef struct {
     st_quantity q; /* Q_NONE: the --quantity */
     char **runs;   /* argv entries */
     size_t nruns;
-    double *values; /* one per run */
-    double mean, sd, lo, hi;
-    int has_sd, has_ci;
-    char label[160]; /* in the tests' lines: the name, or NAME:Q when names repeat */
+    double *values;     /* one per run */
+    mw_stats_group fig; /* n, mean, sd, CI (models/stats_groups.h) */
+    char label[160];    /* in the tests' lines: the name, or NAME:Q when names repeat */
 } st_group;
 
 typedef struct {
@@ -106,88 +107,34 @@ static void opts_free(st_opts *o)
     free(o->groups);
 }
 
-/* The value of an option: "--opt=V" or "--opt V" (advancing *i). NULL when missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
+/* --group NAME[:Q] (v NULL: no value): a new group for up to argc runs. -1 when fine, else
+ * the exit code. */
+static int add_group(st_opts *o, const char *v, int argc)
 {
-    size_t len = strlen(name);
-    if (argv[*i][len] == '=') return argv[*i] + len + 1;
-    if (*i + 1 >= argc) return NULL;
-    return argv[++*i];
+    if (!v || !*v || *v == '-') return mw_cli_usage_error("stats", "--group needs a name");
+    o->groups = mw_xrealloc(o->groups, (o->ngroups + 1) * sizeof *o->groups);
+    st_group *g = &o->groups[o->ngroups++];
+    memset(g, 0, sizeof *g);
+    const char *colon = strchr(v, ':');
+    g->name = colon ? mw_xstrndup(v, (size_t)(colon - v)) : mw_xstrdup(v);
+    g->runs = mw_xcalloc((size_t)argc, sizeof *g->runs);
+    g->values = mw_xcalloc((size_t)argc, sizeof *g->values);
+    if (!*g->name) return mw_cli_usage_error("stats", "--group '%s': empty name", v);
+    if (colon && (g->q = parse_quantity(colon + 1)) == Q_NONE)
+        return mw_cli_usage_error(
+            "stats", "--group '%s': '%s' is not pow_idle, pow_work, mean_power or energy", v,
+            colon + 1);
+    for (size_t k = 0; k + 1 < o->ngroups; k++)
+        if (!strcmp(o->groups[k].name, g->name) && o->groups[k].q == g->q)
+            return mw_cli_usage_error("stats", "--group '%s' given twice", v);
+    snprintf(g->label, sizeof g->label, "%s", v);
+    return -1;
 }
 
-/* Matches "--name" or "--name=..." */
-static int is_opt(const char *arg, const char *name)
+/* After the arguments: a channel, groups with runs, a quantity each, one unit; labels of
+ * groups that share a name. -1 when fine, else the exit code. */
+static int check_groups(st_opts *o)
 {
-    size_t len = strlen(name);
-    return !strncmp(arg, name, len) && (arg[len] == 0 || arg[len] == '=');
-}
-
-/* Returns -1 when parsing went fine, else the exit code. */
-static int parse_args(int argc, char **argv, st_opts *o)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return MW_EXIT_OK;
-        } else if (!strcmp(a, "--json")) {
-            o->json = 1;
-        } else if (is_opt(a, "--channel")) {
-            const char *v = opt_value(argc, argv, &i, "--channel");
-            if (!v || !*v) return mw_cli_usage_error("stats", "--channel needs a channel name");
-            o->channel = v;
-        } else if (is_opt(a, "--quantity")) {
-            const char *v = opt_value(argc, argv, &i, "--quantity");
-            if (!v) return mw_cli_usage_error("stats", "--quantity needs a value");
-            if ((o->q = parse_quantity(v)) == Q_NONE)
-                return mw_cli_usage_error(
-                    "stats", "--quantity: '%s' is not pow_idle, pow_work, mean_power or energy", v);
-        } else if (is_opt(a, "--method")) {
-            const char *v = opt_value(argc, argv, &i, "--method");
-            if (!v) return mw_cli_usage_error("stats", "--method needs a value");
-            if (strcmp(v, "kde") && strcmp(v, "gmm"))
-                return mw_cli_usage_error("stats", "--method: '%s' is not kde or gmm", v);
-            o->gmm = !strcmp(v, "gmm");
-        } else if (is_opt(a, "--confidence")) {
-            const char *v = opt_value(argc, argv, &i, "--confidence");
-            if (!v) return mw_cli_usage_error("stats", "--confidence needs a value");
-            double c;
-            if (mw_cli_number(v, &c) || !(c > 0 && c < 1))
-                return mw_cli_usage_error("stats",
-                                          "--confidence: '%s' is not a number between 0 and 1", v);
-            o->confidence = c;
-        } else if (is_opt(a, "--group")) {
-            const char *v = opt_value(argc, argv, &i, "--group");
-            if (!v || !*v || *v == '-') return mw_cli_usage_error("stats", "--group needs a name");
-            st_group *gs = realloc(o->groups, (o->ngroups + 1) * sizeof *gs);
-            if (!gs) return mw_cli_usage_error("stats", "out of memory");
-            o->groups = gs;
-            st_group *g = &gs[o->ngroups++];
-            memset(g, 0, sizeof *g);
-            const char *colon = strchr(v, ':');
-            g->name = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
-            g->runs = calloc((size_t)argc, sizeof *g->runs);
-            g->values = calloc((size_t)argc, sizeof *g->values);
-            if (!g->name || !g->runs || !g->values)
-                return mw_cli_usage_error("stats", "out of memory");
-            if (!*g->name) return mw_cli_usage_error("stats", "--group '%s': empty name", v);
-            if (colon && (g->q = parse_quantity(colon + 1)) == Q_NONE)
-                return mw_cli_usage_error(
-                    "stats", "--group '%s': '%s' is not pow_idle, pow_work, mean_power or energy",
-                    v, colon + 1);
-            for (size_t k = 0; k + 1 < o->ngroups; k++)
-                if (!strcmp(o->groups[k].name, g->name) && o->groups[k].q == g->q)
-                    return mw_cli_usage_error("stats", "--group '%s' given twice", v);
-            snprintf(g->label, sizeof g->label, "%s", v);
-        } else if (a[0] == '-' && a[1]) {
-            return mw_cli_usage_error("stats", "unknown option '%s'", a);
-        } else {
-            if (!o->ngroups)
-                return mw_cli_usage_error("stats", "'%s': a run directory before any --group", a);
-            st_group *g = &o->groups[o->ngroups - 1];
-            g->runs[g->nruns++] = argv[i];
-        }
-    }
     if (!o->channel) return mw_cli_usage_error("stats", "missing --channel NAME");
     if (!o->ngroups) return mw_cli_usage_error("stats", "missing --group NAME RUNDIR...");
     for (size_t k = 0; k < o->ngroups; k++) {
@@ -208,105 +155,103 @@ static int parse_args(int argc, char **argv, st_opts *o)
     return -1;
 }
 
+/* Returns -1 when parsing went fine, else the exit code. */
+static int parse_args(int argc, char **argv, st_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return MW_EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (mw_longopt_is(a, "--channel")) {
+            const char *v = mw_longopt_value(argc, argv, &i, "--channel");
+            if (!v || !*v) return mw_cli_usage_error("stats", "--channel needs a channel name");
+            o->channel = v;
+        } else if (mw_longopt_is(a, "--quantity")) {
+            const char *v = mw_longopt_value(argc, argv, &i, "--quantity");
+            if (!v) return mw_cli_usage_error("stats", "--quantity needs a value");
+            if ((o->q = parse_quantity(v)) == Q_NONE)
+                return mw_cli_usage_error(
+                    "stats", "--quantity: '%s' is not pow_idle, pow_work, mean_power or energy", v);
+        } else if (mw_longopt_is(a, "--method")) {
+            const char *v = mw_longopt_value(argc, argv, &i, "--method");
+            if (!v) return mw_cli_usage_error("stats", "--method needs a value");
+            if (strcmp(v, "kde") && strcmp(v, "gmm"))
+                return mw_cli_usage_error("stats", "--method: '%s' is not kde or gmm", v);
+            o->gmm = !strcmp(v, "gmm");
+        } else if (mw_longopt_is(a, "--confidence")) {
+            const char *v = mw_longopt_value(argc, argv, &i, "--confidence");
+            if (!v) return mw_cli_usage_error("stats", "--confidence needs a value");
+            double c;
+            if (mw_cli_number(v, &c) || !(c > 0 && c < 1))
+                return mw_cli_usage_error("stats",
+                                          "--confidence: '%s' is not a number between 0 and 1", v);
+            o->confidence = c;
+        } else if (mw_longopt_is(a, "--group")) {
+            int rc = add_group(o, mw_longopt_value(argc, argv, &i, "--group"), argc);
+            if (rc >= 0) return rc;
+        } else if (a[0] == '-' && a[1]) {
+            return mw_cli_usage_error("stats", "unknown option '%s'", a);
+        } else {
+            if (!o->ngroups)
+                return mw_cli_usage_error("stats", "'%s': a run directory before any --group", a);
+            st_group *g = &o->groups[o->ngroups - 1];
+            g->runs[g->nruns++] = argv[i];
+        }
+    }
+    return check_groups(o);
+}
+
 /* ---- one run's value ---------------------------------------------------------------- */
 
-typedef struct {
-    double *power_w;
-    size_t n, cap;
-    __int128 energy_pj; /* sum of power_mw x (t1_ns - t0_ns) */
-    int64_t covered_ns;
-} st_trace;
-
-/* Read the channel's windows of one run. 0, or an exit code after a one-line message. */
-static int read_trace(const char *rundir, const char *channel, st_trace *t)
+/* The channel's windows of one run (models/window_totals.h), in one snapshot: their powers
+ * (W, *power_w) and exact totals. 0, or an exit code after a one-line message. */
+static int read_trace(const char *rundir, const char *channel, double **power_w,
+                      mw_window_totals *t)
 {
+    *power_w = NULL;
     if (!mw_store_exists(rundir)) {
         fprintf(stderr, "mw stats: %s: not a run (no %s there)\n", rundir, MW_STORE_DB_NAME);
         return MW_EXIT_USAGE;
     }
-    char err[1024];
+    char err[1024], names[512];
     mw_store *s = mw_store_open(rundir, err, sizeof err);
     if (!s) {
         fprintf(stderr, "mw stats: %s\n", err);
         return MW_EXIT_USAGE;
     }
-    sqlite3 *db = mw_store_db(s);
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-    int rc = MW_EXIT_USAGE, ch = -1;
-    sqlite3_stmt *st = NULL;
-    char names[512] = "";
-    if (sqlite3_prepare_v2(db, "SELECT channel, name FROM channels ORDER BY channel", -1, &st,
-                           NULL) != SQLITE_OK)
-        goto db_error;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 1);
-        if (!name) continue;
-        if (!strcmp(name, channel)) ch = sqlite3_column_int(st, 0);
-        size_t len = strlen(names);
-        if (len + strlen(name) + 3 < sizeof names)
-            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", name);
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-    if (ch < 0) {
+    mw_run_snapshot_begin(s);
+    int rc = mw_window_totals_read_channel(s, channel, power_w, t, names, sizeof names);
+    if (rc == -1)
+        fprintf(stderr, "mw stats: %s\n", mw_store_error(s));
+    else if (rc == -2)
         fprintf(stderr, "mw stats: %s: no channel '%s' (its channels: %s)\n", rundir, channel,
                 *names ? names : "none");
-        goto out;
-    }
-    if (sqlite3_prepare_v2(db, "SELECT power_mw, t0_ns, t1_ns FROM samples WHERE channel = ?1", -1,
-                           &st, NULL) != SQLITE_OK)
-        goto db_error;
-    sqlite3_bind_int(st, 1, ch);
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? 2 * t->cap : 4096;
-            double *p = realloc(t->power_w, cap * sizeof *p);
-            if (!p) {
-                fprintf(stderr, "mw stats: %s: out of memory\n", rundir);
-                rc = MW_EXIT_FAIL;
-                goto out;
-            }
-            t->power_w = p;
-            t->cap = cap;
-        }
-        int64_t p_mw = sqlite3_column_int64(st, 0), t0 = sqlite3_column_int64(st, 1),
-                t1 = sqlite3_column_int64(st, 2);
-        t->power_w[t->n++] = (double)p_mw / 1000;
-        t->energy_pj += (__int128)p_mw * (t1 - t0);
-        t->covered_ns += t1 - t0;
-    }
-    if (step != SQLITE_DONE) goto db_error;
-    if (!t->n) {
+    else if (!t->samples)
         fprintf(stderr, "mw stats: %s: channel %s has no samples\n", rundir, channel);
-        goto out;
-    }
-    rc = 0;
-    goto out;
-db_error:
-    fprintf(stderr, "mw stats: %s: %s\n", mw_store_path(s), sqlite3_errmsg(db));
-out:
-    sqlite3_finalize(st);
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    mw_run_snapshot_end(s);
     mw_store_close(s);
-    return rc;
+    return rc || !t->samples ? MW_EXIT_USAGE : 0;
 }
 
 static int run_value(const st_opts *o, const char *rundir, st_quantity q, double *value)
 {
-    st_trace t = {0};
-    int rc = read_trace(rundir, o->channel, &t);
+    mw_window_totals t;
+    double *power_w;
+    int rc = read_trace(rundir, o->channel, &power_w, &t);
     if (rc) {
-        free(t.power_w);
+        free(power_w);
         return rc;
     }
     rc = MW_EXIT_USAGE;
     if (q == Q_ENERGY) {
-        *value = (double)t.energy_pj / 1e12;
+        *value = (double)t.window_pj / 1e12;
         rc = 0;
     } else if (q == Q_MEAN_POWER) {
         if (t.covered_ns > 0) {
-            *value = (double)t.energy_pj / (double)t.covered_ns / 1000;
+            *value = (double)t.window_pj / (double)t.covered_ns / 1000;
             rc = 0;
         } else {
             fprintf(stderr, "mw stats: %s: channel %s: its windows have no length\n", rundir,
@@ -314,7 +259,8 @@ static int run_value(const st_opts *o, const char *rundir, st_quantity q, double
         }
     } else {
         mw_levels L;
-        int e = o->gmm ? mw_levels_gmm(t.power_w, t.n, &L) : mw_levels_kde(t.power_w, t.n, &L);
+        int e = o->gmm ? mw_levels_gmm(power_w, (size_t)t.samples, &L)
+                       : mw_levels_kde(power_w, (size_t)t.samples, &L);
         if (e)
             fprintf(stderr, "mw stats: %s: channel %s: no power levels: %s\n", rundir, o->channel,
                     L.note);
@@ -326,55 +272,30 @@ static int run_value(const st_opts *o, const char *rundir, st_quantity q, double
             rc = 0;
         }
     }
-    free(t.power_w);
+    free(power_w);
     return rc;
 }
 
 /* ---- statistics and output ---------------------------------------------------------- */
 
-typedef struct {
-    int has_two, has_kw;
-    mw_test ks, mw, kw;
-} st_tests;
-
-static int compute(st_opts *o, st_tests *T)
+/* Every run's value, then the groups' figures and tests. 0, or an exit code. */
+static int compute(st_opts *o, mw_stats_comparison *T)
 {
-    for (size_t k = 0; k < o->ngroups; k++) {
+    mw_stats_group *f = mw_xcalloc(o->ngroups, sizeof *f);
+    int rc = 0;
+    for (size_t k = 0; k < o->ngroups && !rc; k++) {
         st_group *g = &o->groups[k];
-        for (size_t r = 0; r < g->nruns; r++) {
-            int rc = run_value(o, g->runs[r], g->q, &g->values[r]);
-            if (rc) return rc;
-        }
-        g->mean = gsl_stats_mean(g->values, 1, g->nruns);
-        g->has_sd = g->nruns >= 2;
-        if (g->has_sd) g->sd = gsl_stats_sd_m(g->values, 1, g->nruns, g->mean);
-        double m;
-        g->has_ci = !mw_stats_mean_ci(g->values, g->nruns, o->confidence, &m, &g->lo, &g->hi);
+        for (size_t r = 0; r < g->nruns && !rc; r++)
+            rc = run_value(o, g->runs[r], g->q, &g->values[r]);
+        f[k] = (mw_stats_group){.values = g->values, .n = g->nruns};
     }
-    memset(T, 0, sizeof *T);
-    if (o->ngroups == 2) {
-        const st_group *a = &o->groups[0], *b = &o->groups[1];
-        T->has_two = !mw_stats_ks2(a->values, a->nruns, b->values, b->nruns, &T->ks) &&
-                     !mw_stats_mann_whitney(a->values, a->nruns, b->values, b->nruns, &T->mw);
+    if (!rc) {
+        mw_stats_compare_groups(f, o->ngroups, o->confidence, T);
+        for (size_t k = 0; k < o->ngroups; k++)
+            o->groups[k].fig = f[k];
     }
-    if (o->ngroups >= 2) {
-        const double **v = malloc(o->ngroups * sizeof *v);
-        size_t *n = malloc(o->ngroups * sizeof *n);
-        if (!v || !n) {
-            free(v);
-            free(n);
-            fprintf(stderr, "mw stats: out of memory\n");
-            return MW_EXIT_FAIL;
-        }
-        for (size_t k = 0; k < o->ngroups; k++) {
-            v[k] = o->groups[k].values;
-            n[k] = o->groups[k].nruns;
-        }
-        T->has_kw = !mw_stats_kruskal_wallis(v, n, o->ngroups, &T->kw);
-        free(v);
-        free(n);
-    }
-    return 0;
+    free(f);
+    return rc;
 }
 
 static void json_num(FILE *out, int has, double v, const char *fmt)
@@ -400,7 +321,7 @@ static void json_test(FILE *out, const char *key, int has, const mw_test *t, int
     fprintf(out, ", \"exact\": %s}", t->exact ? "true" : "false");
 }
 
-static void print_json(const st_opts *o, const st_tests *T)
+static void print_json(const st_opts *o, const mw_stats_comparison *T)
 {
     printf("{\n  \"channel\": ");
     mw_out_json_string(stdout, o->channel);
@@ -412,13 +333,13 @@ static void print_json(const st_opts *o, const st_tests *T)
         mw_out_json_string(stdout, g->name);
         printf(", \"quantity\": \"%s\", \"unit\": \"%s\", \"n\": %zu, \"mean\": ", q_names[g->q],
                q_unit(g->q), g->nruns);
-        json_num(stdout, 1, g->mean, "%.6f");
+        json_num(stdout, 1, g->fig.mean, "%.6f");
         printf(", \"sd\": ");
-        json_num(stdout, g->has_sd, g->sd, "%.6f");
+        json_num(stdout, g->fig.has_sd, g->fig.sd, "%.6f");
         printf(", \"ci_low\": ");
-        json_num(stdout, g->has_ci, g->lo, "%.6f");
+        json_num(stdout, g->fig.has_ci, g->fig.lo, "%.6f");
         printf(", \"ci_high\": ");
-        json_num(stdout, g->has_ci, g->hi, "%.6f");
+        json_num(stdout, g->fig.has_ci, g->fig.hi, "%.6f");
         printf(",\n     \"runs\": [");
         for (size_t r = 0; r < g->nruns; r++) {
             printf("%s{\"run\": ", r ? ", " : "");
@@ -443,7 +364,7 @@ static int max_int(int a, int b)
     return a > b ? a : b;
 }
 
-static void print_text(const st_opts *o, const st_tests *T)
+static void print_text(const st_opts *o, const mw_stats_comparison *T)
 {
     const char *method = o->gmm ? "Gaussian mixture" : "kernel density";
     int any_levels = 0, wname = 5, wq = 8, wrun = 3;
@@ -466,10 +387,10 @@ static void print_text(const st_opts *o, const st_tests *T)
         const st_group *g = &o->groups[k];
         const char *u = q_unit(g->q);
         char sd[32] = "-", ci[96] = "-";
-        if (g->has_sd) snprintf(sd, sizeof sd, "%.3f %s", g->sd, u);
-        if (g->has_ci) snprintf(ci, sizeof ci, "[%.3f, %.3f] %s", g->lo, g->hi, u);
+        if (g->fig.has_sd) snprintf(sd, sizeof sd, "%.3f %s", g->fig.sd, u);
+        if (g->fig.has_ci) snprintf(ci, sizeof ci, "[%.3f, %.3f] %s", g->fig.lo, g->fig.hi, u);
         printf("%-*s  %-*s  %4zu  %12.3f %s  %12s  %s\n", wname, g->name, wq, q_names[g->q],
-               g->nruns, g->mean, u, sd, ci);
+               g->nruns, g->fig.mean, u, sd, ci);
     }
     printf("\n%-*s  %-*s  %s\n", wname, "group", wrun, "run", "value");
     for (size_t k = 0; k < o->ngroups; k++) {
@@ -497,7 +418,7 @@ int cmd_stats(int argc, char **argv)
     st_opts o = {.confidence = 0.95};
     int rc = parse_args(argc, argv, &o);
     if (rc < 0) {
-        st_tests T;
+        mw_stats_comparison T;
         rc = compute(&o, &T);
         if (!rc) {
             if (o.json)

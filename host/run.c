@@ -277,3 +277,78 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : mw_store_db_error(s, "counting");
 }
+
+/* ==== one snapshot; mw export's phase order, named windows and null meta values =========== */
+
+int mw_run_snapshot_begin(mw_store *s)
+{
+    if (sqlite3_exec(mw_store_sqlite(s), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        return mw_store_db_error(s, "beginning a read");
+    return 0;
+}
+
+int mw_run_snapshot_end(mw_store *s)
+{
+    if (sqlite3_exec(mw_store_sqlite(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return mw_store_db_error(s, "ending a read");
+    return 0;
+}
+
+mw_run_cursor *mw_run_phases_by_start_rank(mw_store *s)
+{
+    return cursor_open(
+        s, CUR_PHASES,
+        mw_store_schema(s) >= 2
+            ? "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, "
+              "peer FROM phases ORDER BY start_ns, rank, thread, id"
+            : "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, 0, -1 "
+              "FROM phases ORDER BY start_ns, rank, thread, id",
+        "reading the phases");
+}
+
+/* the columns of mw_run_windows(), in its order, then the name (column 15) */
+#define RUN_NAMED_COLUMNS 16
+
+mw_run_cursor *mw_run_named_windows(mw_store *s)
+{
+    return cursor_open(s, CUR_WINDOWS,
+                       "SELECT s.channel, s.segment, s.seq, s.meter_t0_us, s.meter_t1_us, s.t0_ns, "
+                       "s.t1_ns, s.uncertainty_ns, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli, "
+                       "s.meter_energy_mj, s.energy_mj, s.flags, "
+                       "coalesce(c.name, CAST(s.channel AS TEXT)) "
+                       "FROM samples s LEFT JOIN channels c ON c.channel = s.channel "
+                       "ORDER BY s.segment, s.seq, s.channel",
+                       "reading the samples");
+}
+
+int mw_run_named_window_next(mw_run_cursor *c, mw_store_sample *out, const char **name)
+{
+    if (!c || sqlite3_column_count(c->st) != RUN_NAMED_COLUMNS) return -1;
+    int rc = mw_run_window_next(c, out);
+    if (rc == 1) *name = text_or(c->st, RUN_NAMED_COLUMNS - 1, "");
+    return rc;
+}
+
+int mw_run_meta_next_nullable(mw_run_cursor *c, const char **key, const char **value)
+{
+    int rc = mw_run_meta_next(c, key, value);
+    if (rc == 1) *value = text_or(c->st, 1, NULL);
+    return rc;
+}
+
+int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
+{
+    mw_run_cursor *c = cursor_open(s, CUR_PHASES,
+                                   "SELECT bytes FROM phases WHERE kind = 'counter' AND name = ?1 "
+                                   "ORDER BY id LIMIT 1",
+                                   "reading a counter");
+    if (!c) return -1;
+    sqlite3_bind_text(c->st, 1, name, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(c->st), ret = rc == SQLITE_ROW ? 1 : 0;
+    if (rc == SQLITE_ROW)
+        *value = sqlite3_column_int64(c->st, 0);
+    else if (rc != SQLITE_DONE)
+        ret = mw_store_db_error(s, "reading a counter");
+    mw_run_close(c);
+    return ret;
+}

@@ -1,7 +1,7 @@
 /* plot_run — a run in memory for `mw plot` (plot_internal.h).
  *
- * Read inside one read transaction: the channels; every sample (four columns, one scan of
- * the table in key order, as mw analyze reads them), each channel's windows becoming an
+ * Read through the run store's cursors (mw_run.h) inside one snapshot: the channels; every
+ * window (one scan in the meter's order, as mw analyze reads them), each channel's becoming an
  * exact step-function trace (models/energy.h); the phases that are spans (not marks nor
  * counters, end > start) in start order, their host, kind and name interned once per run;
  * the counters; the gaps. Then the idle baseline (union of the recorder's idle-before and
@@ -9,13 +9,13 @@
  * the run and exit status 2 (the caller's). */
 #include <json-c/json.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "mw_alloc.h"
 #include "mw_phase_class.h"
+#include "mw_run.h"
 #include "mw_store.h"
 #include "mw_plot.h"
 
@@ -103,12 +103,6 @@ void mw_plot_run_free(mw_plot_run *r)
     free(r);
 }
 
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-    const char *t = (const char *)sqlite3_column_text(st, i);
-    return t ? t : "";
-}
-
 static mw_plot_channel *channel_of(mw_plot_run *r, int channel)
 {
     for (int i = 0; i < r->nch; i++)
@@ -128,106 +122,120 @@ static int fail(char *err, size_t errlen, const mw_plot_run *r, const char *what
     return -1;
 }
 
-static int read_all(mw_plot_run *r, sqlite3 *db, char *err, size_t errlen)
+/* The store's message for a failed read; -1. */
+static int read_fail(char *err, size_t errlen, mw_store *s)
 {
-    sqlite3_stmt *st = NULL;
+    snprintf(err, errlen, "%s", mw_store_error(s));
+    return -1;
+}
+
+static int read_channels(mw_plot_run *r, mw_store *s, char *err, size_t errlen)
+{
+    mw_run_cursor *c = mw_run_channels(s);
+    if (!c) return read_fail(err, errlen, s);
+    mw_run_channel ch;
     int rc;
-    /* channels */
-    if (sqlite3_prepare_v2(db, "SELECT channel, name, host FROM channels ORDER BY channel", -1, &st,
-                           NULL) != SQLITE_OK)
-        return fail(err, errlen, r, sqlite3_errmsg(db));
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        mw_plot_channel *c = channel_of(r, sqlite3_column_int(st, 0));
-        if (!c) break;
-        snprintf(c->name, sizeof c->name, "%s", col_text(st, 1));
-        if (sqlite3_column_type(st, 2) != SQLITE_NULL && *col_text(st, 2)) {
-            c->has_host = 1;
-            snprintf(c->host, sizeof c->host, "%s", col_text(st, 2));
+    while ((rc = mw_run_channel_next(c, &ch)) == 1) {
+        mw_plot_channel *pc = channel_of(r, ch.channel);
+        if (!pc) break;
+        snprintf(pc->name, sizeof pc->name, "%s", ch.name);
+        if (ch.host && *ch.host) {
+            pc->has_host = 1;
+            snprintf(pc->host, sizeof pc->host, "%s", ch.host);
         }
     }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW) return fail(err, errlen, r, "more than 64 channels");
-    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
+    mw_run_close(c);
+    if (rc == 1) return fail(err, errlen, r, "more than 64 channels");
+    return rc ? read_fail(err, errlen, s) : 0;
+}
 
-    /* samples */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT channel, t0_ns, t1_ns, power_mw FROM samples "
-                           "ORDER BY segment, seq, channel",
-                           -1, &st, NULL) != SQLITE_OK)
-        return fail(err, errlen, r, sqlite3_errmsg(db));
+/* every window, in the meter's order, onto its channel */
+static int read_windows(mw_plot_run *r, mw_store *s, char *err, size_t errlen)
+{
+    mw_run_cursor *c = mw_run_windows(s, -1, MW_RUN_BY_WINDOW);
+    if (!c) return read_fail(err, errlen, s);
+    mw_store_sample w;
     size_t total = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        mw_plot_channel *c = channel_of(r, sqlite3_column_int(st, 0));
-        if (!c) {
-            sqlite3_finalize(st);
+    int rc;
+    while ((rc = mw_run_window_next(c, &w)) == 1) {
+        mw_plot_channel *pc = channel_of(r, w.channel);
+        if (!pc) {
+            mw_run_close(c);
             return fail(err, errlen, r, "more than 64 channels");
         }
-        if (c->n == c->cap) {
-            c->cap = c->cap ? 2 * c->cap : 1024;
-            c->w = mw_xrealloc(c->w, c->cap * sizeof *c->w);
+        if (pc->n == pc->cap) {
+            pc->cap = pc->cap ? 2 * pc->cap : 1024;
+            pc->w = mw_xrealloc(pc->w, pc->cap * sizeof *pc->w);
         }
-        c->w[c->n++] = (mw_energy_window){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-                                          sqlite3_column_int(st, 3)};
+        pc->w[pc->n++] = (mw_energy_window){w.t0_ns, w.t1_ns, w.power_mw};
         total++;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
-    if (!total) return fail(err, errlen, r, "no samples");
+    mw_run_close(c);
+    if (rc) return read_fail(err, errlen, s);
+    return total ? 0 : fail(err, errlen, r, "no samples");
+}
 
-    /* phases and counters */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes "
-                           "FROM phases ORDER BY start_ns, id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return fail(err, errlen, r, sqlite3_errmsg(db));
+/* the phases that are spans (not marks), and the counters, in start order */
+static int read_phases(mw_plot_run *r, mw_store *s, char *err, size_t errlen)
+{
+    mw_run_cursor *c = mw_run_phases(s, NULL);
+    if (!c) return read_fail(err, errlen, s);
     size_t phcap = 0, ctcap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *kind = col_text(st, 3);
-        int64_t t0 = sqlite3_column_int64(st, 5), t1 = sqlite3_column_int64(st, 6);
-        if (!strcmp(kind, "counter")) {
+    mw_store_phase q;
+    int rc;
+    while ((rc = mw_run_phase_next(c, &q)) == 1) {
+        if (!strcmp(q.kind, "counter")) {
             if (r->nct == ctcap) {
                 ctcap = ctcap ? 2 * ctcap : 64;
                 r->ct = mw_xrealloc(r->ct, ctcap * sizeof *r->ct);
             }
-            r->ct[r->nct++] =
-                (mw_plot_counter){sqlite3_column_int(st, 0), intern(r->strs, col_text(st, 1)),
-                                  intern(r->strs, col_text(st, 4)), sqlite3_column_int64(st, 7)};
+            r->ct[r->nct++] = (mw_plot_counter){q.rank, intern(r->strs, q.host),
+                                                intern(r->strs, q.name), q.bytes};
             continue;
         }
-        if (!strcmp(kind, "mark") || t1 <= t0) continue;
+        if (!strcmp(q.kind, "mark") || q.end_ns <= q.start_ns) continue;
         if (r->nph == phcap) {
             phcap = phcap ? 2 * phcap : 256;
             r->ph = mw_xrealloc(r->ph, phcap * sizeof *r->ph);
         }
         mw_plot_phase *p = &r->ph[r->nph++];
-        p->rank = sqlite3_column_int(st, 0);
-        p->thread = sqlite3_column_int(st, 2);
-        p->host = intern(r->strs, col_text(st, 1));
-        p->kind = intern(r->strs, kind);
-        p->name = intern(r->strs, col_text(st, 4));
-        p->cls = mw_plot_class_of(kind, col_text(st, 4));
-        p->start_ns = t0;
-        p->end_ns = t1;
+        p->rank = q.rank;
+        p->thread = q.thread;
+        p->host = intern(r->strs, q.host);
+        p->kind = intern(r->strs, q.kind);
+        p->name = intern(r->strs, q.name);
+        p->cls = mw_plot_class_of(q.kind, q.name);
+        p->start_ns = q.start_ns;
+        p->end_ns = q.end_ns;
         if (p->cls != MW_PLOT_CLS_MW) r->nprogram++;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
+    mw_run_close(c);
+    return rc ? read_fail(err, errlen, s) : 0;
+}
 
-    /* gaps */
-    if (sqlite3_prepare_v2(db, "SELECT start_ns, end_ns FROM gaps ORDER BY start_ns", -1, &st,
-                           NULL) != SQLITE_OK)
-        return fail(err, errlen, r, sqlite3_errmsg(db));
+static int read_gaps(mw_plot_run *r, mw_store *s, char *err, size_t errlen)
+{
+    mw_run_cursor *c = mw_run_gaps(s);
+    if (!c) return read_fail(err, errlen, s);
     size_t gcap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    mw_run_gap g;
+    int rc;
+    while ((rc = mw_run_gap_next(c, &g)) == 1) {
         if (r->ngaps == gcap) {
             gcap = gcap ? 2 * gcap : 16;
             r->gaps = mw_xrealloc(r->gaps, gcap * sizeof *r->gaps);
         }
-        r->gaps[r->ngaps++] =
-            (mw_energy_span){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+        r->gaps[r->ngaps++] = (mw_energy_span){g.start_ns, g.end_ns};
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail(err, errlen, r, sqlite3_errmsg(db));
+    mw_run_close(c);
+    return rc ? read_fail(err, errlen, s) : 0;
+}
+
+static int read_all(mw_plot_run *r, mw_store *s, char *err, size_t errlen)
+{
+    if (read_channels(r, s, err, errlen) || read_windows(r, s, err, errlen) ||
+        read_phases(r, s, err, errlen) || read_gaps(r, s, err, errlen))
+        return -1;
     return 0;
 }
 
@@ -249,14 +257,13 @@ int mw_plot_run_load(const char *dir, mw_plot_run **out, char *err, size_t errle
         mw_plot_run_free(r);
         return -1;
     }
-    sqlite3 *db = mw_store_db(s);
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL); /* one snapshot */
+    mw_run_snapshot_begin(s);
     int rc = 0;
     if (mw_store_meta_get(s, "status", r->status, sizeof r->status))
         snprintf(r->status, sizeof r->status, "unknown");
     if (mw_store_start_ns(s, &r->origin_ns)) rc = fail(err, errlen, r, "no samples");
-    if (!rc) rc = read_all(r, db, err, errlen);
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (!rc) rc = read_all(r, s, err, errlen);
+    mw_run_snapshot_end(s);
     mw_store_close(s);
     if (rc) {
         mw_plot_run_free(r);
@@ -305,6 +312,20 @@ int mw_plot_run_load(const char *dir, mw_plot_run **out, char *err, size_t errle
     return 0;
 }
 
+/* the channels' names, the first MW_PLOT_MAX_CHANNELS; 0 or -1 */
+static int peek_channels(mw_store *s, mw_plot_peek *out)
+{
+    mw_run_cursor *c = mw_run_channels(s);
+    if (!c) return -1;
+    mw_run_channel ch;
+    int rc;
+    while ((rc = mw_run_channel_next(c, &ch)) == 1)
+        if (out->nch < MW_PLOT_MAX_CHANNELS)
+            snprintf(out->names[out->nch++], MW_PLOT_NAME, "%s", ch.name);
+    mw_run_close(c);
+    return rc;
+}
+
 int mw_plot_run_peek(const char *dir, mw_plot_peek *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -318,38 +339,24 @@ int mw_plot_run_peek(const char *dir, mw_plot_peek *out, char *err, size_t errle
         snprintf(err, errlen, "%s", e);
         return -1;
     }
-    sqlite3 *db = mw_store_db(s);
-    static const char *const sql[] = {
-        "SELECT name FROM channels ORDER BY channel",
-        "SELECT bytes FROM phases WHERE kind = 'counter' AND name = 'eeg version' LIMIT 1",
-        "SELECT count(*) FROM (SELECT 1 FROM phases WHERE rank >= 0 AND kind <> 'counter' "
-        "AND kind <> 'mark' LIMIT 1)",
-    };
-    int rc = 0;
-    for (int q = 0; q < 3 && !rc; q++) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(db, sql[q], -1, &st, NULL) != SQLITE_OK) {
-            snprintf(err, errlen, "%s: %s", dir, sqlite3_errmsg(db));
-            rc = -1;
-            break;
-        }
-        int step;
-        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-            if (q == 0 && out->nch < MW_PLOT_MAX_CHANNELS)
-                snprintf(out->names[out->nch++], MW_PLOT_NAME, "%s", col_text(st, 0));
-            else if (q == 1)
-                out->eeg_version = sqlite3_column_int64(st, 0);
-            else if (q == 2)
-                out->has_ranks = sqlite3_column_int(st, 0) > 0;
-        }
-        if (step != SQLITE_DONE) {
-            snprintf(err, errlen, "%s: %s", dir, sqlite3_errmsg(db));
-            rc = -1;
-        }
-        sqlite3_finalize(st);
+    int64_t version = 0;
+    int rc = peek_channels(s, out), n = 1;
+    if (rc >= 0) rc = mw_run_counter_first(s, "eeg version", &version);
+    out->eeg_version = version;
+    if (rc >= 0) {
+        static const char *const not_program[] = {"counter", "mark", NULL};
+        mw_run_phase_filter f = mw_run_phase_all();
+        f.ranked = 1;
+        f.not_kinds = not_program;
+        mw_run_cursor *c = mw_run_phases(s, &f);
+        mw_store_phase p;
+        rc = c ? (n = mw_run_phase_next(c, &p)) : -1;
+        out->has_ranks = n == 1;
+        mw_run_close(c);
     }
+    if (rc < 0) snprintf(err, errlen, "%s", mw_store_error(s));
     mw_store_close(s);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 int mw_plot_run_counter(const mw_plot_run *r, int rank, const char *name, int64_t *value)

@@ -81,4 +81,31 @@ int mw_run_count(mw_store *s, mw_run_counts *out);
 
 /* Close a cursor (NULL is fine). */
 void mw_run_close(mw_run_cursor *c);
+
+/* ==== one snapshot; mw export's phase order, named windows and null meta values ==========
+ * (for mw export, ls, show, align, stats, dvfs and mw plot's run loading) */
+
+/* One read transaction around several cursors, on a store opened read-only, so that they
+ * all read one consistent snapshot of a run that mw record may be writing
+ * (docs/run-store.md). Close the cursors before the end. Both return 0, or -1 with the
+ * message in mw_store_error(s). */
+int mw_run_snapshot_begin(mw_store *s);
+int mw_run_snapshot_end(mw_store *s);
+
+/* Every phase by start_ns, then rank, thread and insertion: mw export's order. Rows come
+ * from mw_run_phase_next(). */
+mw_run_cursor *mw_run_phases_by_start_rank(mw_store *s);
+
+/* Every window in the order the meter produced them (segment, seq, channel), each with its
+ * channel's name, or the channel number in decimal when the channels table has no such
+ * channel. name lives until the next call. mw_run_window_next() reads it too (no name). */
+mw_run_cursor *mw_run_named_windows(mw_store *s);
+int mw_run_named_window_next(mw_run_cursor *c, mw_store_sample *out, const char **name);
+
+/* As mw_run_meta_next(), but a NULL value comes back NULL (mw export writes it as null). */
+int mw_run_meta_next_nullable(mw_run_cursor *c, const char **key, const char **value);
+
+/* The value (bytes) of the first recorded phase of kind "counter" named name (the first
+ * inserted, e.g. eeg-mofs's "eeg version"): 1 with *value, 0 when there is none, -1. */
+int mw_run_counter_first(mw_store *s, const char *name, int64_t *value);
 #endif
