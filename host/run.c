@@ -80,15 +80,21 @@ int mw_run_channel_next(mw_run_cursor *c, mw_run_channel *out)
 
 /* ---- windows ----------------------------------------------------------------------------- */
 
+#define RUN_SAMPLE_COLS                                                                            \
+    "SELECT channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, uncertainty_ns, "       \
+    "power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags FROM samples"
+
 mw_run_cursor *mw_run_windows(mw_store *s, int channel, mw_run_window_order order)
 {
-    static const char cols[] = "SELECT channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, "
-                               "t1_ns, uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, "
-                               "meter_energy_mj, energy_mj, flags FROM samples";
-    char sql[512];
-    snprintf(sql, sizeof sql, "%s%s ORDER BY %s", cols, channel >= 0 ? " WHERE channel = ?1" : "",
-             order == MW_RUN_BY_WINDOW ? "segment, seq, channel" : "t1_ns, t0_ns");
-    mw_run_cursor *c = cursor_open(s, CUR_WINDOWS, sql, "reading the samples");
+    /* [one channel][order]: whole statements, no SQL assembled at run time */
+    static const char *const sql[2][2] = {
+        {RUN_SAMPLE_COLS " ORDER BY t1_ns, t0_ns",
+         RUN_SAMPLE_COLS " ORDER BY segment, seq, channel"},
+        {RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
+         RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"},
+    };
+    mw_run_cursor *c = cursor_open(s, CUR_WINDOWS, sql[channel >= 0][order == MW_RUN_BY_WINDOW],
+                                   "reading the samples");
     if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
     return c;
 }
