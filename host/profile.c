@@ -72,8 +72,7 @@ static int device_point(reader *r, mw_profile_device *d, char *tok, int *no_e)
     snprintf(copy, sizeof copy, "%s", tok);
     int nf = parse_point(tok, f, 3);
     if (nf < 2) return bad(r, "'%s' is not a=, b= or a point X:T[:E]", copy);
-    if (!(f[0] > 0) || !(f[1] > 0))
-        return bad(r, "point '%s': size and time must be > 0", copy);
+    if (!(f[0] > 0) || !(f[1] > 0)) return bad(r, "point '%s': size and time must be > 0", copy);
     if (nf == 3 && !(f[2] >= 0)) return bad(r, "point '%s': energy must be >= 0", copy);
     if (nf == 3)
         d->has_energy = 1;

@@ -44,8 +44,7 @@ static int build_points(const mw_profile *p, int i, mw_pareto_devices *out, char
     return 0;
 }
 
-int mw_pareto_devices_build(const mw_profile *p, mw_pareto_devices *out, char *err,
-                            size_t errlen)
+int mw_pareto_devices_build(const mw_profile *p, mw_pareto_devices *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->k = p->ndev;
@@ -74,8 +73,8 @@ int mw_pareto_additivity(const mw_profile *p, double *mean_rel, size_t *nsizes, 
     size_t nall = p->ntogether;
     for (int i = 0; i < p->ndev; i++) {
         if (!p->dev[i].has_energy) {
-            snprintf(err, errlen, "%s:%d: together needs energies X:T:E for every device",
-                     p->file, p->together_line);
+            snprintf(err, errlen, "%s:%d: together needs energies X:T:E for every device", p->file,
+                     p->together_line);
             return -1;
         }
         nall += p->dev[i].npt;
@@ -92,8 +91,8 @@ int mw_pareto_additivity(const mw_profile *p, double *mean_rel, size_t *nsizes, 
     int rc = mw_lbopa_additivity(all, nall, p->ndev, 0, mean_rel, nsizes);
     free(all);
     if (rc)
-        snprintf(err, errlen, "%s:%d: no size of 'together' was measured on every device",
-                 p->file, p->together_line);
+        snprintf(err, errlen, "%s:%d: no size of 'together' was measured on every device", p->file,
+                 p->together_line);
     return rc ? -1 : 0;
 }
 

@@ -24,8 +24,7 @@ typedef struct {
 
 /* The profile's devices. Returns 0, or -1 with "FILE:LINE: device 'NAME': reason" in err
  * (the builder refusing a device's points: times not increasing with size, ...). */
-int mw_pareto_devices_build(const mw_profile *p, mw_pareto_devices *out, char *err,
-                            size_t errlen);
+int mw_pareto_devices_build(const mw_profile *p, mw_pareto_devices *out, char *err, size_t errlen);
 void mw_pareto_devices_free(mw_pareto_devices *d);
 
 /* The additivity figure of the profile's together points (p->ntogether > 0): the mean
