@@ -241,6 +241,114 @@ static double mean_worker_t(const mw_escobar_params *p, int gpu)
     return n ? s / n : NAN;
 }
 
+/* one run's entry of "runs": its structure, measured and predicted time and energy */
+static void json_run(FILE *out, const fit_row *r)
+{
+    const mw_escobar_params *p = &r->p;
+    fputs("\n  {\"run\": ", out);
+    mw_out_json_string(out, r->run->dir);
+    fprintf(out,
+            ", \"version\": %d, \"individuals\": %d, \"n_spop\": %d, \"ranks\": %d, "
+            "\"requesters\": %d, \"g\": %d, \"n_lm\": %d, \"n_gm\": %d, \"chunks\": %d, "
+            "\"rounds\": %d,\n   \"time_s\": {\"measured\": ",
+            p->version, p->individuals, p->n_spop, r->run->ranks, p->nworkers, p->g, p->n_lm,
+            p->n_gm, r->pr.chunks, r->pr.rounds);
+    mw_out_json_number(out, r->run->t_measured_s);
+    fputs(", \"predicted\": ", out);
+    mw_out_json_number(out, r->pr.t_cluster_s);
+    fputs("}, \"energy_j\": {\"measured\": ", out);
+    mw_out_json_number(out, r->run->e_measured_j);
+    fputs(", \"predicted\": ", out);
+    mw_out_json_number(out, r->pr.energy_j);
+    fputs("}, \"wall_s\": ", out);
+    mw_out_json_number(out, r->run->wall_s);
+}
+
+/* one run's "parameters": the time parameters, the channels' levels and energies */
+static void json_run_params(FILE *out, const fit_row *r)
+{
+    const mw_escobar_params *p = &r->p;
+    fputs(",\n   \"parameters\": {\"t_cpu_s\": ", out);
+    mw_out_json_number(out, mean_worker_t(p, 0));
+    fputs(", \"t_gpu_s\": ", out);
+    mw_out_json_number(out, mean_worker_t(p, 1));
+    fputs(", \"t_master_s\": ", out);
+    mw_out_json_number(out, p->t_master_s);
+    fputs(", \"t_com_s\": ", out);
+    mw_out_json_number(out, p->t_com_s);
+    fputs(", \"t_lm_s\": ", out);
+    mw_out_json_number(out, p->t_lm_s);
+    fputs(", \"t_max_i_s\": ", out);
+    mw_out_json_number(out, r->pr.t_max_i_s);
+    fputs(",\n    \"nodes\": [", out);
+    for (int k = 0; k < p->nnodes; k++) {
+        const mw_escobar_node *nd = &p->node[k];
+        fprintf(out, "%s{\"channel\": ", k ? ", " : "");
+        mw_out_json_string(out, nd->name);
+        fputs(", \"host\": ", out);
+        if (nd->all)
+            fputs("null", out);
+        else
+            mw_out_json_string(out, nd->host);
+        fputs(", \"pow_w\": ", out);
+        mw_out_json_number(out, nd->pow_w);
+        fputs(", \"pow_idle_w\": ", out);
+        mw_out_json_number(out, nd->pow_idle_w);
+        fputs(", \"busy_s\": ", out);
+        mw_out_json_number(out, r->pr.busy_s[k]);
+        fputs(", \"energy_j\": ", out);
+        mw_out_json_number(out, r->pr.e_node_j[k]);
+        fputs("}", out);
+    }
+    fputs("],\n    \"switch\": ", out);
+    if (p->has_switch) {
+        fputs("{\"channel\": ", out);
+        mw_out_json_string(out, p->switch_name);
+        fputs(", \"pow_w\": ", out);
+        mw_out_json_number(out, p->pow_sw_w);
+        fputs(", \"pow_idle_w\": ", out);
+        mw_out_json_number(out, p->pow_sw_idle_w);
+        fputs(", \"energy_j\": ", out);
+        mw_out_json_number(out, r->pr.e_switch_j);
+        fputs("}", out);
+    } else {
+        fputs("null", out);
+    }
+    fputs("}}", out);
+}
+
+/* one version's entry of "fit": the fitted parameters with their intervals */
+static void json_fit(FILE *out, const fit_group *g, int first)
+{
+    const mw_escobar_fit *f = &g->fit;
+    fprintf(out,
+            "%s\n  {\"version\": %d, \"runs\": %d, \"dof\": %d, \"rss_s2\": ", first ? "" : ",",
+            g->version, g->nruns, f->dof);
+    mw_out_json_number(out, f->rss);
+    fprintf(out, ", \"iterations\": %d, \"converged\": %s, \"parameters\": [", f->iterations,
+            f->converged ? "true" : "false");
+    int c = 0;
+    for (int j = 0; j < MW_ESCOBAR_NFIT; j++) {
+        if (!f->used[j]) continue;
+        fprintf(out, "%s{\"name\": \"%s\", \"value\": ", c++ ? ", " : "", mw_escobar_fit_names[j]);
+        mw_out_json_number(out, f->value[j]);
+        fputs(", \"se\": ", out);
+        mw_out_json_number(out, f->have_ci ? f->se[j] : NAN);
+        fputs(", \"ci\": ", out);
+        if (f->have_ci && isfinite(f->ci_lo[j]) && isfinite(f->ci_hi[j])) {
+            fputc('[', out);
+            mw_out_json_number(out, f->ci_lo[j]);
+            fputs(", ", out);
+            mw_out_json_number(out, f->ci_hi[j]);
+            fputc(']', out);
+        } else {
+            fputs("null", out);
+        }
+        fputs("}", out);
+    }
+    fputs("]}", out);
+}
+
 static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, const fit_group *g,
                      int ng)
 {
@@ -251,72 +359,9 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
         fputs("null", out);
     fprintf(out, ", \"confidence\": %g,\n \"runs\": [", o->confidence);
     for (int i = 0; i < n; i++) {
-        const fit_row *r = &rows[i];
-        const mw_escobar_params *p = &r->p;
-        fprintf(out, "%s\n  {\"run\": ", i ? "," : "");
-        mw_out_json_string(out, r->run->dir);
-        fprintf(out,
-                ", \"version\": %d, \"individuals\": %d, \"n_spop\": %d, \"ranks\": %d, "
-                "\"requesters\": %d, \"g\": %d, \"n_lm\": %d, \"n_gm\": %d, \"chunks\": %d, "
-                "\"rounds\": %d,\n   \"time_s\": {\"measured\": ",
-                p->version, p->individuals, p->n_spop, r->run->ranks, p->nworkers, p->g, p->n_lm,
-                p->n_gm, r->pr.chunks, r->pr.rounds);
-        mw_out_json_number(out, r->run->t_measured_s);
-        fputs(", \"predicted\": ", out);
-        mw_out_json_number(out, r->pr.t_cluster_s);
-        fputs("}, \"energy_j\": {\"measured\": ", out);
-        mw_out_json_number(out, r->run->e_measured_j);
-        fputs(", \"predicted\": ", out);
-        mw_out_json_number(out, r->pr.energy_j);
-        fputs("}, \"wall_s\": ", out);
-        mw_out_json_number(out, r->run->wall_s);
-        fputs(",\n   \"parameters\": {\"t_cpu_s\": ", out);
-        mw_out_json_number(out, mean_worker_t(p, 0));
-        fputs(", \"t_gpu_s\": ", out);
-        mw_out_json_number(out, mean_worker_t(p, 1));
-        fputs(", \"t_master_s\": ", out);
-        mw_out_json_number(out, p->t_master_s);
-        fputs(", \"t_com_s\": ", out);
-        mw_out_json_number(out, p->t_com_s);
-        fputs(", \"t_lm_s\": ", out);
-        mw_out_json_number(out, p->t_lm_s);
-        fputs(", \"t_max_i_s\": ", out);
-        mw_out_json_number(out, r->pr.t_max_i_s);
-        fputs(",\n    \"nodes\": [", out);
-        for (int k = 0; k < p->nnodes; k++) {
-            const mw_escobar_node *nd = &p->node[k];
-            fprintf(out, "%s{\"channel\": ", k ? ", " : "");
-            mw_out_json_string(out, nd->name);
-            fputs(", \"host\": ", out);
-            if (nd->all)
-                fputs("null", out);
-            else
-                mw_out_json_string(out, nd->host);
-            fputs(", \"pow_w\": ", out);
-            mw_out_json_number(out, nd->pow_w);
-            fputs(", \"pow_idle_w\": ", out);
-            mw_out_json_number(out, nd->pow_idle_w);
-            fputs(", \"busy_s\": ", out);
-            mw_out_json_number(out, r->pr.busy_s[k]);
-            fputs(", \"energy_j\": ", out);
-            mw_out_json_number(out, r->pr.e_node_j[k]);
-            fputs("}", out);
-        }
-        fputs("],\n    \"switch\": ", out);
-        if (p->has_switch) {
-            fputs("{\"channel\": ", out);
-            mw_out_json_string(out, p->switch_name);
-            fputs(", \"pow_w\": ", out);
-            mw_out_json_number(out, p->pow_sw_w);
-            fputs(", \"pow_idle_w\": ", out);
-            mw_out_json_number(out, p->pow_sw_idle_w);
-            fputs(", \"energy_j\": ", out);
-            mw_out_json_number(out, r->pr.e_switch_j);
-            fputs("}", out);
-        } else {
-            fputs("null", out);
-        }
-        fputs("}}", out);
+        if (i) fputs(",", out);
+        json_run(out, &rows[i]);
+        json_run_params(out, &rows[i]);
     }
     fputs("\n ],\n \"nrmse\": [", out);
     for (int k = 0; k < ng; k++) {
@@ -332,35 +377,8 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
     int first = 1;
     for (int k = 0; k < ng; k++) {
         if (!g[k].fitted) continue;
-        const mw_escobar_fit *f = &g[k].fit;
-        fprintf(out,
-                "%s\n  {\"version\": %d, \"runs\": %d, \"dof\": %d, \"rss_s2\": ", first ? "" : ",",
-                g[k].version, g[k].nruns, f->dof);
+        json_fit(out, &g[k], first);
         first = 0;
-        mw_out_json_number(out, f->rss);
-        fprintf(out, ", \"iterations\": %d, \"converged\": %s, \"parameters\": [", f->iterations,
-                f->converged ? "true" : "false");
-        int c = 0;
-        for (int j = 0; j < MW_ESCOBAR_NFIT; j++) {
-            if (!f->used[j]) continue;
-            fprintf(out, "%s{\"name\": \"%s\", \"value\": ", c++ ? ", " : "",
-                    mw_escobar_fit_names[j]);
-            mw_out_json_number(out, f->value[j]);
-            fputs(", \"se\": ", out);
-            mw_out_json_number(out, f->have_ci ? f->se[j] : NAN);
-            fputs(", \"ci\": ", out);
-            if (f->have_ci && isfinite(f->ci_lo[j]) && isfinite(f->ci_hi[j])) {
-                fputc('[', out);
-                mw_out_json_number(out, f->ci_lo[j]);
-                fputs(", ", out);
-                mw_out_json_number(out, f->ci_hi[j]);
-                fputc(']', out);
-            } else {
-                fputs("null", out);
-            }
-            fputs("}", out);
-        }
-        fputs("]}", out);
     }
     fputs("\n ]\n}\n", out);
 }
@@ -464,6 +482,122 @@ static int write_table(const char *path, const fit_row *rows, int n)
 
 /* ---- the command --------------------------------------------------------------------- */
 
+/* Every run read and its row's parameters set, from the run itself or the calibration run
+ * cal. 0, or the exit status after a message. */
+static int read_runs(const fit_opts *o, mw_escobar_run *runs, fit_row *rows,
+                     const mw_escobar_run *cal)
+{
+    char err[1024];
+    for (int i = 0; i < o->nruns; i++) {
+        if (mw_escobar_from_run(o->runs[i], o->switch_name, &runs[i], err, sizeof err)) {
+            fprintf(stderr, "mw fit: %s\n", err);
+            return MW_EXIT_USAGE;
+        }
+        rows[i].run = &runs[i];
+        if (set_params(&rows[i], cal, !o->fit)) return MW_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Fit mode, version v (cnt runs): the time parameters fitted to the runs' measured times,
+ * notes for a fit that did not converge or a negative value, the rows' parameters set to
+ * the fit. 0, or the exit status after a message. */
+static int fit_version(const fit_opts *o, fit_row *rows, int v, int cnt, fit_group *G)
+{
+    char err[1024];
+    mw_escobar_params *ps = malloc((size_t)cnt * sizeof *ps);
+    double *ts = malloc((size_t)cnt * sizeof *ts);
+    if (!ps || !ts) {
+        free(ps);
+        free(ts);
+        fprintf(stderr, "mw fit: out of memory\n");
+        return MW_EXIT_USAGE;
+    }
+    int k = 0;
+    for (int i = 0; i < o->nruns; i++)
+        if (rows[i].p.version == v) {
+            ps[k] = rows[i].p;
+            ts[k++] = rows[i].run->t_measured_s;
+        }
+    int frc = mw_escobar_fit_time(ps, ts, (size_t)cnt, o->confidence, &G->fit, err, sizeof err);
+    free(ps);
+    free(ts);
+    if (frc) {
+        fprintf(stderr, "mw fit: v%d: %s (give more runs of v%d, or --mode predict)\n", v, err, v);
+        return MW_EXIT_USAGE;
+    }
+    G->fitted = 1;
+    if (!G->fit.converged)
+        fprintf(stderr,
+                "mw fit: note: v%d: the fit stopped at its iteration limit (%d) "
+                "before converging\n",
+                v, G->fit.iterations);
+    for (int j = 0; j < MW_ESCOBAR_NFIT; j++)
+        if (G->fit.used[j] && G->fit.value[j] < 0)
+            fprintf(stderr,
+                    "mw fit: note: v%d: fitted %s = %g < 0: these runs do not determine "
+                    "it (add runs whose N_Spop changes the rounds or chunk sizes)\n",
+                    v, mw_escobar_fit_names[j], G->fit.value[j]);
+    for (int i = 0; i < o->nruns; i++)
+        if (rows[i].p.version == v) mw_escobar_apply(&rows[i].p, G->fit.value, G->fit.used);
+    return 0;
+}
+
+/* The groups by version (g: 2), in fit mode fitted, then every row's prediction. 0, or the
+ * exit status after a message. */
+static int predict(const fit_opts *o, fit_row *rows, fit_group *g, int *ng)
+{
+    *ng = 0;
+    for (int v = 2; v <= 3; v++) {
+        int cnt = 0;
+        for (int i = 0; i < o->nruns; i++)
+            cnt += rows[i].p.version == v;
+        if (!cnt) continue;
+        fit_group *G = &g[(*ng)++];
+        memset(G, 0, sizeof *G);
+        G->version = v;
+        G->nruns = cnt;
+        if (o->fit && fit_version(o, rows, v, cnt, G)) return MW_EXIT_USAGE;
+    }
+    char err[1024];
+    for (int i = 0; i < o->nruns; i++) {
+        if (o->fit) { /* checked by the fit; a fitted time may be < 0 */
+            mw_escobar_predict_raw(&rows[i].p, &rows[i].pr);
+            continue;
+        }
+        if (mw_escobar_predict(&rows[i].p, &rows[i].pr, err, sizeof err)) {
+            fprintf(stderr, "mw fit: %s: the model's parameters: %s\n", rows[i].run->dir, err);
+            return MW_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* NRMSE of time and energy per group. 0, or the exit status after a message. */
+static int nrmse_groups(const fit_opts *o, const fit_row *rows, fit_group *g, int ng)
+{
+    for (int k = 0; k < ng; k++) {
+        double *y = malloc((size_t)o->nruns * 4 * sizeof *y);
+        if (!y) {
+            fprintf(stderr, "mw fit: out of memory\n");
+            return MW_EXIT_USAGE;
+        }
+        double *yh = y + o->nruns, *e = yh + o->nruns, *eh = e + o->nruns;
+        size_t m = 0;
+        for (int i = 0; i < o->nruns; i++)
+            if (rows[i].p.version == g[k].version) {
+                y[m] = rows[i].run->t_measured_s;
+                yh[m] = rows[i].pr.t_cluster_s;
+                e[m] = rows[i].run->e_measured_j;
+                eh[m++] = rows[i].pr.energy_j;
+            }
+        g[k].nrmse_t = mw_escobar_nrmse(y, yh, m);
+        g[k].nrmse_e = mw_escobar_nrmse(e, eh, m);
+        free(y);
+    }
+    return 0;
+}
+
 int cmd_fit(int argc, char **argv)
 {
     if (mw_cli_wants_help(argc, argv)) {
@@ -500,96 +634,11 @@ int cmd_fit(int argc, char **argv)
             goto out;
         }
     }
-    for (int i = 0; i < o.nruns; i++) {
-        if (mw_escobar_from_run(o.runs[i], o.switch_name, &runs[i], err, sizeof err)) {
-            fprintf(stderr, "mw fit: %s\n", err);
-            goto out;
-        }
-        rows[i].run = &runs[i];
-        if (set_params(&rows[i], cal, !o.fit)) goto out;
-    }
-
-    /* groups by version; in fit mode the fit, then the predictions */
     fit_group g[2];
     int ng = 0;
-    for (int v = 2; v <= 3; v++) {
-        int cnt = 0;
-        for (int i = 0; i < o.nruns; i++)
-            cnt += rows[i].p.version == v;
-        if (!cnt) continue;
-        fit_group *G = &g[ng++];
-        memset(G, 0, sizeof *G);
-        G->version = v;
-        G->nruns = cnt;
-        if (o.fit) {
-            mw_escobar_params *ps = malloc((size_t)cnt * sizeof *ps);
-            double *ts = malloc((size_t)cnt * sizeof *ts);
-            if (!ps || !ts) {
-                free(ps);
-                free(ts);
-                fprintf(stderr, "mw fit: out of memory\n");
-                goto out;
-            }
-            int k = 0;
-            for (int i = 0; i < o.nruns; i++)
-                if (rows[i].p.version == v) {
-                    ps[k] = rows[i].p;
-                    ts[k++] = rows[i].run->t_measured_s;
-                }
-            int frc =
-                mw_escobar_fit_time(ps, ts, (size_t)cnt, o.confidence, &G->fit, err, sizeof err);
-            free(ps);
-            free(ts);
-            if (frc) {
-                fprintf(stderr, "mw fit: v%d: %s (give more runs of v%d, or --mode predict)\n", v,
-                        err, v);
-                goto out;
-            }
-            G->fitted = 1;
-            if (!G->fit.converged)
-                fprintf(stderr,
-                        "mw fit: note: v%d: the fit stopped at its iteration limit (%d) "
-                        "before converging\n",
-                        v, G->fit.iterations);
-            for (int j = 0; j < MW_ESCOBAR_NFIT; j++)
-                if (G->fit.used[j] && G->fit.value[j] < 0)
-                    fprintf(stderr,
-                            "mw fit: note: v%d: fitted %s = %g < 0: these runs do not determine "
-                            "it (add runs whose N_Spop changes the rounds or chunk sizes)\n",
-                            v, mw_escobar_fit_names[j], G->fit.value[j]);
-            for (int i = 0; i < o.nruns; i++)
-                if (rows[i].p.version == v) mw_escobar_apply(&rows[i].p, G->fit.value, G->fit.used);
-        }
-    }
-    for (int i = 0; i < o.nruns; i++) {
-        if (o.fit) { /* checked by the fit; a fitted time may be < 0 */
-            mw_escobar_predict_raw(&rows[i].p, &rows[i].pr);
-            continue;
-        }
-        if (mw_escobar_predict(&rows[i].p, &rows[i].pr, err, sizeof err)) {
-            fprintf(stderr, "mw fit: %s: the model's parameters: %s\n", rows[i].run->dir, err);
-            goto out;
-        }
-    }
-    for (int k = 0; k < ng; k++) {
-        double *y = malloc((size_t)o.nruns * 4 * sizeof *y);
-        if (!y) {
-            fprintf(stderr, "mw fit: out of memory\n");
-            goto out;
-        }
-        double *yh = y + o.nruns, *e = yh + o.nruns, *eh = e + o.nruns;
-        size_t m = 0;
-        for (int i = 0; i < o.nruns; i++)
-            if (rows[i].p.version == g[k].version) {
-                y[m] = rows[i].run->t_measured_s;
-                yh[m] = rows[i].pr.t_cluster_s;
-                e[m] = rows[i].run->e_measured_j;
-                eh[m++] = rows[i].pr.energy_j;
-            }
-        g[k].nrmse_t = mw_escobar_nrmse(y, yh, m);
-        g[k].nrmse_e = mw_escobar_nrmse(e, eh, m);
-        free(y);
-    }
+    if (read_runs(&o, runs, rows, cal) || predict(&o, rows, g, &ng) ||
+        nrmse_groups(&o, rows, g, ng))
+        goto out;
     if (o.table && write_table(o.table, rows, o.nruns)) goto out;
     if (o.json)
         json_out(stdout, &o, rows, o.nruns, g, ng);

@@ -180,16 +180,20 @@ static int wait_for_id(mw_port *pt, double timeout_s, mw_flash_id *id, int *bad,
     }
 }
 
-int cmd_flash(int argc, char **argv)
+typedef struct {
+    const char *port_arg, *hex_arg; /* NULL: not given */
+    double timeout_s;
+    int verify, verbose;
+} flash_opts;
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, flash_opts *o)
 {
     static const struct option opts[] = {
         {"port", required_argument, NULL, 'p'}, {"timeout", required_argument, NULL, 't'},
         {"no-verify", no_argument, NULL, 'V'},  {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
-    const char *port_arg = NULL;
-    double timeout = 5.0;
-    int verify = 1, verbose = 0;
     optind = 0; /* 0, not 1: glibc then fully reinitialises getopt (tests call us repeatedly) */
     opterr = 0;
     int c;
@@ -197,19 +201,19 @@ int cmd_flash(int argc, char **argv)
         switch (c) {
         case 'p':
             if (!*optarg) return mw_cli_usage_error("flash", "--port: needs a port name");
-            port_arg = optarg;
+            o->port_arg = optarg;
             break;
         case 't': {
-            if (mw_cli_number(optarg, &timeout) || !(timeout > 0) || timeout > 3600)
+            if (mw_cli_number(optarg, &o->timeout_s) || !(o->timeout_s > 0) || o->timeout_s > 3600)
                 return mw_cli_usage_error("flash", "--timeout: '%s' is not between 0 and 3600 s",
                                           optarg);
             break;
         }
         case 'V':
-            verify = 0;
+            o->verify = 0;
             break;
         case 'v':
-            verbose = 1;
+            o->verbose = 1;
             break;
         case 'h':
             usage(stdout);
@@ -222,13 +226,18 @@ int cmd_flash(int argc, char **argv)
     }
     if (argc - optind > 1)
         return mw_cli_usage_error("flash", "unexpected argument '%s'", argv[optind + 1]);
+    if (optind < argc) o->hex_arg = argv[optind];
+    return -1;
+}
 
-    char hex[4096];
-    if (optind < argc) {
-        if (strlen(argv[optind]) >= sizeof hex)
-            return mw_cli_usage_error("flash", "HEX: path too long");
-        snprintf(hex, sizeof hex, "%s", argv[optind]);
-    } else if (mw_firmware_path("hex", hex, sizeof hex) != 0) {
+/* The HEX file to write (given, or the one mw carries) into hex, checked, its size in
+ * *bytes. Returns -1 to go on, else the exit status after a message. */
+static int find_hex(const char *hex_arg, char *hex, size_t hexlen, long *bytes)
+{
+    if (hex_arg) {
+        if (strlen(hex_arg) >= hexlen) return mw_cli_usage_error("flash", "HEX: path too long");
+        snprintf(hex, hexlen, "%s", hex_arg);
+    } else if (mw_firmware_path("hex", hex, hexlen) != 0) {
         fprintf(stderr, "mw flash: no firmware found (%s); build it with 'make' or give HEX\n",
                 hex);
         return MW_EXIT_FAIL;
@@ -237,21 +246,25 @@ int cmd_flash(int argc, char **argv)
         return mw_cli_usage_error("flash", "HEX: '%s' contains ':', which avrdude -U cannot take",
                                   hex);
     char err[1024];
-    long bytes = mw_simboot_parse_hex(hex, MW_SIMBOOT_ADDR, NULL, NULL, err, sizeof err);
-    if (bytes < 0) {
+    *bytes = mw_simboot_parse_hex(hex, MW_SIMBOOT_ADDR, NULL, NULL, err, sizeof err);
+    if (*bytes < 0) {
         fprintf(stderr, "mw flash: %s\n", err);
         return MW_EXIT_FAIL;
     }
+    return -1;
+}
 
-    char port[4096];
+/* The port (given, or the one meter on USB) into port, checked to be a serial device we
+ * may open: avrdude 7.1 does not stop when it cannot open the port (it spins). Returns -1
+ * to go on, else the exit status after a message. */
+static int find_port(const char *port_arg, char *port, size_t portlen)
+{
     if (port_arg) {
-        snprintf(port, sizeof port, "%s", port_arg);
+        snprintf(port, portlen, "%s", port_arg);
     } else {
-        int rc = detect_port(port, sizeof port);
+        int rc = detect_port(port, portlen);
         if (rc) return rc;
     }
-
-    /* avrdude 7.1 does not stop when it cannot open the port (it spins), so look first */
     struct stat sb;
     if (stat(port, &sb) != 0) {
         fprintf(stderr, "mw flash: %s: %s\n", port, strerror(errno));
@@ -266,14 +279,14 @@ int cmd_flash(int argc, char **argv)
                 strerror(errno));
         return MW_EXIT_FAIL;
     }
+    return -1;
+}
 
-    double t0 = now_s();
-    if (run_avrdude(port, hex, verify, verbose) != 0) return MW_EXIT_FAIL;
-    double t1 = now_s();
-    printf("mw flash: wrote %s (%ld bytes%s) to %s in %.1f s\n", hex, bytes,
-           verify ? ", verified" : "", port, t1 - t0);
-    fflush(stdout);
-
+/* After writing (t1: when avrdude was done): the meter's identification line, and its
+ * version checked against ours. */
+static int check_meter(const char *port, double timeout, double t1)
+{
+    char err[1024];
     mw_port *pt = mw_port_open(port, NULL, err, sizeof err);
     if (!pt) {
         fprintf(stderr, "mw flash: flashed, but cannot open the port to check the meter: %s\n",
@@ -306,4 +319,22 @@ int cmd_flash(int argc, char **argv)
         return MW_EXIT_FAIL;
     }
     return MW_EXIT_OK;
+}
+
+int cmd_flash(int argc, char **argv)
+{
+    flash_opts o = {.timeout_s = 5.0, .verify = 1};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    char hex[4096], port[4096];
+    long bytes = 0;
+    if ((rc = find_hex(o.hex_arg, hex, sizeof hex, &bytes)) >= 0) return rc;
+    if ((rc = find_port(o.port_arg, port, sizeof port)) >= 0) return rc;
+    double t0 = now_s();
+    if (run_avrdude(port, hex, o.verify, o.verbose) != 0) return MW_EXIT_FAIL;
+    double t1 = now_s();
+    printf("mw flash: wrote %s (%ld bytes%s) to %s in %.1f s\n", hex, bytes,
+           o.verify ? ", verified" : "", port, t1 - t0);
+    fflush(stdout);
+    return check_meter(port, o.timeout_s, t1);
 }

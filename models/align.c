@@ -263,6 +263,98 @@ static int fail(char *note, size_t len, int code, const char *fmt, double a, dou
     return code;
 }
 
+/* Stage 2: the exact correlation around the coarse peak dc (grid h), first every q ms (q =
+ * 1 ms per 50 ms of window, at most 5), the scan moved on while its best is at its edge;
+ * then every 1 ms within q ms of the best. *kbest is in MW_ALIGN_STEP_S steps, within
+ * +-kmax_all; *rbest its correlation (< -1: none). */
+static void fine_peak(const align_ctx *c, double dc, double h, double lmean, double lmax,
+                      long kmax_all, long *kbest_out, double *rbest_out)
+{
+    const double step = MW_ALIGN_STEP_S;
+    long q = (long)(lmean / ALIGN_SCAN_PER_STEP);
+    if (q < 1) q = 1;
+    if (q > ALIGN_SCAN_MAX_STEPS) q = ALIGN_SCAN_MAX_STEPS;
+    long kmin_all = -kmax_all;
+    long reach = (long)ceil((lmax + 2 * h) / step);
+    long lo = (long)floor(dc / step) - reach, hi = (long)ceil(dc / step) + reach;
+    long kbest = 0;
+    double rbest = -3;
+    for (int round = 0; round < 1000; round++) {
+        if (lo < kmin_all) lo = kmin_all;
+        if (hi > kmax_all) hi = kmax_all;
+        long kb = lo, last = lo;
+        double rb = -3;
+        for (long k = lo; k <= hi; k += q) {
+            double r = correlation_at(c, (double)k * step);
+            if (r > rb) {
+                rb = r;
+                kb = k;
+            }
+            last = k;
+        }
+        kbest = kb;
+        rbest = rb;
+        if (kb == lo && lo > kmin_all) {
+            hi = lo + q;
+            lo -= reach;
+        } else if (kb == last && last + q > hi && hi < kmax_all) {
+            lo = kb - q;
+            hi += reach;
+        } else {
+            break;
+        }
+    }
+    for (long k = kbest - q + 1; k < kbest + q && q > 1; k++) {
+        if (k < kmin_all || k > kmax_all || k == kbest) continue;
+        double r = correlation_at(c, (double)k * step);
+        if (r > rbest) {
+            rbest = r;
+            kbest = k;
+        }
+    }
+    *kbest_out = kbest;
+    *rbest_out = rbest;
+}
+
+/* The fit at offset d (rbest: the scan's best correlation, kept when the one at d is not
+ * positive) and its standard error, from the derivative of every window's shape mean with
+ * respect to the offset. 0, or MW_ALIGN_NO_PATTERN with the reason in note. */
+static int fit_at(const align_ctx *c, double d, double rbest, size_t edges, double edge_sum,
+                  mw_align_fit *fit, char *note, size_t notelen)
+{
+    const mw_align_window *w = c->w;
+    size_t n = c->n;
+    double r = correlation_at(c, d);
+    if (r <= 0) r = rbest;
+    size_t h0 = 0, h1 = 0;
+    for (size_t i = 0; i < n; i++)
+        c->dx[i] =
+            (shape_level(c->sh, w[i].t0_s - d, &h0) - shape_level(c->sh, w[i].t1_s - d, &h1)) /
+            (w[i].t1_s - w[i].t0_s);
+    double c0, c1, cov00, cov01, cov11, rss;
+    gsl_fit_linear(c->x, 1, c->p, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &rss);
+    for (size_t i = 0; i < n; i++)
+        c->dx[i] *= c1;
+    double g0, g1, gss;
+    gsl_fit_linear(c->x, 1, c->dx, 1, n, &g0, &g1, &cov00, &cov01, &cov11, &gss);
+    if (!(gss > 0) || !isfinite(gss) || !isfinite(rss) || !(c1 > 0))
+        return fail(note, notelen, MW_ALIGN_NO_PATTERN,
+                    "the windows carry no information on the offset (%.0f edges, gain %.3g W)",
+                    (double)edges, isfinite(c1) ? c1 : 0);
+    double s2 = rss / (double)(n - 3);
+    fit->offset_s = d;
+    fit->sigma_s = sqrt(s2 / gss);
+    fit->correlation = r;
+    fit->base_w = c0;
+    fit->gain_w = c1;
+    fit->noise_w = sqrt(s2);
+    fit->time_s = edge_sum / (double)edges;
+    fit->windows = n;
+    fit->edges = edges;
+    if (!isfinite(fit->sigma_s)) fit->sigma_s = 0;
+    return 0;
+}
+
 /* The estimate over windows w (sorted by t0, finite, t1 > t0). */
 static int estimate_sorted(const mw_align_window *w, size_t n, const align_shape *sh, double dmax,
                            mw_align_fit *fit, char *note, size_t notelen)
@@ -301,59 +393,17 @@ static int estimate_sorted(const mw_align_window *w, size_t n, const align_shape
         rc = fail(note, notelen, MW_ALIGN_NO_PEAK, "out of memory", 0, 0);
         goto out;
     }
-
-    /* stage 2: the exact correlation around the coarse peak, first every q ms (q = 1 ms
-     * per 50 ms of window, at most 5), the scan moved on while its best is at its edge;
-     * then every 1 ms within q ms of the best */
     const double step = MW_ALIGN_STEP_S;
-    long q = (long)(lmean / ALIGN_SCAN_PER_STEP);
-    if (q < 1) q = 1;
-    if (q > ALIGN_SCAN_MAX_STEPS) q = ALIGN_SCAN_MAX_STEPS;
-    long kmin_all = -(long)floor(dmax / step + 1e-9), kmax_all = -kmin_all;
-    long reach = (long)ceil((lmax + 2 * h) / step);
-    long lo = (long)floor(dc / step) - reach, hi = (long)ceil(dc / step) + reach;
-    long kbest = 0;
-    double rbest = -3;
-    for (int round = 0; round < 1000; round++) {
-        if (lo < kmin_all) lo = kmin_all;
-        if (hi > kmax_all) hi = kmax_all;
-        long kb = lo, last = lo;
-        double rb = -3;
-        for (long k = lo; k <= hi; k += q) {
-            double r = correlation_at(&c, (double)k * step);
-            if (r > rb) {
-                rb = r;
-                kb = k;
-            }
-            last = k;
-        }
-        kbest = kb;
-        rbest = rb;
-        if (kb == lo && lo > kmin_all) {
-            hi = lo + q;
-            lo -= reach;
-        } else if (kb == last && last + q > hi && hi < kmax_all) {
-            lo = kb - q;
-            hi += reach;
-        } else {
-            break;
-        }
-    }
-    for (long k = kbest - q + 1; k < kbest + q && q > 1; k++) {
-        if (k < kmin_all || k > kmax_all || k == kbest) continue;
-        double r = correlation_at(&c, (double)k * step);
-        if (r > rbest) {
-            rbest = r;
-            kbest = k;
-        }
-    }
+    long kmax_all = (long)floor(dmax / step + 1e-9), kbest;
+    double rbest;
+    fine_peak(&c, dc, h, lmean, lmax, kmax_all, &kbest, &rbest);
     if (rbest <= 0) {
         rc = fail(note, notelen, MW_ALIGN_NO_PEAK,
                   "the power does not follow the pattern (best correlation %.3f within +-%.0f ms)",
                   rbest < -1 ? 0 : rbest, dmax * 1e3);
         goto out;
     }
-    if (kbest <= kmin_all || kbest >= kmax_all) {
+    if (kbest <= -kmax_all || kbest >= kmax_all) {
         rc = fail(note, notelen, MW_ALIGN_NO_PEAK,
                   "the best match is at the edge of the search range (%+.0f ms of +-%.0f ms)",
                   (double)kbest * step * 1e3, dmax * 1e3);
@@ -366,38 +416,7 @@ static int estimate_sorted(const mw_align_window *w, size_t n, const align_shape
     if (den < 0 && rm > -2 && rp > -2) delta = 0.5 * (rm - rp) / den;
     if (delta > 0.5) delta = 0.5;
     if (delta < -0.5) delta = -0.5;
-    double d = ((double)kbest + delta) * step;
-
-    /* the fit at d, and its standard error */
-    double r = correlation_at(&c, d);
-    if (r <= 0) r = rbest;
-    size_t h0 = 0, h1 = 0;
-    for (size_t i = 0; i < n; i++)
-        c.dx[i] = (shape_level(sh, w[i].t0_s - d, &h0) - shape_level(sh, w[i].t1_s - d, &h1)) /
-                  (w[i].t1_s - w[i].t0_s);
-    double c0, c1, cov00, cov01, cov11, rss;
-    gsl_fit_linear(c.x, 1, c.p, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &rss);
-    for (size_t i = 0; i < n; i++)
-        c.dx[i] *= c1;
-    double g0, g1, gss;
-    gsl_fit_linear(c.x, 1, c.dx, 1, n, &g0, &g1, &cov00, &cov01, &cov11, &gss);
-    if (!(gss > 0) || !isfinite(gss) || !isfinite(rss) || !(c1 > 0)) {
-        rc = fail(note, notelen, MW_ALIGN_NO_PATTERN,
-                  "the windows carry no information on the offset (%.0f edges, gain %.3g W)",
-                  (double)edges, isfinite(c1) ? c1 : 0);
-        goto out;
-    }
-    double s2 = rss / (double)(n - 3);
-    fit->offset_s = d;
-    fit->sigma_s = sqrt(s2 / gss);
-    fit->correlation = r;
-    fit->base_w = c0;
-    fit->gain_w = c1;
-    fit->noise_w = sqrt(s2);
-    fit->time_s = edge_sum / (double)edges;
-    fit->windows = n;
-    fit->edges = edges;
-    if (!isfinite(fit->sigma_s)) fit->sigma_s = 0;
+    rc = fit_at(&c, ((double)kbest + delta) * step, rbest, edges, edge_sum, fit, note, notelen);
 out:
     free(buf);
     return rc;

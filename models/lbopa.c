@@ -586,6 +586,29 @@ int mw_pareto_te_contains(const mw_pareto_te *te, double t)
     return 0;
 }
 
+int mw_pareto_te_time_for_energy_s(const mw_pareto_te *te, double e_J, double *t_s)
+{
+    if (e_J >= te->emax_J) {
+        *t_s = te->tmin_s;
+        return 0;
+    }
+    for (int i = 0; i < te->npieces; i++) {
+        const mw_pareto_piece *pc = &te->piece[i];
+        if (pc->e1_J > e_J) continue;
+        if (pc->e0_J <= e_J)
+            *t_s = pc->t0_s;
+        else
+            *t_s = pc->t0_s + (pc->t1_s - pc->t0_s) * (pc->e0_J - e_J) / (pc->e0_J - pc->e1_J);
+        return 0;
+    }
+    return -1;
+}
+
+double mw_pareto_te_least_energy_J(const mw_pareto_te *te)
+{
+    return te->npieces ? te->piece[te->npieces - 1].e1_J : te->emax_J;
+}
+
 /* ---- profile builder and additivity ---------------------------------------------------- */
 
 typedef struct {

@@ -490,97 +490,75 @@ static int mix_bimodal(const gmm_fit *f)
     return 0;
 }
 
-int mw_levels_gmm(const double *power_w, size_t n, mw_levels *out)
+/* EM's data above GMM_BIN_ABOVE samples: GMM_BINS equal bins over [mn, mx], each with its
+ * count, its samples' mean and their sum of squares about it; empty bins dropped. The three
+ * arrays are b[0..2] (the caller frees them). 0, or -1 out of memory. */
+static int gmm_bin(const double *power_w, size_t n, double mn, double mx, double *b[3], gmm_data *D)
 {
-    levels_init(out);
-    if (check_input(power_w, n, out)) return -1;
-    double mean = gsl_stats_mean(power_w, 1, n), sd = gsl_stats_sd_m(power_w, 1, n, mean);
-    if (!(sd > 0)) {
-        one_level(out, power_w[0], 0);
-        note(out, "constant input (%.3f W): one level", power_w[0]);
-        return 0;
+    double *bx = b[0] = calloc(GMM_BINS, sizeof *bx);
+    double *bc = b[1] = calloc(GMM_BINS, sizeof *bc);
+    double *bs = b[2] = calloc(GMM_BINS, sizeof *bs);
+    if (!bx || !bc || !bs) return -1;
+    double w = (mx - mn) / GMM_BINS;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)((power_w[i] - mn) / w);
+        k = k < GMM_BINS ? k : GMM_BINS - 1;
+        bc[k] += 1;
+        bx[k] += power_w[i];
     }
-    double var_floor = fmax(1e-6, 1e-6 * sd * sd);
-    gmm_data D = {.x = power_w, .n = n, .total = (double)n};
-    double *bx = NULL, *bc = NULL, *bs = NULL, mn, mx;
-    gsl_stats_minmax(&mn, &mx, power_w, 1, n);
-    if (n > GMM_BIN_ABOVE) {
-        bx = calloc(GMM_BINS, sizeof *bx);
-        bc = calloc(GMM_BINS, sizeof *bc);
-        bs = calloc(GMM_BINS, sizeof *bs);
-        if (!bx || !bc || !bs) {
-            free(bx);
-            free(bc);
-            free(bs);
-            note(out, "out of memory");
-            return -1;
-        }
-        double w = (mx - mn) / GMM_BINS;
-        for (size_t i = 0; i < n; i++) {
-            size_t b = (size_t)((power_w[i] - mn) / w);
-            b = b < GMM_BINS ? b : GMM_BINS - 1;
-            bc[b] += 1;
-            bx[b] += power_w[i];
-        }
-        for (size_t j = 0; j < GMM_BINS; j++)
-            if (bc[j] > 0) bx[j] /= bc[j];
-        for (size_t i = 0; i < n; i++) { /* sums of squares about each bin's mean */
-            size_t b = (size_t)((power_w[i] - mn) / w);
-            b = b < GMM_BINS ? b : GMM_BINS - 1;
-            double u = power_w[i] - bx[b];
-            bs[b] += u * u;
-        }
-        size_t k = 0; /* drop empty bins */
-        for (size_t j = 0; j < GMM_BINS; j++)
-            if (bc[j] > 0) {
-                bx[k] = bx[j];
-                bc[k] = bc[j];
-                bs[k] = bs[j];
-                k++;
-            }
-        D = (gmm_data){.x = bx, .c = bc, .s = bs, .n = k, .total = (double)n};
+    for (size_t j = 0; j < GMM_BINS; j++)
+        if (bc[j] > 0) bx[j] /= bc[j];
+    for (size_t i = 0; i < n; i++) { /* sums of squares about each bin's mean */
+        size_t k = (size_t)((power_w[i] - mn) / w);
+        k = k < GMM_BINS ? k : GMM_BINS - 1;
+        double u = power_w[i] - bx[k];
+        bs[k] += u * u;
     }
+    size_t k = 0; /* drop empty bins */
+    for (size_t j = 0; j < GMM_BINS; j++)
+        if (bc[j] > 0) {
+            bx[k] = bx[j];
+            bc[k] = bc[j];
+            bs[k] = bs[j];
+            k++;
+        }
+    *D = (gmm_data){.x = bx, .c = bc, .s = bs, .n = k, .total = (double)n};
+    return 0;
+}
+
+/* The two-level fit: a short EM run from every quantile pair's start, the best one run to
+ * convergence. Returns the number of starts (0: every quantile pair equal), or -1 out of
+ * memory. */
+static int gmm_two_levels(const gmm_data *D, const double *power_w, size_t n, double var_floor,
+                          double lu, gmm_fit *best)
+{
     double *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) {
-        free(bx);
-        free(bc);
-        free(bs);
-        note(out, "out of memory");
-        return -1;
-    }
+    if (!tmp) return -1;
     static const double qs[][2] = {{0.25, 0.75}, {0.10, 0.90}, {0.02, 0.98}};
-    gmm_fit best = {.ll = -INFINITY};
+    *best = (gmm_fit){.ll = -INFINITY};
     int fits = 0;
     memcpy(tmp, power_w, n * sizeof *tmp); /* quantile7 reorders it, keeping its values */
     for (size_t q = 0; q < sizeof qs / sizeof qs[0]; q++) {
         double qa = quantile7(tmp, n, qs[q][0]), qb = quantile7(tmp, n, qs[q][1]);
         gmm_fit f;
-        if (!(qb > qa) || gmm_start(&D, qa, qb, var_floor, &f)) continue;
+        if (!(qb > qa) || gmm_start(D, qa, qb, var_floor, &f)) continue;
         f.wb = GMM_BACKGROUND_START;
         f.w[0] *= 1 - f.wb;
         f.w[1] *= 1 - f.wb;
-        gmm_run(&D, &f, var_floor, -log(mx - mn), GMM_SHORT_ITER);
-        if (!fits++ || f.ll > best.ll) best = f;
+        gmm_run(D, &f, var_floor, lu, GMM_SHORT_ITER);
+        if (!fits++ || f.ll > best->ll) *best = f;
     }
-    if (fits) gmm_run(&D, &best, var_floor, -log(mx - mn), GMM_MAX_ITER);
-    /* the one-level model: one Gaussian and the background */
-    gmm_fit one = {.w = {1 - GMM_BACKGROUND_START, 0},
-                   .mu = {mean, mean},
-                   .var = {sd * sd, sd * sd},
-                   .wb = GMM_BACKGROUND_START};
-    gmm_run(&D, &one, var_floor, -log(mx - mn), GMM_MAX_ITER);
-    /* BIC = -2 ll + (free parameters) ln n: 6 (two means, sds, a weight, the background's)
-     * against 3 (mean, sd, the background's weight) */
-    double bic2 = -2 * best.ll + 6 * log((double)n), bic1 = -2 * one.ll + 3 * log((double)n);
+    if (fits) gmm_run(D, best, var_floor, lu, GMM_MAX_ITER);
     free(tmp);
-    free(bx);
-    free(bc);
-    free(bs);
-    if (!fits) { /* every quantile pair equal: (nearly) all samples on one value */
-        one_level(out, mean, sd);
-        note(out, "unimodal: the samples' quantiles coincide (%.3f W)", mean);
-        return 0;
-    }
+    return fits;
+}
+
+/* out from the best two-level fit (fits > 0 starts) against the one-level model's BIC:
+ * two levels only when both weigh enough, their mixture has two modes and its BIC is
+ * lower; else one level at the samples' mean and sd, with the reason in out->note. */
+static void gmm_choose(gmm_fit best, double bic1, double bic2, int fits, double mean, double sd,
+                       mw_levels *out)
+{
     if (best.mu[0] > best.mu[1]) {
         gmm_fit s = best;
         for (int k = 0; k < 2; k++) {
@@ -607,7 +585,7 @@ int mw_levels_gmm(const double *power_w, size_t n, mw_levels *out)
                  "merge into one mode",
                  best.mu[0], sqrt(best.var[0]), best.mu[1], sqrt(best.var[1]), best.w[0] / w_levels,
                  best.w[1] / w_levels);
-        return 0;
+        return;
     }
     out->bimodal = 1;
     out->idle_w = best.mu[0];
@@ -615,6 +593,49 @@ int mw_levels_gmm(const double *power_w, size_t n, mw_levels *out)
     out->idle_sd_w = sqrt(best.var[0]);
     out->work_sd_w = sqrt(best.var[1]);
     out->idle_weight = best.w[0] / w_levels;
+}
+
+int mw_levels_gmm(const double *power_w, size_t n, mw_levels *out)
+{
+    levels_init(out);
+    if (check_input(power_w, n, out)) return -1;
+    double mean = gsl_stats_mean(power_w, 1, n), sd = gsl_stats_sd_m(power_w, 1, n, mean);
+    if (!(sd > 0)) {
+        one_level(out, power_w[0], 0);
+        note(out, "constant input (%.3f W): one level", power_w[0]);
+        return 0;
+    }
+    double var_floor = fmax(1e-6, 1e-6 * sd * sd);
+    gmm_data D = {.x = power_w, .n = n, .total = (double)n};
+    double *bins[3] = {NULL, NULL, NULL}, mn, mx;
+    gsl_stats_minmax(&mn, &mx, power_w, 1, n);
+    gmm_fit best;
+    int fits = -1;
+    if (n <= GMM_BIN_ABOVE || gmm_bin(power_w, n, mn, mx, bins, &D) == 0)
+        fits = gmm_two_levels(&D, power_w, n, var_floor, -log(mx - mn), &best);
+    if (fits < 0) {
+        for (int k = 0; k < 3; k++)
+            free(bins[k]);
+        note(out, "out of memory");
+        return -1;
+    }
+    /* the one-level model: one Gaussian and the background */
+    gmm_fit one = {.w = {1 - GMM_BACKGROUND_START, 0},
+                   .mu = {mean, mean},
+                   .var = {sd * sd, sd * sd},
+                   .wb = GMM_BACKGROUND_START};
+    gmm_run(&D, &one, var_floor, -log(mx - mn), GMM_MAX_ITER);
+    for (int k = 0; k < 3; k++)
+        free(bins[k]);
+    /* BIC = -2 ll + (free parameters) ln n: 6 (two means, sds, a weight, the background's)
+     * against 3 (mean, sd, the background's weight) */
+    double bic2 = -2 * best.ll + 6 * log((double)n), bic1 = -2 * one.ll + 3 * log((double)n);
+    if (!fits) { /* every quantile pair equal: (nearly) all samples on one value */
+        one_level(out, mean, sd);
+        note(out, "unimodal: the samples' quantiles coincide (%.3f W)", mean);
+        return 0;
+    }
+    gmm_choose(best, bic1, bic2, fits, mean, sd, out);
     return 0;
 }
 

@@ -101,6 +101,108 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     last_tick = TCNT1;
 }
 
+/* The ISR's parts, inlined into it (always_inline: the same code as one function, so the
+ * same timing; checked by comparing its disassembly). */
+#define ISR_PART static inline __attribute__((always_inline))
+
+/* Conversion idx (a voltage sample) opens a new window: the one being filled is handed
+ * over (its tail, the current samples of its last set, still to come when have_prev) and
+ * the next begun, or, when the main loop holds every buffer, dropped. Returns the buffer
+ * now being filled. */
+ISR_PART mw_sums *open_window(mw_sums *w, uint32_t idx)
+{
+    uint8_t nb = free_buffer();
+    if (nb == NONE) { /* the main loop holds everything: drop this window */
+        lost++;
+        uint32_t s = w->seq;
+        memset(w, 0, sizeof *w);
+        w->seq = s + 1u;
+        wseq++;
+        w->conv0 = idx;
+        have_prev = 0; /* the dropped set's tails must not land in the new window */
+    } else {
+        w->conv1 = idx;
+        if (tail != NONE) /* previous tail never completed (m == 1 impossible) */
+            publish(tail);
+        tail = cur;
+        tail_pending = have_prev;
+        if (!tail_pending) {
+            publish(tail);
+            tail = NONE;
+        }
+        cur = nb;
+        w = &bufs[cur]; /* free buffers are already zero (sampler_release) */
+        w->seq = ++wseq;
+        w->conv0 = idx;
+    }
+    mw_schedule_next(&sched);
+    return w;
+}
+
+/* The voltage's position rel against the threshold, just before this set of w. */
+ISR_PART void crossing(mw_sums *w, int16_t rel)
+{
+    if (rel < -HYST) {
+        armed = 1;
+    } else if (armed && rel >= 0 && prev_rel < 0) {
+        /* a rising crossing just before this set: note where, and snapshot the sums of
+         * the sets before it, so the DC offsets can be taken over whole mains cycles
+         * (first to last crossing). Each current channel snapshots its own sum in its
+         * own slot of this set (snap), so no ISR copies them all at once. */
+        armed = 0;
+        uint16_t s = w->nsets;
+        snap = w->ncross ? 1 : 2;
+        if (!w->ncross) {
+            w->x0_set = s;
+            w->x0_a = prev_rel;
+            w->x0_b = rel;
+            w->x0_sv = w->sv;
+        }
+        w->x1_set = s;
+        w->x1_a = prev_rel;
+        w->x1_b = rel;
+        w->x1_sv = w->sv;
+        w->ncross++;
+    }
+    prev_rel = rel;
+}
+
+/* Sample x (centred) of conversion idx, the voltage: a set begins. */
+ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
+{
+    if (have_prev) bufs[tail == NONE ? cur : tail].svn += x;
+    if ((int32_t)(idx - sched.target) >= 0) w = open_window(w, idx); /* a new window */
+    crossing(w, x - vthr);
+    w->nsets++;
+    w->sv += x;
+    w->svv += (int32_t)x * x;
+    v_cur = x;
+}
+
+/* Sample x (centred) of current channel done (1..m - 1). */
+ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
+{
+    uint8_t k = (uint8_t)(done - 1u);
+    if (snap) { /* before this set's sample: the sum over the sets before the crossing */
+        w->x1_si[k] = w->si[k];
+        if (snap == 2) w->x0_si[k] = w->si[k];
+    }
+    w->si[k] += x;
+    w->sii[k] += (int32_t)x * x;
+    w->svi[k] += (int32_t)x * v_cur;
+    if (have_prev) bufs[tail == NONE ? cur : tail].svni[k] += (int32_t)i_last[k] * v_cur;
+    i_last[k] = x;
+    if (done == m - 1u) {
+        if (tail != NONE) {
+            publish(tail);
+            tail = NONE;
+        }
+        tail_pending = 0;
+        have_prev = 1;
+        snap = 0;
+    }
+}
+
 ISR(ADC_vect)
 {
     uint16_t now = TCNT1;
@@ -149,86 +251,10 @@ ISR(ADC_vect)
 
     int16_t x = (int16_t)raw - 512;
     if (raw == 0 || raw >= 1023) w->clip |= (uint16_t)(1u << done);
-
-    if (done == 0) {
-        if (have_prev) bufs[tail == NONE ? cur : tail].svn += x;
-        if ((int32_t)(idx - sched.target) >= 0) {
-            /* this set opens a new window */
-            uint8_t nb = free_buffer();
-            if (nb == NONE) { /* the main loop holds everything: drop this window */
-                lost++;
-                uint32_t s = w->seq;
-                memset(w, 0, sizeof *w);
-                w->seq = s + 1u;
-                wseq++;
-                w->conv0 = idx;
-                have_prev = 0; /* the dropped set's tails must not land in the new window */
-            } else {
-                w->conv1 = idx;
-                if (tail != NONE) /* previous tail never completed (m == 1 impossible) */
-                    publish(tail);
-                tail = cur;
-                tail_pending = have_prev;
-                if (!tail_pending) {
-                    publish(tail);
-                    tail = NONE;
-                }
-                cur = nb;
-                w = &bufs[cur]; /* free buffers are already zero (sampler_release) */
-                w->seq = ++wseq;
-                w->conv0 = idx;
-            }
-            mw_schedule_next(&sched);
-        }
-        int16_t rel = x - vthr;
-        if (rel < -HYST) {
-            armed = 1;
-        } else if (armed && rel >= 0 && prev_rel < 0) {
-            /* a rising crossing just before this set: note where, and snapshot the sums of
-             * the sets before it, so the DC offsets can be taken over whole mains cycles
-             * (first to last crossing). Each current channel snapshots its own sum in its
-             * own slot of this set (snap), so no ISR copies them all at once. */
-            armed = 0;
-            uint16_t s = w->nsets;
-            snap = w->ncross ? 1 : 2;
-            if (!w->ncross) {
-                w->x0_set = s;
-                w->x0_a = prev_rel;
-                w->x0_b = rel;
-                w->x0_sv = w->sv;
-            }
-            w->x1_set = s;
-            w->x1_a = prev_rel;
-            w->x1_b = rel;
-            w->x1_sv = w->sv;
-            w->ncross++;
-        }
-        prev_rel = rel;
-        w->nsets++;
-        w->sv += x;
-        w->svv += (int32_t)x * x;
-        v_cur = x;
-    } else {
-        uint8_t k = (uint8_t)(done - 1u);
-        if (snap) { /* before this set's sample: the sum over the sets before the crossing */
-            w->x1_si[k] = w->si[k];
-            if (snap == 2) w->x0_si[k] = w->si[k];
-        }
-        w->si[k] += x;
-        w->sii[k] += (int32_t)x * x;
-        w->svi[k] += (int32_t)x * v_cur;
-        if (have_prev) bufs[tail == NONE ? cur : tail].svni[k] += (int32_t)i_last[k] * v_cur;
-        i_last[k] = x;
-        if (done == m - 1u) {
-            if (tail != NONE) {
-                publish(tail);
-                tail = NONE;
-            }
-            tail_pending = 0;
-            have_prev = 1;
-            snap = 0;
-        }
-    }
+    if (done == 0)
+        voltage_sample(w, idx, x);
+    else
+        current_sample(w, done, x);
 }
 
 const mw_sums *sampler_take(void)

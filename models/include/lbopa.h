@@ -105,6 +105,13 @@ void mw_pareto_te_free(mw_pareto_te *te);
  * whose left end is a cut is open there), else 0. */
 int mw_pareto_te_contains(const mw_pareto_te *te, double t_s);
 
+/* The least time on LBOPA-TE's front with total energy <= e_J: tmin_s when e_J >= emax_J,
+ * else within the first piece reaching e_J (linear along it); -1 below its least total
+ * energy. */
+int mw_pareto_te_time_for_energy_s(const mw_pareto_te *te, double e_J, double *t_s);
+/* LBOPA-TE's least total energy: the end of its last piece, or emax_J without pieces. */
+double mw_pareto_te_least_energy_J(const mw_pareto_te *te);
+
 /* Profile builder (seed 002 §6.1): measurements of each device alone at several workload
  * sizes become f_i (piecewise-linear through the mean time at each size) and g_i (b_i, the
  * least-squares slope through the origin of dynamic energy vs size). device = -1: all k
