@@ -47,6 +47,7 @@
 #include "energy.h"
 #include "precision.h"
 #include "levels.h"
+#include "mw_alloc.h"
 #include "mw_store.h"
 
 const char *const mw_escobar_fit_names[MW_ESCOBAR_NFIT] = {"t_cpu_s", "t_gpu_s", "t_lm_s",
@@ -240,14 +241,11 @@ static int fit_f(const gsl_vector *x, void *data, gsl_vector *f)
     return GSL_SUCCESS;
 }
 
-int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t n,
-                        double confidence, mw_escobar_fit *out, char *err, size_t errlen)
+/* Checks every run; the parameters they depend on (out->used) and the sums and counts of
+ * the runs' own values of each, for the starting point. */
+static int fit_used(const mw_escobar_params *runs, const double *t_s, size_t n, mw_escobar_fit *out,
+                    double *sum, int *cnt, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    if (!(confidence > 0 && confidence < 1))
-        return fail(err, errlen, "confidence %g not in (0, 1)", confidence);
-    double sum[MW_ESCOBAR_NFIT] = {0};
-    int cnt[MW_ESCOBAR_NFIT] = {0};
     for (size_t i = 0; i < n; i++) {
         const mw_escobar_params *p = &runs[i];
         if (mw_escobar_check(p, err, errlen)) return -1;
@@ -273,43 +271,57 @@ int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t
         sum[MW_ESCOBAR_FIT_T_OVH] += p->t_master_s + p->t_com_s;
         cnt[MW_ESCOBAR_FIT_T_OVH]++;
     }
-    int index[MW_ESCOBAR_NFIT], np = 0;
-    char names[128] = "";
-    for (int k = 0; k < MW_ESCOBAR_NFIT; k++)
-        if (out->used[k]) {
-            index[np++] = k;
-            size_t len = strlen(names);
-            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                     mw_escobar_fit_names[k]);
-        }
-    out->nparams = np;
-    if (n < (size_t)np || n == 0)
-        return fail(err, errlen, "%zu runs for %d parameters (%s): the fit needs at least %d", n,
-                    np, names, np);
+    return 0;
+}
 
-    mw_escobar_params *work = malloc(sizeof *work);
-    gsl_vector *x0 = gsl_vector_alloc((size_t)np);
-    gsl_matrix *covar = gsl_matrix_alloc((size_t)np, (size_t)np);
+/* Standard errors and Student-t intervals from the covariance at the solution (have_ci
+ * stays 0 without degrees of freedom or with a singular covariance). */
+static void fit_interval(gsl_multifit_nlinear_workspace *ws, gsl_matrix *covar, const int *index,
+                         int np, double confidence, mw_escobar_fit *out)
+{
+    const gsl_matrix *J = gsl_multifit_nlinear_jac(ws);
+    if (!(out->dof > 0 && gsl_multifit_nlinear_covar(J, 0.0, covar) == GSL_SUCCESS)) return;
+    double s2 = out->rss / out->dof;
+    double tq = mw_precision_t(confidence, out->dof);
+    int ok = isfinite(tq);
+    for (int k = 0; k < np && ok; k++) {
+        double v = gsl_matrix_get(covar, (size_t)k, (size_t)k) * s2;
+        if (!(v >= 0) || !isfinite(v)) ok = 0;
+        out->se[index[k]] = sqrt(v);
+    }
+    if (!ok) {
+        memset(out->se, 0, sizeof out->se);
+        return;
+    }
+    for (int k = 0; k < np; k++) {
+        int s = index[k];
+        out->ci_lo[s] = out->value[s] - tq * out->se[s];
+        out->ci_hi[s] = out->value[s] + tq * out->se[s];
+    }
+    out->have_ci = 1;
+}
+
+/* Levenberg-Marquardt from x0 (finite-difference Jacobian); the solution into out. */
+static int fit_solve(fit_ctx *ctx, gsl_vector *x0, double confidence, mw_escobar_fit *out,
+                     char *err, size_t errlen)
+{
+    size_t n = ctx->n, np = (size_t)ctx->np;
+    gsl_matrix *covar = gsl_matrix_alloc(np, np);
     gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
     fp.trs = gsl_multifit_nlinear_trs_lm;
     gsl_multifit_nlinear_workspace *ws =
-        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, (size_t)np);
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, np);
     int rc = -1;
-    if (!work || !x0 || !covar || !ws) {
+    if (!covar || !ws) {
         fail(err, errlen, "out of memory");
         goto done;
     }
-    for (int k = 0; k < np; k++) {
-        double v = cnt[index[k]] ? sum[index[k]] / cnt[index[k]] : 0;
-        gsl_vector_set(x0, (size_t)k, v > 0 && isfinite(v) ? v : 1e-3);
-    }
-    fit_ctx ctx = {runs, t_s, n, out->used, index, np, work};
     gsl_multifit_nlinear_fdf fdf = {0};
     fdf.f = fit_f;
     fdf.df = NULL; /* finite differences */
     fdf.n = n;
-    fdf.p = (size_t)np;
-    fdf.params = &ctx;
+    fdf.p = np;
+    fdf.params = ctx;
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     int info = 0;
     int st = gsl_multifit_nlinear_init(x0, &fdf, ws);
@@ -327,35 +339,53 @@ int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t
     double rss;
     gsl_blas_ddot(res, res, &rss);
     out->rss = rss;
-    out->dof = (int)n - np;
-    for (int k = 0; k < np; k++)
-        out->value[index[k]] = gsl_vector_get(xb, (size_t)k);
-    const gsl_matrix *J = gsl_multifit_nlinear_jac(ws);
-    if (out->dof > 0 && gsl_multifit_nlinear_covar(J, 0.0, covar) == GSL_SUCCESS) {
-        double s2 = rss / out->dof;
-        double tq = mw_precision_t(confidence, out->dof);
-        int ok = isfinite(tq);
-        for (int k = 0; k < np && ok; k++) {
-            double v = gsl_matrix_get(covar, (size_t)k, (size_t)k) * s2;
-            if (!(v >= 0) || !isfinite(v)) ok = 0;
-            out->se[index[k]] = sqrt(v);
-        }
-        if (ok) {
-            for (int k = 0; k < np; k++) {
-                int s = index[k];
-                out->ci_lo[s] = out->value[s] - tq * out->se[s];
-                out->ci_hi[s] = out->value[s] + tq * out->se[s];
-            }
-            out->have_ci = 1;
-        } else {
-            memset(out->se, 0, sizeof out->se);
-        }
-    }
+    out->dof = (int)n - ctx->np;
+    for (int k = 0; k < ctx->np; k++)
+        out->value[ctx->index[k]] = gsl_vector_get(xb, (size_t)k);
+    fit_interval(ws, covar, ctx->index, ctx->np, confidence, out);
     gsl_set_error_handler(old);
     rc = 0;
 done:
     if (ws) gsl_multifit_nlinear_free(ws);
     gsl_matrix_free(covar);
+    return rc;
+}
+
+int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t n,
+                        double confidence, mw_escobar_fit *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!(confidence > 0 && confidence < 1))
+        return fail(err, errlen, "confidence %g not in (0, 1)", confidence);
+    double sum[MW_ESCOBAR_NFIT] = {0};
+    int cnt[MW_ESCOBAR_NFIT] = {0};
+    if (fit_used(runs, t_s, n, out, sum, cnt, err, errlen)) return -1;
+    int index[MW_ESCOBAR_NFIT], np = 0;
+    char names[128] = "";
+    for (int k = 0; k < MW_ESCOBAR_NFIT; k++)
+        if (out->used[k]) {
+            index[np++] = k;
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                     mw_escobar_fit_names[k]);
+        }
+    out->nparams = np;
+    if (n < (size_t)np || n == 0)
+        return fail(err, errlen, "%zu runs for %d parameters (%s): the fit needs at least %d", n,
+                    np, names, np);
+    mw_escobar_params *work = mw_xcalloc(1, sizeof *work);
+    gsl_vector *x0 = gsl_vector_alloc((size_t)np);
+    int rc = -1;
+    if (!x0) {
+        fail(err, errlen, "out of memory");
+    } else {
+        for (int k = 0; k < np; k++) {
+            double v = cnt[index[k]] ? sum[index[k]] / cnt[index[k]] : 0;
+            gsl_vector_set(x0, (size_t)k, v > 0 && isfinite(v) ? v : 1e-3);
+        }
+        fit_ctx ctx = {runs, t_s, n, out->used, index, np, work};
+        rc = fit_solve(&ctx, x0, confidence, out, err, errlen);
+    }
     gsl_vector_free(x0);
     free(work);
     return rc;
