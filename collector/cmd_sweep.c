@@ -30,7 +30,6 @@
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,62 +482,6 @@ static int remove_run_dir(const char *sweepdir, const char *rel)
     return 0;
 }
 
-/* ---- one run's figures ------------------------------------------------------------- */
-
-/* The command's wall time (meta cmd_end_ns - cmd_start_ns) and the energy of every channel
- * over it (its windows, pro rata: models/energy.h). 0, or -1 with a message in err. */
-static int run_figures(const char *rundir, double *cmd_s, double *energy_j, char *err,
-                       size_t errlen)
-{
-    mw_store *s = mw_store_open(rundir, err, errlen);
-    if (!s) return -1;
-    char buf[64];
-    long long t0 = 0, t1 = 0;
-    int rc = -1;
-    sqlite3 *db = mw_store_db(s);
-    sqlite3_stmt *ch = NULL;
-    mw_energy_window *w = NULL;
-    mw_energy_pj total = 0;
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-    if (mw_store_meta_get(s, "cmd_start_ns", buf, sizeof buf) || sscanf(buf, "%lld", &t0) != 1 ||
-        mw_store_meta_get(s, "cmd_end_ns", buf, sizeof buf) || sscanf(buf, "%lld", &t1) != 1 ||
-        t1 < t0) {
-        snprintf(err, errlen, "%s: no command span (meta cmd_start_ns, cmd_end_ns)", rundir);
-        goto out;
-    }
-    if (sqlite3_prepare_v2(db, "SELECT channel FROM channels ORDER BY channel", -1, &ch, NULL)) {
-        snprintf(err, errlen, "%s: %s", mw_store_path(s), sqlite3_errmsg(db));
-        goto out;
-    }
-    int step;
-    while ((step = sqlite3_step(ch)) == SQLITE_ROW) {
-        size_t n;
-        char e2[256];
-        free(w);
-        if (mw_energy_store_windows(db, sqlite3_column_int(ch, 0), &w, &n, e2, sizeof e2)) {
-            snprintf(err, errlen, "%s: %s", mw_store_path(s), e2);
-            goto out;
-        }
-        mw_energy_trace t;
-        if (mw_energy_trace_init(&t, w, n, err, errlen)) goto out;
-        total += mw_energy_span_pj(&t, t0, t1);
-        mw_energy_trace_free(&t);
-    }
-    if (step != SQLITE_DONE) {
-        snprintf(err, errlen, "%s: %s", mw_store_path(s), sqlite3_errmsg(db));
-        goto out;
-    }
-    *cmd_s = (double)(t1 - t0) * 1e-9;
-    *energy_j = mw_energy_j(total);
-    rc = 0;
-out:
-    free(w);
-    sqlite3_finalize(ch);
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-    mw_store_close(s);
-    return rc;
-}
-
 /* ---- the sweep ----------------------------------------------------------------------- */
 
 static volatile sig_atomic_t g_stop, g_forward;
@@ -792,7 +735,7 @@ static int run_one(sw_state *S, const sw_config *c, mw_sweepidx_w_run *r)
         S->ran++;
         if (code == 0) {
             snprintf(r->status, sizeof r->status, "done");
-            if (run_figures(path, &r->cmd_s, &r->energy_j, err, sizeof err))
+            if (mw_energy_store_command(path, &r->cmd_s, &r->energy_j, err, sizeof err))
                 fprintf(stderr, "%smw sweep: %s r%d: no time and energy: %s\n", cr, c->label,
                         r->rep, err);
             rc = RUN_OK;
