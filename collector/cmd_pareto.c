@@ -208,7 +208,10 @@ static int runs_text(const pd_opts *o, mw_pareto_runs *runs, char **text, size_t
         fprintf(stderr, "mw pareto: out of memory\n");
         return MW_EXIT_FAIL;
     }
-    int bad = mw_pareto_runs_write_profile(runs, o->units, mem, err, sizeof err);
+    char *runs_text;
+    int bad = mw_pareto_runs_profile_text(runs, o->units, &runs_text, err, sizeof err);
+    if (!bad) fputs(runs_text, mem);
+    free(runs_text);
     if (!bad) fprintf(mem, "n %.17g # units of work (--n)\n", o->n);
     if (!bad && o->has_ps) fprintf(mem, "static_power %.17g # W (--static-power)\n", o->ps);
     int oom = fclose(mem) || !*text;

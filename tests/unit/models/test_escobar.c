@@ -374,12 +374,102 @@ static void synthetic_run(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A v2 run, 2 ranks (the master, one worker with 2 CPU threads and 1 GPU: one requester of
+ * dN_Spop = 1 x 2 devices, x = 1/2, P_GPU = 1), N = 8, N_Spop = 2, 4 generations, a global
+ * migration every 4 (N_Gm = 1) and a local one every 2 (g = 2, N_Lm = 2):
+ *   'eeg version' 3 at 0.5 s, then 2 at 1.5 s          -> the last one: v2
+ *   init [0, 1] on both ranks                          -> the span starts at 1
+ *   rank 1 evaluate cpu [2, 2.4], its counter n = 4 also at 2 but written before it (the
+ *          phase still comes first)                    -> 0.4 s / ceil(4 / 2) = 0.2 s
+ *   rank 1 thread 1 evaluate gpu [3, 3.5] n = 5        -> 0.5 / 5 = 0.1 s
+ *   local migration [4, 4.1], [5, 5.3]                 -> T_Lm 0.2
+ *   rank 0 global migration [6, 6.5]                   -> T_master 0.5, the span ends at 6.5
+ *   rank 1 distribute [1.5, 1.6]                       -> T_com 0.1 / (1 x 1) = 0.1
+ *   meta cmd_start_ns 0, cmd_end_ns 7                  -> wall 7 s
+ *   n0@h0 200 W, n1@h1 100 W, 1 s windows over [0, 8)  -> 5.5 s x 300 W = 1650 J */
+static void synthetic_v2_run(void **state)
+{
+    char dir[] = "/tmp/mw-escobar-XXXXXX", run[64], err[512], v[32];
+    assert_non_null(mkdtemp(dir));
+    snprintf(run, sizeof run, "%s/run", dir);
+    mw_store *st = mw_store_create(run, 0, err, sizeof err);
+    assert_non_null(st);
+    assert_int_equal(mw_store_channel_add(st, 1, "n0", "h0", NULL), 0);
+    assert_int_equal(mw_store_channel_add(st, 2, "n1", "h1", NULL), 0);
+    for (int k = 0; k < 8; k++)
+        for (int c = 0; c < 2; c++) {
+            mw_store_sample x = {.channel = c + 1,
+                                 .seq = (uint32_t)k,
+                                 .t0_ns = B + S(k),
+                                 .t1_ns = B + S(k + 1),
+                                 .power_mw = c ? 100000 : 200000};
+            assert_int_equal(mw_store_sample_add(st, &x), 0);
+        }
+    add_phase(st, 0, 0, "counter", "eeg version", 0.5, 0.5, 3);
+    const char *keys[] = {"eeg version",      "eeg individuals", "eeg subpops", "eeg generations",
+                          "eeg global every", "eeg local every", "eeg chunk",   "eeg ranks"};
+    const int vals[] = {2, 8, 2, 4, 4, 2, 1, 2};
+    for (int k = 0; k < 8; k++)
+        add_phase(st, 0, 0, "counter", keys[k], 1.5, 1.5, vals[k]);
+    for (int r = 0; r < 2; r++)
+        add_phase(st, r, 0, "user", "init", 0, 1, 0);
+    for (int r = 0; r < 2; r++) { /* the master's host is that of its counters */
+        add_phase(st, r, 0, "counter", "eeg cpu threads", 1.1, 1.1, 2);
+        add_phase(st, r, 0, "counter", "eeg gpus", 1.1, 1.1, 1);
+    }
+    add_phase(st, 1, 0, "counter", "eeg evaluated", 2, 2, 4);
+    add_phase(st, 1, 0, "user", "evaluate cpu", 2, 2.4, 0);
+    add_phase(st, 1, 1, "user", "evaluate gpu", 3, 3.5, 0);
+    add_phase(st, 1, 1, "counter", "eeg evaluated", 3.5, 3.5, 5);
+    add_phase(st, 1, 0, "user", "local migration", 4, 4.1, 0);
+    add_phase(st, 1, 0, "user", "local migration", 5, 5.3, 0);
+    add_phase(st, 0, 0, "user", "global migration", 6, 6.5, 0);
+    add_phase(st, 1, 0, "user", "distribute", 1.5, 1.6, 0);
+    snprintf(v, sizeof v, "%lld", (long long)B);
+    assert_int_equal(mw_store_meta_set(st, "cmd_start_ns", v), 0);
+    snprintf(v, sizeof v, "%lld", (long long)(B + S(7)));
+    assert_int_equal(mw_store_meta_set(st, "cmd_end_ns", v), 0);
+    mw_store_close(st);
+
+    mw_escobar_run *r = calloc(1, sizeof *r);
+    assert_int_equal(mw_escobar_from_run(run, NULL, r, err, sizeof err), 0);
+    const mw_escobar_params *p = &r->p;
+    assert_int_equal(p->version, 2);
+    assert_int_equal(p->g, 2);
+    assert_int_equal(p->n_lm, 2);
+    assert_int_equal(p->n_gm, 1);
+    assert_int_equal(p->nworkers, 1);
+    assert_int_equal(p->w[0].rank, 1);
+    assert_int_equal(p->w[0].delta_spop, 2);
+    NEAR(p->w[0].x, 0.5, 0);
+    assert_int_equal(p->w[0].p_cpu, 2);
+    assert_int_equal(p->w[0].p_gpu, 1);
+    assert_true(r->have_t_cpu && r->have_t_gpu && r->have_t_master && r->have_t_lm);
+    NEAR(p->w[0].t_cpu_s, 0.2, 1e-9);
+    NEAR(p->w[0].t_gpu_s, 0.1, 1e-9);
+    NEAR(p->t_lm_s, 0.2, 1e-9);
+    NEAR(p->t_master_s, 0.5, 1e-9);
+    NEAR(p->t_com_s, 0.1, 1e-9);
+    NEAR(r->t_measured_s, 5.5, 1e-9);
+    NEAR(r->wall_s, 7, 1e-9);
+    NEAR(r->e_measured_j, 1650, 1e-6);
+    assert_int_equal(p->has_switch, 0);
+    assert_int_equal(p->nnodes, 2);
+    assert_string_equal(p->node[0].name, "n0");
+    assert_int_equal(p->node[0].master, 1);
+    assert_int_equal(p->node[1].master, 0);
+    free(r);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(time_energy_by_hand), cmocka_unit_test(saw_tooth),
         cmocka_unit_test(nrmse_by_hand),       cmocka_unit_test(fit_recovers),
-        cmocka_unit_test(synthetic_run),
+        cmocka_unit_test(synthetic_run),       cmocka_unit_test(synthetic_v2_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

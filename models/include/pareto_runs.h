@@ -1,9 +1,11 @@
 /* pareto_runs — a seed-002 workload profile (docs/models.md "Profile file") built from run
- * directories, for "mw pareto RUNDIR...". See pareto_runs.c for the rules. */
+ * directories, for "mw pareto RUNDIR...". See pareto_runs.c for the rules. The runs are read
+ * through the run store's cursors (mw_run.h); the profile comes back as text in the
+ * profile-file format, which the caller parses with the one profile parser (so its
+ * FILE:LINE messages are those of a profile file). */
 #ifndef MW_PARETO_RUNS_H
 #define MW_PARETO_RUNS_H
 #include <stddef.h>
-#include <stdio.h>
 
 /* What one run gave. A run whose work (the counter) is on one host measures that host's
  * device alone; work on several hosts, each the same amount, is a "together" run. */
@@ -28,10 +30,12 @@ int mw_pareto_runs_read(char *const *dirs, int ndirs, const char *units, mw_pare
                         char *err, size_t errlen);
 void mw_pareto_runs_free(mw_pareto_runs *r);
 
-/* Writes the profile text: "static_power" (the sum over devices of each device's mean idle
- * power), a "device" line of X:T:E points per device (first appearance order) and a
- * "together" line. -1 with a reason in err when a together run's devices are not exactly
- * the devices measured alone. */
-int mw_pareto_runs_write_profile(const mw_pareto_runs *r, const char *units, FILE *out, char *err,
-                                 size_t errlen);
+/* The profile text (*text malloc'd, NUL-terminated; the caller frees it): a comment line,
+ * "static_power" (the sum over devices of each device's mean idle power), a "device" line
+ * of X:T:E points per device (first appearance order) and a "together" line, each number
+ * %.17g. -1 with a reason in err (*text NULL) when no run measures one device alone, when a
+ * together run's devices are not exactly the devices measured alone, or when a device's
+ * time does not increase with its size. */
+int mw_pareto_runs_profile_text(const mw_pareto_runs *r, const char *units, char **text, char *err,
+                                size_t errlen);
 #endif

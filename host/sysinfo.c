@@ -1,6 +1,6 @@
-/* sysinfo — see sysinfo.h. Files are read directly (/proc, /sys); mpirun is run from an
+/* sysinfo — see mw_sysinfo.h. Files are read directly (/proc, /sys); mpirun is run from an
  * argument vector with its output on a pipe, never through a shell. */
-#include "sysinfo.h"
+#include "mw_sysinfo.h"
 
 #include <fcntl.h>
 #include <poll.h>
