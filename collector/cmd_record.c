@@ -35,7 +35,7 @@
 #include "mw_record.h"
 #include "mw_simcluster.h"
 #include "mw_store.h"
-#include "sysinfo.h"
+#include "mw_sysinfo.h"
 
 #define STATUS_NS 500000000LL /* status line refresh */
 #define SIMCLUSTER_NICE "5"   /* the command's nice value under --meter sim:cluster */
