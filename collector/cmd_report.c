@@ -33,7 +33,6 @@
 #include <getopt.h>
 #include <json.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +46,7 @@
 #include "escobar.h"
 #include "mw_fs.h"
 #include "mw_plot.h"
+#include "mw_run.h"
 #include "mw_store.h"
 #include "report_child.h"
 #include "mw_report.h"
@@ -164,84 +164,55 @@ static int parse_opts(int argc, char **argv, rp_opts *o)
     return 0;
 }
 
-static char *col_text(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? mw_xstrdup((const char *)t) : NULL;
-}
-
-/* The run's metadata, channels and gaps; 0, or -1 with a message in err. */
+/* The run's metadata, channels and gaps (libmw's read API, mw_run.h); 0, or -1 with a
+ * message in err. */
 static int read_run(rp_run *r, char *err, size_t errlen)
 {
     mw_store *s = mw_store_open(r->dir, err, errlen);
     if (!s) return -1;
-    sqlite3 *db = mw_store_db(s);
-    sqlite3_stmt *st = NULL;
     int rc = 0;
-    if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL) !=
-        SQLITE_OK)
-        goto fail;
+    mw_run_cursor *c = mw_run_meta(s);
+    const char *key, *val;
     size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (c && (rc = mw_run_meta_next(c, &key, &val)) == 1) {
         if (r->nmeta == cap) {
             cap = cap ? 2 * cap : 32;
             r->key = mw_xrealloc(r->key, cap * sizeof *r->key);
             r->val = mw_xrealloc(r->val, cap * sizeof *r->val);
         }
-        r->key[r->nmeta] = col_text(st, 0);
-        r->val[r->nmeta] = col_text(st, 1);
-        if (!r->key[r->nmeta]) r->key[r->nmeta] = mw_xstrdup("");
-        if (!r->val[r->nmeta]) r->val[r->nmeta] = mw_xstrdup("");
-        r->nmeta++;
+        r->key[r->nmeta] = mw_xstrdup(key);
+        r->val[r->nmeta++] = mw_xstrdup(val);
     }
-    if (rc != SQLITE_DONE) goto fail;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT channel, name, host, pin FROM channels ORDER BY channel", -1,
-                           &st, NULL) != SQLITE_OK)
-        goto fail;
+    mw_run_close(c);
+    if (!c || rc) goto fail;
+    mw_run_channel ch;
     cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (c = mw_run_channels(s); c && (rc = mw_run_channel_next(c, &ch)) == 1;) {
         if (r->nch == cap) {
             cap = cap ? 2 * cap : 16;
             r->ch = mw_xrealloc(r->ch, cap * sizeof *r->ch);
         }
-        rp_channel *c = &r->ch[r->nch++];
-        c->channel = sqlite3_column_int(st, 0);
-        c->name = col_text(st, 1);
-        c->host = col_text(st, 2);
-        c->pin = col_text(st, 3);
+        rp_channel *rch = &r->ch[r->nch++];
+        rch->channel = ch.channel;
+        rch->name = mw_xstrdup(ch.name);
+        rch->host = ch.host ? mw_xstrdup(ch.host) : NULL;
+        rch->pin = ch.pin ? mw_xstrdup(ch.pin) : NULL;
     }
-    if (rc != SQLITE_DONE) goto fail;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT (SELECT COUNT(*) FROM gaps), (SELECT COUNT(*) FROM phases)",
-                           -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW)
-        goto fail;
-    r->ngaps = sqlite3_column_int64(st, 0);
-    r->nphases = sqlite3_column_int64(st, 1);
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT start_ns, end_ns, reason FROM gaps ORDER BY start_ns LIMIT ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    sqlite3_bind_int(st, 1, RP_MAX_GAPS);
+    mw_run_close(c);
+    mw_run_counts n;
+    if (!c || rc || mw_run_count(s, &n)) goto fail;
+    r->ngaps = n.gaps;
+    r->nphases = n.phases;
     r->gap = mw_xcalloc(RP_MAX_GAPS, sizeof *r->gap);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->ngap_rows < RP_MAX_GAPS) {
-        rp_gap *g = &r->gap[r->ngap_rows++];
-        g->start_ns = sqlite3_column_int64(st, 0);
-        g->end_ns = sqlite3_column_int64(st, 1);
-        g->reason = col_text(st, 2);
-    }
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) goto fail;
-    sqlite3_finalize(st);
+    mw_run_gap g;
+    for (c = mw_run_gaps(s); c && r->ngap_rows < RP_MAX_GAPS && (rc = mw_run_gap_next(c, &g)) == 1;)
+        r->gap[r->ngap_rows++] = (rp_gap){g.start_ns, g.end_ns, mw_xstrdup(g.reason)};
+    mw_run_close(c);
+    if (!c || rc < 0) goto fail;
     mw_store_close(s);
     return 0;
 fail:
-    snprintf(err, errlen, "%s: cannot read the run store: %s", r->dir, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
+    snprintf(err, errlen, "%s", mw_store_error(s));
     mw_store_close(s);
     return -1;
 }
