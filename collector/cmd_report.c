@@ -6,21 +6,21 @@
  * energy per channel, phase and rank, the power levels and the mean +- sd across runs are
  * `mw analyze --json` over every run (one child process; its JSON is read with json-c);
  * the model table is `mw fit --model escobar --json` (predict, then fit mode) over the runs
- * that models/escobar.h recognises as eeg-mofs runs (mw_escobar_from_run); the figures are
- * `mw plot INPUTS... -o DIR/fig --format png` (which draws, for several runs, only the
- * figures across them) and, for 2 to RP_MAX_RUN_FIGURES runs, `mw plot RUNDIR -o
- * DIR/fig/runN` for each; mw plot's standard output names one file per line, and a file's
- * kind is the start of its name (KIND[-CHANNEL].png). Children are this executable
- * (/proc/self/exe) started with an argument vector (report_child.h). Why children and not
- * the libraries: mw analyze's phase unions and rank-to-channel attribution live in the
- * command, and a second copy here could drift from it; the page then shows exactly the
- * numbers of mw analyze --json. What only the report needs is computed here with the
- * libraries: Student-t intervals, Kruskal-Wallis and Mann-Whitney across configurations
+ * that models/escobar.h recognises as eeg-mofs runs (mw_escobar_from_run). Those two
+ * children (this executable, /proc/self/exe, with an argument vector: report_child.h) are
+ * report_analysis and report_fit, the only places mw report runs mw: mw analyze's phase
+ * unions and rank-to-channel attribution still live in the command, and the page must show
+ * exactly its numbers; each is to become a library call. The figures are drawn in this
+ * process by libmwplot (mw_plot_run_job, the job of `mw plot`): INPUTS... into DIR/fig as
+ * png (for several runs only the figures across them) and, for 2 to RP_MAX_RUN_FIGURES
+ * runs, each RUNDIR into DIR/fig/runN; a figure's kind is the start of its file name
+ * (KIND[-CHANNEL].png). What only the report needs is computed here with the libraries:
+ * Student-t intervals, Kruskal-Wallis and Mann-Whitney across configurations
  * (models/stats.h), the run metadata (the run store, read-only), the sweep's table
- * (collector/sweepindex.h).
+ * (mw_sweepindex.h).
  *
- * This file gathers (inputs, metadata, child processes, figures); report_page.c writes the
- * page from what it gathered (report_internal.h).
+ * This file gathers (inputs, metadata, the analysis, figures); plots/report_page.c writes
+ * the page from what it gathered (mw_report.h).
  *
  * Order: arguments, inputs (each a run or a sweep, else exit 2), the analysis (its failure
  * on unusable input is exit 2 with analyze's own reason), then DIR is created, the figures
@@ -33,7 +33,6 @@
 #include <getopt.h>
 #include <json.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +45,8 @@
 #include "cli.h"
 #include "escobar.h"
 #include "mw_fs.h"
+#include "mw_plot.h"
+#include "mw_run.h"
 #include "mw_store.h"
 #include "report_child.h"
 #include "mw_report.h"
@@ -163,84 +164,55 @@ static int parse_opts(int argc, char **argv, rp_opts *o)
     return 0;
 }
 
-static char *col_text(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? mw_xstrdup((const char *)t) : NULL;
-}
-
-/* The run's metadata, channels and gaps; 0, or -1 with a message in err. */
+/* The run's metadata, channels and gaps (libmw's read API, mw_run.h); 0, or -1 with a
+ * message in err. */
 static int read_run(rp_run *r, char *err, size_t errlen)
 {
     mw_store *s = mw_store_open(r->dir, err, errlen);
     if (!s) return -1;
-    sqlite3 *db = mw_store_db(s);
-    sqlite3_stmt *st = NULL;
     int rc = 0;
-    if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta ORDER BY key", -1, &st, NULL) !=
-        SQLITE_OK)
-        goto fail;
+    mw_run_cursor *c = mw_run_meta(s);
+    const char *key, *val;
     size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (c && (rc = mw_run_meta_next(c, &key, &val)) == 1) {
         if (r->nmeta == cap) {
             cap = cap ? 2 * cap : 32;
             r->key = mw_xrealloc(r->key, cap * sizeof *r->key);
             r->val = mw_xrealloc(r->val, cap * sizeof *r->val);
         }
-        r->key[r->nmeta] = col_text(st, 0);
-        r->val[r->nmeta] = col_text(st, 1);
-        if (!r->key[r->nmeta]) r->key[r->nmeta] = mw_xstrdup("");
-        if (!r->val[r->nmeta]) r->val[r->nmeta] = mw_xstrdup("");
-        r->nmeta++;
+        r->key[r->nmeta] = mw_xstrdup(key);
+        r->val[r->nmeta++] = mw_xstrdup(val);
     }
-    if (rc != SQLITE_DONE) goto fail;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT channel, name, host, pin FROM channels ORDER BY channel", -1,
-                           &st, NULL) != SQLITE_OK)
-        goto fail;
+    mw_run_close(c);
+    if (!c || rc) goto fail;
+    mw_run_channel ch;
     cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (c = mw_run_channels(s); c && (rc = mw_run_channel_next(c, &ch)) == 1;) {
         if (r->nch == cap) {
             cap = cap ? 2 * cap : 16;
             r->ch = mw_xrealloc(r->ch, cap * sizeof *r->ch);
         }
-        rp_channel *c = &r->ch[r->nch++];
-        c->channel = sqlite3_column_int(st, 0);
-        c->name = col_text(st, 1);
-        c->host = col_text(st, 2);
-        c->pin = col_text(st, 3);
+        rp_channel *rch = &r->ch[r->nch++];
+        rch->channel = ch.channel;
+        rch->name = mw_xstrdup(ch.name);
+        rch->host = ch.host ? mw_xstrdup(ch.host) : NULL;
+        rch->pin = ch.pin ? mw_xstrdup(ch.pin) : NULL;
     }
-    if (rc != SQLITE_DONE) goto fail;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT (SELECT COUNT(*) FROM gaps), (SELECT COUNT(*) FROM phases)",
-                           -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW)
-        goto fail;
-    r->ngaps = sqlite3_column_int64(st, 0);
-    r->nphases = sqlite3_column_int64(st, 1);
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT start_ns, end_ns, reason FROM gaps ORDER BY start_ns LIMIT ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    sqlite3_bind_int(st, 1, RP_MAX_GAPS);
+    mw_run_close(c);
+    mw_run_counts n;
+    if (!c || rc || mw_run_count(s, &n)) goto fail;
+    r->ngaps = n.gaps;
+    r->nphases = n.phases;
     r->gap = mw_xcalloc(RP_MAX_GAPS, sizeof *r->gap);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->ngap_rows < RP_MAX_GAPS) {
-        rp_gap *g = &r->gap[r->ngap_rows++];
-        g->start_ns = sqlite3_column_int64(st, 0);
-        g->end_ns = sqlite3_column_int64(st, 1);
-        g->reason = col_text(st, 2);
-    }
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) goto fail;
-    sqlite3_finalize(st);
+    mw_run_gap g;
+    for (c = mw_run_gaps(s); c && r->ngap_rows < RP_MAX_GAPS && (rc = mw_run_gap_next(c, &g)) == 1;)
+        r->gap[r->ngap_rows++] = (rp_gap){g.start_ns, g.end_ns, mw_xstrdup(g.reason)};
+    mw_run_close(c);
+    if (!c || rc < 0) goto fail;
     mw_store_close(s);
     return 0;
 fail:
-    snprintf(err, errlen, "%s: cannot read the run store: %s", r->dir, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
+    snprintf(err, errlen, "%s", mw_store_error(s));
     mw_store_close(s);
     return -1;
 }
@@ -423,9 +395,15 @@ static int collect_runs(const rp_opts *o, rp_report *rp)
     return 0;
 }
 
-/* ---- the analysis, the model --------------------------------------------------------- */
+/* ---- the analysis, the model: the two mw children ------------------------------------
+ * report_analysis and report_fit are the only places mw report still runs mw (as children,
+ * report_child.h); each is to become one library call with the same result (libmwmodels'
+ * analysis, the escobar fit) without changing its callers. */
 
-static int analyze(rp_report *rp)
+/* `mw analyze --json` over every run: 0 with its JSON in *out, else the exit status, said on
+ * stderr (unusable input: MW_EXIT_USAGE with analyze's own reason). Its notes (a constant
+ * channel, ...) are progress. */
+static int report_analysis(const rp_report *rp, json_object **out)
 {
     char **argv = mw_xcalloc(rp->nrun + 4, sizeof *argv);
     int k = 0;
@@ -443,7 +421,7 @@ static int analyze(rp_report *rp)
         mw_report_child_last_err(&c, line, sizeof line);
         int st = c.status;
         mw_report_child_free(&c);
-        if (st == MW_EXIT_USAGE) { /* unusable input: analyze's own reason */
+        if (st == MW_EXIT_USAGE) {
             fprintf(stderr, "mw report: %s\n", line);
             return MW_EXIT_USAGE;
         }
@@ -453,11 +431,51 @@ static int analyze(rp_report *rp)
             fprintf(stderr, "mw report: mw analyze failed (exit %d): %s\n", st, line);
         return MW_EXIT_FAIL;
     }
-    /* analyze's notes (a constant channel, ...) are progress */
     if (!quiet && c.err && c.err[0]) fputs(c.err, stderr);
-    rp->analysis = parse_json(c.out, "mw analyze --json");
+    *out = parse_json(c.out, "mw analyze --json");
     mw_report_child_free(&c);
-    if (!rp->analysis) return MW_EXIT_FAIL;
+    return *out ? 0 : MW_EXIT_FAIL;
+}
+
+/* `mw fit --model escobar --mode MODE --json` over the eeg-mofs runs: 0 with its JSON in
+ * *out (NULL, and note saying so, when it does not parse), or -1 when mw fit failed (note:
+ * its reason). */
+static int report_fit(const rp_report *rp, const char *mode, json_object **out, char *note,
+                      size_t notelen)
+{
+    char **argv = mw_xcalloc(rp->nrun + 8, sizeof *argv);
+    int k = 0;
+    argv[k++] = "mw";
+    argv[k++] = "fit";
+    argv[k++] = "--model";
+    argv[k++] = "escobar";
+    argv[k++] = "--mode";
+    argv[k++] = (char *)mode;
+    argv[k++] = "--json";
+    for (size_t i = 0; i < rp->nrun; i++)
+        if (rp->run[i].escobar) argv[k++] = rp->run[i].dir;
+    argv[k] = NULL;
+    mw_report_child c;
+    int rc = 0;
+    if (mw_report_child_run(argv, &c) != 0 || c.status != 0) {
+        char line[400];
+        mw_report_child_last_err(&c, line, sizeof line);
+        snprintf(note, notelen, "%s", line[0] ? line : "mw fit failed");
+        rc = -1;
+    } else {
+        *out = parse_json(c.out, "mw fit --json");
+        if (!*out) snprintf(note, notelen, "mw fit --json: its output does not parse");
+    }
+    mw_report_child_free(&c);
+    free(argv);
+    return rc;
+}
+
+/* The analysis of every run, and what the page derives from it. */
+static int analyze(rp_report *rp)
+{
+    int rc = report_analysis(rp, &rp->analysis);
+    if (rc) return rc;
     json_object *runs = rp_jget(rp->analysis, "runs");
     if (rp_jlen(runs) != rp->nrun) {
         fprintf(stderr, "mw report: mw analyze --json gave %zu runs for %zu\n", rp_jlen(runs),
@@ -471,7 +489,7 @@ static int analyze(rp_report *rp)
     return 0;
 }
 
-/* mw fit --model escobar over the eeg-mofs runs: predict mode, and fit mode when it can. */
+/* The escobar model over the eeg-mofs runs: predict mode, and fit mode when it can. */
 static void model(rp_report *rp)
 {
     mw_escobar_run *er = mw_xcalloc(1, sizeof *er);
@@ -485,63 +503,46 @@ static void model(rp_report *rp)
     if (!rp->nescobar) return;
     progress("model: mw fit --model escobar over %zu eeg-mofs run%s", rp->nescobar,
              rp->nescobar == 1 ? "" : "s");
-    char **argv = mw_xcalloc(rp->nrun + 8, sizeof *argv);
-    for (int mode = 0; mode < 2; mode++) {
-        int k = 0;
-        argv[k++] = "mw";
-        argv[k++] = "fit";
-        argv[k++] = "--model";
-        argv[k++] = "escobar";
-        argv[k++] = "--mode";
-        argv[k++] = mode ? "fit" : "predict";
-        argv[k++] = "--json";
-        for (size_t i = 0; i < rp->nrun; i++)
-            if (rp->run[i].escobar) argv[k++] = rp->run[i].dir;
-        argv[k] = NULL;
-        mw_report_child c;
-        char *note = mode ? rp->fit_mode_note : rp->fit_note;
-        size_t notelen = mode ? sizeof rp->fit_mode_note : sizeof rp->fit_note;
-        json_object **dst = mode ? &rp->fit_mode : &rp->fit;
-        if (mw_report_child_run(argv, &c) != 0 || c.status != 0) {
-            char line[400];
-            mw_report_child_last_err(&c, line, sizeof line);
-            snprintf(note, notelen, "%s", line[0] ? line : "mw fit failed");
-            if (!mode) progress("model: %s", note);
-        } else {
-            *dst = parse_json(c.out, "mw fit --json");
-            if (!*dst) snprintf(note, notelen, "mw fit --json: its output does not parse");
-        }
-        mw_report_child_free(&c);
-        if (!rp->fit) break; /* no fit mode without a prediction */
-    }
-    free(argv);
+    if (report_fit(rp, "predict", &rp->fit, rp->fit_note, sizeof rp->fit_note) != 0)
+        progress("model: %s", rp->fit_note);
+    if (rp->fit) /* no fit mode without a prediction */
+        report_fit(rp, "fit", &rp->fit_mode, rp->fit_mode_note, sizeof rp->fit_mode_note);
 }
 
 /* ---- figures ----------------------------------------------------------------------- */
 
-static int copy_file(const char *from, const char *to)
+/* mw_plot_run_job's notes are progress ("mw plot: ..." as `mw plot` says them); the last
+ * is kept, for when the job ends in an unusable run */
+typedef struct {
+    char last[600];
+} plot_notes;
+
+static void plot_note(void *ctx, const char *text)
 {
-    FILE *in = fopen(from, "rb");
-    if (!in) return -1;
-    FILE *out = fopen(to, "wb");
-    if (!out) {
-        fclose(in);
-        return -1;
-    }
-    char buf[65536];
-    size_t n;
-    int bad = 0;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, out) != n) bad = 1;
-    if (ferror(in)) bad = 1;
-    fclose(in);
-    if (fclose(out) != 0) bad = 1;
-    return bad ? -1 : 0;
+    plot_notes *n = ctx;
+    snprintf(n->last, sizeof n->last, "mw plot: %s", text);
+    if (!quiet) fprintf(stderr, "%s\n", n->last);
 }
 
-/* One mw plot: INPUTS into DIR/SUB (SUB "fig" or "fig/runN"), its figures listed under
- * run (-1: the figures over all the inputs). A failed figure leaves the others (exit 1);
- * a plot that could not run at all leaves a note. */
+/* A figure of DIR/SUB on the page, under run (-1: over every input); each name once. */
+static void add_figure(rp_report *rp, const char *path, const char *sub, int run)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < rp->nfig; i++)
+        if (rp->fig[i].run == run && !strcmp(rp->fig[i].name, base)) return;
+    rp->fig = mw_xrealloc(rp->fig, (rp->nfig + 1) * sizeof *rp->fig);
+    rp->fig[rp->nfig].sub = mw_xstrdup(sub);
+    rp->fig[rp->nfig].name = mw_xstrdup(base);
+    rp->fig[rp->nfig].run = run;
+    rp->nfig++;
+}
+
+/* The figures of INPUTS in DIR/SUB (SUB "fig" or "fig/runN"), as `mw plot INPUTS -o DIR/SUB
+ * --format png` draws them (libmwplot: mw_plot_run_job), listed under run (-1: the figures
+ * over all the inputs). A failed figure leaves the others (said); a job refused, or with
+ * an unusable run, leaves a note instead of its figures. Whatever the figures write on
+ * standard error (gnuplot's messages, why a figure failed) goes to ours, -q or not. */
 static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const char *freqs,
                       const char *out_dir, const char *sub, int run)
 {
@@ -553,86 +554,31 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
         free(figdir);
         return;
     }
-    char **argv = mw_xcalloc((size_t)ninputs + 10, sizeof *argv);
-    int k = 0;
-    argv[k++] = "mw";
-    argv[k++] = "plot";
-    for (int i = 0; i < ninputs; i++)
-        argv[k++] = inputs[i];
-    argv[k++] = "-o";
-    argv[k++] = figdir;
-    argv[k++] = "--format";
-    argv[k++] = "png";
-    if (freqs) {
-        argv[k++] = "--freqs";
-        argv[k++] = (char *)freqs;
-    }
-    argv[k] = NULL;
-    mw_report_child c;
-    int rc = mw_report_child_run(argv, &c);
-    free(argv);
-    /* plot's messages (kinds skipped and why, gnuplot's errors) are progress */
-    if (!quiet && c.err && c.err[0]) fputs(c.err, stderr);
-    if (rc != 0 || (c.status != 0 && c.status != 1)) {
-        char line[400];
-        mw_report_child_last_err(&c, line, sizeof line);
-        snprintf(rp->fig_note, sizeof rp->fig_note, "mw plot failed (%s%d): %s",
-                 c.status < 0 ? "not started" : "exit ", c.status < 0 ? 0 : c.status,
-                 line[0] ? line : "no message");
+    plot_notes notes = {""};
+    mw_plot_request req = {.inputs = inputs, .ninputs = ninputs, .outdir = figdir};
+    req.freqs = freqs;
+    req.note = plot_note;
+    req.ctx = &notes;
+    mw_plot_result res;
+    int rc = mw_plot_run_job(&req, &res, err, sizeof err);
+    if (rc || res.unusable) { /* as `mw plot` exiting 2: its last line said why */
+        if (rc)
+            snprintf(notes.last, sizeof notes.last, "mw plot: %s%s", err,
+                     rc == MW_PLOT_JOB_BAD_INPUT ? " (try 'mw plot --help')" : "");
+        snprintf(rp->fig_note, sizeof rp->fig_note, "mw plot failed (exit %d): %s", MW_EXIT_USAGE,
+                 notes.last[0] ? notes.last : "no message");
         fprintf(stderr, "mw report: warning: %s\n", rp->fig_note);
-        mw_report_child_free(&c);
-        free(figdir);
-        return;
-    }
-    if (c.status == 1) {
-        rp->fig_failed = 1;
-        fprintf(stderr, "mw report: warning: mw plot: a figure failed (above); the others are "
-                        "on the page\n");
-    }
-    char *real_figdir = realpath(figdir, NULL);
-    char *save = NULL;
-    for (char *line = strtok_r(c.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        size_t len = strlen(line);
-        while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
-            line[--len] = 0;
-        if (!len) continue;
-        struct stat sb;
-        if (stat(line, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-            fprintf(stderr, "mw report: warning: mw plot named %s, which is not a file\n", line);
-            continue;
+    } else {
+        if (res.failed) {
+            rp->fig_failed = 1;
+            fprintf(stderr, "mw report: warning: mw plot: a figure failed (above); the others "
+                            "are on the page\n");
         }
-        const char *base = strrchr(line, '/');
-        base = base ? base + 1 : line;
-        /* a figure written elsewhere is copied in, so that the page refers only to DIR */
-        char *dir = mw_xstrdup(line);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
-        char *real_dir = realpath(!slash ? "." : !dir[0] ? "/" : dir, NULL);
-        free(dir);
-        int inside = real_dir && real_figdir && !strcmp(real_dir, real_figdir);
-        free(real_dir);
-        if (!inside) {
-            char *to = join(figdir, base);
-            int bad = copy_file(line, to);
-            free(to);
-            if (bad) {
-                fprintf(stderr, "mw report: warning: cannot copy %s into %s\n", line, figdir);
-                continue;
-            }
-        }
-        int dup = 0;
-        for (size_t i = 0; i < rp->nfig; i++)
-            dup |= rp->fig[i].run == run && !strcmp(rp->fig[i].name, base);
-        if (dup) continue;
-        rp->fig = mw_xrealloc(rp->fig, (rp->nfig + 1) * sizeof *rp->fig);
-        rp->fig[rp->nfig].sub = mw_xstrdup(sub);
-        rp->fig[rp->nfig].name = mw_xstrdup(base);
-        rp->fig[rp->nfig].run = run;
-        rp->nfig++;
+        for (size_t i = 0; i < res.nfigures; i++)
+            add_figure(rp, res.figures[i], sub, run);
     }
-    free(real_figdir);
+    mw_plot_result_free(&res);
     free(figdir);
-    mw_report_child_free(&c);
 }
 
 /* The figures: those of mw plot over every input (one run: its per-run figures; several:

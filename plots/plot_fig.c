@@ -10,8 +10,8 @@
  * argument vector {"gnuplot", "NAME.gp"} ($MW_GNUPLOT names another program); its standard
  * output and error are read through pipes (poll, so neither can block the other); anything
  * on its standard error is copied to ours, each line prefixed "mw plot: gnuplot NAME.gp: ".
- * A non-zero exit or a missing or empty figure fails it; a figure's path is printed only
- * once it exists.
+ * A non-zero exit or a missing or empty figure fails it; a figure's path is handed to the
+ * caller (mw_plot_out.written) only once it exists.
  *
  * Quoting. Run directories, channel, host and phase names, sweep labels and titles are
  * user text, and a gnuplot script is code (a line starting with ! runs /bin/sh). User text
@@ -443,8 +443,7 @@ int mw_plot_fig_end(mw_plot_fig *f)
     if (!rc) rc = run_gnuplot(o->dir, script, gp, fig);
     if (rc) remove(fig); /* no partial figure is left to pass for one */
     if (!rc) {
-        printf("%s\n", fig);
-        fflush(stdout);
+        if (o->written) o->written(o->written_ctx, fig);
         o->figures++;
     } else {
         o->failures++;

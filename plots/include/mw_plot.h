@@ -1,5 +1,6 @@
-/* plot_internal — what the modules of `mw plot` share (cmd_plot.c, plot_run.c, plot_fig.c,
- * plot_kinds_run.c, plot_kinds_multi.c, plot_kinds_model.c); nothing else includes it.
+/* mw_plot — libmwplot's figures: the job of `mw plot` as one call (plot_job.c:
+ * mw_plot_run_job, used by `mw plot` and `mw report`), and what its modules share (plot_run.c,
+ * plot_fig.c, plot_kinds_run.c, plot_kinds_multi.c, plot_kinds_model.c).
  *
  * plot_run.c reads a run into memory (channels and their windows as exact step-function
  * traces, phases, counters, gaps, the idle baseline) with the rules of `mw analyze`
@@ -11,9 +12,11 @@
  * plot_fig.c writes one figure: NAME.tsv (the data, blocks separated by two blank lines:
  * gnuplot's `index`), NAME.gp (gnuplot variables written by mw, then plots/gnuplot/common.gp, then
  * the kind's template plots/KIND.gp: self-contained, `cd DIR && gnuplot NAME.gp` redraws
- * it), then runs gnuplot in DIR with an argument vector and prints DIR/NAME.png (or .svg) on
- * standard output. Whatever gnuplot writes on standard error is passed on to ours, prefixed
- * with the script's name; a gnuplot failure or an empty figure fails the figure. */
+ * it), then runs gnuplot in DIR with an argument vector and hands DIR/NAME.png (or .svg) to
+ * the caller (mw_plot_out.written). Whatever gnuplot writes on standard error is passed on
+ * to ours, prefixed "mw plot: gnuplot NAME.gp: ", and so is why a figure failed (a file that
+ * cannot be made, a template not found): the one thing libmwplot writes itself, on standard
+ * error only. A gnuplot failure or an empty figure fails the figure. */
 #ifndef MW_PLOT_INTERNAL_H
 #define MW_PLOT_INTERNAL_H
 #include <stddef.h>
@@ -128,6 +131,10 @@ typedef struct {
     const char *source; /* what the figures are of, for the scripts' first comment */
     int figures;        /* written so far */
     int failures;
+    /* called with each figure's path (DIR/NAME.png or .svg) once it is drawn; NULL: none.
+     * The library never writes on standard output: the caller prints the paths if it wants. */
+    void (*written)(void *ctx, const char *path);
+    void *written_ctx;
 } mw_plot_out;
 
 typedef struct mw_plot_fig mw_plot_fig;
@@ -142,7 +149,8 @@ FILE *mw_plot_fig_vars(mw_plot_fig *f);
  * lines: gnuplot's index 0, 1, ...). A block left without data gets one line "-" (missing
  * values), so that the blocks after it keep their index. */
 void mw_plot_fig_block(mw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Writes NAME.gp, runs gnuplot, prints the figure's path. 0, or -1 (said on stderr). */
+/* Writes NAME.gp, runs gnuplot, hands the figure's path to o->written. 0, or -1 (said on
+ * stderr). */
 int mw_plot_fig_end(mw_plot_fig *f);
 /* A figure saying only why there is nothing to draw (plots/gnuplot/note.gp). */
 int mw_plot_note_figure(mw_plot_out *o, const char *name, const char *title, const char *note,
@@ -206,6 +214,60 @@ int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n);
 int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n);
 int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name);
+/* ---- the job of `mw plot` (plot_job.c) ------------------------------------------- */
+
+/* The kinds, in the order they are drawn. */
+enum {
+    MW_PLOT_KIND_TRACE,
+    MW_PLOT_KIND_TIMELINE,
+    MW_PLOT_KIND_HISTOGRAM,
+    MW_PLOT_KIND_ENERGY,
+    MW_PLOT_KIND_DVFS, /* the last per-run kind */
+    MW_PLOT_KIND_BOXPLOT,
+    MW_PLOT_KIND_MODEL,
+    MW_PLOT_KIND_PARETO,
+    MW_PLOT_NKINDS
+};
+extern const char *const mw_plot_kind_names[MW_PLOT_NKINDS];
+/* the kind called name, or -1 */
+int mw_plot_kind_index(const char *name);
+
+typedef struct {
+    char *const *inputs; /* RUNDIR, SWEEPDIR (its finished runs) or PROFILE (a regular file) */
+    int ninputs;
+    int kinds[MW_PLOT_NKINDS]; /* the kinds asked for (when any_kind) */
+    int any_kind;              /* 0: the defaults for the inputs (docs/plots.md) */
+    const char *outdir;        /* NULL: the first input's plots/ (a profile's folder's plots/) */
+    int svg;                   /* else png */
+    char **channels;           /* only these channels: NULL-terminated, or NULL for all */
+    int nchannels;
+    const char *freqs; /* CPU frequencies in GHz for dvfs (mw dvfs --freqs), or NULL */
+    /* Notes, without a prefix and without "\n": a defaulted kind skipped and why, a run that
+     * could not be read (then counted in unusable). NULL: dropped. */
+    void (*note)(void *ctx, const char *text);
+    /* each figure's path as soon as it is drawn (also listed in the result); NULL: none */
+    void (*figure)(void *ctx, const char *path);
+    void *ctx;
+} mw_plot_request;
+
+typedef struct {
+    char **figures; /* the figures drawn, in order (malloc'd) */
+    size_t nfigures;
+    int failed;   /* figures that failed (gnuplot, a file; said on stderr) */
+    int unusable; /* runs that could not be read (a note each); the others were drawn */
+} mw_plot_result;
+
+/* mw_plot_run_job's refusals, nothing made then: */
+#define MW_PLOT_JOB_BAD_INPUT (-1)  /* an input, a channel or a kind the request got wrong */
+#define MW_PLOT_JOB_UNREADABLE (-2) /* a sweep or run that could not be read */
+
+/* Draws the figures of req into req->outdir, as `mw plot` (docs/plots.md): the inputs are
+ * classified and read (run peeks, sweep labels) and every --channel checked before the
+ * first file is made. Returns 0 when the job ran (*out says what came of it: free it with
+ * mw_plot_result_free, also after a refusal), or a refusal above with a message in err. */
+int mw_plot_run_job(const mw_plot_request *req, mw_plot_result *out, char *err, size_t errlen);
+void mw_plot_result_free(mw_plot_result *r);
+
 /* Shared helpers of the plot_*.c files: a json-c object's member (NULL when o is not an object or
  * has no such key); a JSON number as a double (NAN when o is not a number). */
 struct json_object;

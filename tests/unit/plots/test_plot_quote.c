@@ -272,7 +272,7 @@ static void figure_in_hostile_folder(void **state)
     const size_t nn = sizeof names / sizeof *names;
     char title[1200];
     snprintf(title, sizeof title, "Power trace \xe2\x80\x94 %s (stopped)", dir);
-    mw_plot_out o = {dir, 0, source, 0, 0};
+    mw_plot_out o = {.dir = dir, .svg = 0, .source = source};
     mw_plot_fig *fig = mw_plot_fig_begin(&o, "quote", "quote", 200, 120);
     assert_non_null(fig);
     mw_plot_fig_block(fig, "values");
