@@ -524,6 +524,14 @@ static void plot_note(void *ctx, const char *text)
     if (!quiet) fprintf(stderr, "%s\n", n->last);
 }
 
+/* the figure code's messages (gnuplot's output, a figure's failure), progress like notes */
+static void plot_message(void *ctx, const char *line)
+{
+    plot_notes *n = ctx;
+    snprintf(n->last, sizeof n->last, "%s", line);
+    if (!quiet) fprintf(stderr, "%s\n", line);
+}
+
 /* A figure of DIR/SUB on the page, under run (-1: over every input); each name once. */
 static void add_figure(rp_report *rp, const char *path, const char *sub, int run)
 {
@@ -541,8 +549,8 @@ static void add_figure(rp_report *rp, const char *path, const char *sub, int run
 /* The figures of INPUTS in DIR/SUB (SUB "fig" or "fig/runN"), as `mw plot INPUTS -o DIR/SUB
  * --format png` draws them (libmwplot: mw_plot_run_job), listed under run (-1: the figures
  * over all the inputs). A failed figure leaves the others (said); a job refused, or with
- * an unusable run, leaves a note instead of its figures. Whatever the figures write on
- * standard error (gnuplot's messages, why a figure failed) goes to ours, -q or not. */
+ * an unusable run, leaves a note instead of its figures. The job's notes and the figure
+ * code's messages (gnuplot's output, why a figure failed) are progress: hidden by -q. */
 static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const char *freqs,
                       const char *out_dir, const char *sub, int run)
 {
@@ -558,6 +566,7 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
     mw_plot_request req = {.inputs = inputs, .ninputs = ninputs, .outdir = figdir};
     req.freqs = freqs;
     req.note = plot_note;
+    req.message = plot_message;
     req.ctx = &notes;
     mw_plot_result res;
     int rc = mw_plot_run_job(&req, &res, err, sizeof err);

@@ -252,12 +252,25 @@ struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen
     return j;
 }
 
+void mw_plot_say(const mw_plot_out *o, const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (o && o->say)
+        o->say(o->say_ctx, line);
+    else
+        fprintf(stderr, "%s\n", line);
+}
+
 /* ---- figures ----------------------------------------------------------------------- */
 
 mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmpl, int w, int h)
 {
     if (mw_fs_mkdirs(o->dir, NULL, NULL, 0)) {
-        fprintf(stderr, "mw plot: %s: cannot make the directory: %s\n", o->dir, strerror(errno));
+        mw_plot_say(o, "mw plot: %s: cannot make the directory: %s", o->dir, strerror(errno));
         o->failures++;
         return NULL;
     }
@@ -272,7 +285,7 @@ mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmp
     f->tsv = fopen(path, "w");
     f->vf = open_memstream(&f->vars, &f->vars_len);
     if (!f->tsv || !f->vf) {
-        fprintf(stderr, "mw plot: %s: %s\n", path, strerror(errno));
+        mw_plot_say(o, "mw plot: %s: %s", path, strerror(errno));
         if (f->tsv) fclose(f->tsv);
         if (f->vf) fclose(f->vf);
         free(f->vars);
@@ -316,19 +329,19 @@ void mw_plot_fig_block(mw_plot_fig *f, const char *fmt, ...)
     f->block_start = ftell(f->tsv);
 }
 
-static int copy_template(FILE *out, const char *name)
+static int copy_template(const mw_plot_out *o, FILE *out, const char *name)
 {
     char path[PATH_MAX];
     if (mw_plots_path(name, path, sizeof path)) {
-        fprintf(stderr,
-                "mw plot: gnuplot template %s not found (tried %s; set MW_PLOTS_DIR to the "
-                "plots/ folder)\n",
-                name, path);
+        mw_plot_say(o,
+                    "mw plot: gnuplot template %s not found (tried %s; set MW_PLOTS_DIR to the "
+                    "plots/ folder)",
+                    name, path);
         return -1;
     }
     FILE *in = fopen(path, "r");
     if (!in) {
-        fprintf(stderr, "mw plot: %s: %s\n", path, strerror(errno));
+        mw_plot_say(o, "mw plot: %s: %s", path, strerror(errno));
         return -1;
     }
     fputc('\n', out);
@@ -342,25 +355,25 @@ static int copy_template(FILE *out, const char *name)
     return bad ? -1 : 0;
 }
 
-/* Lines of gnuplot's output to our stderr, prefixed. */
-static void pass_on(const char *script, const char *text)
+/* Lines of gnuplot's output as messages, prefixed. */
+static void pass_on(const mw_plot_out *o, const char *script, const char *text)
 {
     while (text && *text) {
         const char *nl = strchr(text, '\n');
         size_t len = nl ? (size_t)(nl - text) : strlen(text);
-        if (len) fprintf(stderr, "mw plot: gnuplot %s: %.*s\n", script, (int)len, text);
+        if (len) mw_plot_say(o, "mw plot: gnuplot %s: %.*s", script, (int)len, text);
         text += len + (nl ? 1 : 0);
     }
 }
 
 /* NAME.gp at path gp: the comments, terminal and output, datafile, the figure's variables,
- * common.gp and the template. 0, or -1 (said on stderr). */
+ * common.gp and the template. 0, or -1 (said through mw_plot_say). */
 static int write_script(const mw_plot_fig *f, const char *gp, const char *script, const char *ext)
 {
     const mw_plot_out *o = f->o;
     FILE *g = fopen(gp, "w");
     if (!g) {
-        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+        mw_plot_say(o, "mw plot: %s: %s", gp, strerror(errno));
         return -1;
     }
     int rc = 0;
@@ -384,18 +397,19 @@ static int write_script(const mw_plot_fig *f, const char *gp, const char *script
     mw_plot_var_str(g, "datafile", tsv_name);
     fwrite(f->vars, 1, f->vars_len, g);
     snprintf(tmpl, sizeof tmpl, "%s.gp", f->tmpl);
-    if (copy_template(g, "common.gp") || copy_template(g, tmpl)) rc = -1;
+    if (copy_template(o, g, "common.gp") || copy_template(o, g, tmpl)) rc = -1;
     fputs("\nunset output\n", g);
     if (fclose(g)) {
-        fprintf(stderr, "mw plot: %s: %s\n", gp, strerror(errno));
+        mw_plot_say(o, "mw plot: %s: %s", gp, strerror(errno));
         rc = -1;
     }
     return rc;
 }
 
 /* gnuplot SCRIPT in dir (its output passed on); the figure fig must then exist, not empty.
- * 0, or -1 (said on stderr). */
-static int run_gnuplot(const char *dir, const char *script, const char *gp, const char *fig)
+ * 0, or -1 (said through mw_plot_say). */
+static int run_gnuplot(const mw_plot_out *o, const char *dir, const char *script, const char *gp,
+                       const char *fig)
 {
     remove(fig); /* a stale figure must not pass for a new one */
     const char *prog = getenv("MW_GNUPLOT");
@@ -404,17 +418,17 @@ static int run_gnuplot(const char *dir, const char *script, const char *gp, cons
     char *out = NULL, *err = NULL;
     int status, rc = 0;
     if (mw_child_run(prog, argv, dir, &out, &err, &status)) {
-        fprintf(stderr, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)\n", err);
+        mw_plot_say(o, "mw plot: %s (install gnuplot: Debian package gnuplot-nox)", err);
         rc = -1;
     } else {
-        pass_on(script, out);
-        pass_on(script, err);
+        pass_on(o, script, out);
+        pass_on(o, script, err);
         struct stat st;
         if (status) {
-            fprintf(stderr, "mw plot: %s: gnuplot exited with status %d\n", gp, status);
+            mw_plot_say(o, "mw plot: %s: gnuplot exited with status %d", gp, status);
             rc = -1;
         } else if (stat(fig, &st) || st.st_size == 0) {
-            fprintf(stderr, "mw plot: %s: gnuplot wrote no figure\n", gp);
+            mw_plot_say(o, "mw plot: %s: gnuplot wrote no figure", gp);
             rc = -1;
         }
     }
@@ -434,13 +448,13 @@ int mw_plot_fig_end(mw_plot_fig *f)
     int rc = 0;
     close_block(f);
     if (fclose(f->tsv)) {
-        fprintf(stderr, "mw plot: %s/%s.tsv: %s\n", o->dir, f->name, strerror(errno));
+        mw_plot_say(o, "mw plot: %s/%s.tsv: %s", o->dir, f->name, strerror(errno));
         rc = -1;
     }
     fclose(f->vf);
     if (!rc) rc = write_script(f, gp, script, ext);
     free(f->vars);
-    if (!rc) rc = run_gnuplot(o->dir, script, gp, fig);
+    if (!rc) rc = run_gnuplot(o, o->dir, script, gp, fig);
     if (rc) remove(fig); /* no partial figure is left to pass for one */
     if (!rc) {
         if (o->written) o->written(o->written_ctx, fig);

@@ -17,8 +17,9 @@
  * (result.unusable), the others are drawn.
  *
  * Output. The library prints nothing on standard output: figure paths go to the request's
- * figure callback and into the result, notes to its note callback. Only the figure code
- * (plot_fig.c) writes on standard error: gnuplot's own messages and why a figure failed. */
+ * figure callback and into the result, notes to its note callback, the figure code's
+ * messages (gnuplot's own output, why a figure failed) to its message callback (standard
+ * error when the request has none: what `mw plot` wants). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -335,6 +336,8 @@ static void draw(job_state *j, const int want[MW_PLOT_NKINDS])
     mw_plot_out out = {.dir = outdir, .svg = q->svg, .source = source};
     out.written = figure_written;
     out.written_ctx = j;
+    out.say = q->message;
+    out.say_ctx = q->ctx;
     mw_plot_job pj = {&out, "", q->nchannels ? q->channels : NULL, q->any_kind, q->freqs};
     for (int k = 0; k <= MW_PLOT_KIND_DVFS; k++)
         if (want[k]) {

@@ -135,7 +135,14 @@ typedef struct {
      * The library never writes on standard output: the caller prints the paths if it wants. */
     void (*written)(void *ctx, const char *path);
     void *written_ctx;
+    /* called with each message of the figure code (one line, no newline: "mw plot: ...":
+     * gnuplot's own output, why a figure failed); NULL: the line goes to standard error */
+    void (*say)(void *ctx, const char *line);
+    void *say_ctx;
 } mw_plot_out;
+
+/* A message of the figure code to o->say (or standard error, see mw_plot_out). */
+void mw_plot_say(const mw_plot_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 typedef struct mw_plot_fig mw_plot_fig;
 
@@ -247,6 +254,9 @@ typedef struct {
     void (*note)(void *ctx, const char *text);
     /* each figure's path as soon as it is drawn (also listed in the result); NULL: none */
     void (*figure)(void *ctx, const char *path);
+    /* each message of the figure code ("mw plot: ...", one line, no newline): gnuplot's own
+     * output, why a figure failed; NULL: the lines go to standard error */
+    void (*message)(void *ctx, const char *line);
     void *ctx;
 } mw_plot_request;
 
