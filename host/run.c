@@ -277,3 +277,65 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : mw_store_db_error(s, "counting");
 }
+
+/* ==== added for the analysis (models/analysis_run.c) ====================================
+ * The power-only window cursor, one window's lookup and the read snapshot. This section's
+ * cursor kinds are numbered apart from cursor_kind's so that sections added by others
+ * merge without touching the enum. */
+
+#define CUR_POWERS ((cursor_kind)100)
+
+static const char window_cols[] = "SELECT channel, segment, seq, meter_t0_us, meter_t1_us, "
+                                  "t0_ns, t1_ns, uncertainty_ns, power_mw, vrms_mv, irms_ua, "
+                                  "pf_milli, meter_energy_mj, energy_mj, flags FROM samples";
+
+mw_run_cursor *mw_run_powers(mw_store *s, int channel, mw_run_window_order order)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT channel, t0_ns, t1_ns, power_mw FROM samples%s ORDER BY %s",
+             channel >= 0 ? " WHERE channel = ?1" : "",
+             order == MW_RUN_BY_WINDOW ? "segment, seq, channel" : "t1_ns, t0_ns");
+    mw_run_cursor *c = cursor_open(s, CUR_POWERS, sql, "reading the samples");
+    if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
+    return c;
+}
+
+int mw_run_power_next(mw_run_cursor *c, mw_run_power *out)
+{
+    int rc = cursor_step(c, CUR_POWERS);
+    if (rc != 1) return rc;
+    out->channel = sqlite3_column_int(c->st, 0);
+    out->t0_ns = sqlite3_column_int64(c->st, 1);
+    out->t1_ns = sqlite3_column_int64(c->st, 2);
+    out->power_mw = sqlite3_column_int(c->st, 3);
+    return 1;
+}
+
+int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, mw_store_sample *out)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "%s WHERE channel = ?1 AND t1_ns = ?2 AND t0_ns = ?3 LIMIT 1",
+             window_cols);
+    mw_run_cursor *c = cursor_open(s, CUR_WINDOWS, sql, "reading a window");
+    if (!c) return -1;
+    sqlite3_bind_int(c->st, 1, channel);
+    sqlite3_bind_int64(c->st, 2, t1_ns);
+    sqlite3_bind_int64(c->st, 3, t0_ns);
+    int rc = mw_run_window_next(c, out);
+    mw_run_close(c);
+    return rc;
+}
+
+int mw_run_read_begin(mw_store *s)
+{
+    if (sqlite3_exec(mw_store_sqlite(s), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        return mw_store_db_error(s, "beginning a read");
+    return 0;
+}
+
+int mw_run_read_end(mw_store *s)
+{
+    if (sqlite3_exec(mw_store_sqlite(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return mw_store_db_error(s, "ending a read");
+    return 0;
+}
