@@ -20,6 +20,13 @@
 #include "mw_alloc.h"
 #include "mw_phase_class.h"
 
+/* no room beyond what the spans hold */
+static void spans_fit(an_spans *l)
+{
+    l->cap = l->n;
+    l->s = mw_xrealloc(l->s, l->n * sizeof *l->s);
+}
+
 void an_spans_push(an_spans *l, int64_t start_ns, int64_t end_ns)
 {
     if (l->n == l->cap) {
@@ -184,7 +191,7 @@ static void sort_strings(mw_analysis_run *r)
     str_id *o = mw_xcalloc(w->nstr, sizeof *o);
     for (size_t i = 0; i < w->nstr; i++)
         o[i] = (str_id){w->str[i], (uint32_t)i};
-    qsort(o, w->nstr, sizeof *o, str_id_cmp);
+    if (w->nstr) qsort(o, w->nstr, sizeof *o, str_id_cmp);
     uint32_t *to = mw_xcalloc(w->nstr, sizeof *to);
     for (size_t i = 0; i < w->nstr; i++) {
         w->str[i] = (char *)o[i].s;
@@ -243,9 +250,9 @@ static void close_group(mw_analysis_run *r, size_t gi)
 {
     an_group *g = &r->work->groups[gi];
     mw_analysis_phase *p = &r->phases[gi];
-    for (size_t i = 0; i < g->pool.n; i++)
-        an_spans_push(&g->all, g->pool.s[i].start_ns, g->pool.s[i].end_ns);
-    g->all.n = mw_energy_spans_union(g->all.s, g->all.n);
+    g->all.s = mw_xcalloc(g->pool.n, sizeof *g->all.s);
+    memcpy(g->all.s, g->pool.s, g->pool.n * sizeof *g->all.s);
+    g->all.n = mw_energy_spans_union(g->all.s, g->pool.n);
     if (g->is_mw && (!strcmp(p->name, "idle-before") || !strcmp(p->name, "idle-after")))
         for (size_t i = 0; i < g->all.n; i++)
             an_spans_push(&r->work->idle, g->all.s[i].start_ns, g->all.s[i].end_ns);
@@ -260,12 +267,14 @@ static void close_group(mw_analysis_run *r, size_t gi)
         out += sl->n;
     }
     g->pool.n = out;
+    spans_fit(&g->pool);
+    spans_fit(&g->all);
 }
 
 static void build_groups(mw_analysis_run *r)
 {
     struct mw_analysis_work *w = r->work;
-    qsort(w->rows, w->nrows, sizeof *w->rows, row_by_group);
+    if (w->nrows) qsort(w->rows, w->nrows, sizeof *w->rows, row_by_group);
     size_t cap = 0, off = 0, host = 0;
     for (size_t i = 0; i < w->nrows; i++) {
         const an_row *x = &w->rows[i];
@@ -321,7 +330,7 @@ static void build_ranks(mw_analysis_run *r)
     size_t m = 0, cap = 0;
     for (size_t i = 0; i < w->nrows; i++) /* the rows are not needed in order any more */
         if (strcmp(w->str[w->rows[i].kind], "mw")) w->rows[m++] = w->rows[i];
-    qsort(w->rows, m, sizeof *w->rows, row_by_rank);
+    if (m) qsort(w->rows, m, sizeof *w->rows, row_by_rank);
     for (size_t i = 0; i < m; i++) {
         const an_row *x = &w->rows[i];
         if (!i || x->rank != x[-1].rank || x->host != x[-1].host) {
@@ -350,6 +359,7 @@ static void build_ranks(mw_analysis_run *r)
         wk->n = mw_energy_spans_union(wk->s, wk->n);
         wk->n = mw_energy_spans_clip(wk->s, wk->n, r->from_ns, r->to_ns);
         k->work_ns = mw_energy_spans_length_ns(wk->s, wk->n);
+        spans_fit(wk);
     }
 }
 

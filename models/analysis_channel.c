@@ -89,7 +89,8 @@ static void plan_build(mw_analysis_run *r, size_t c)
     size_t m = 0;
     for (size_t i = 0; i < p->n; i++)
         if (!m || p->t_ns[i] != p->t_ns[m - 1]) p->t_ns[m++] = p->t_ns[i];
-    p->n = m;
+    p->n = p->cap = m;
+    p->t_ns = mw_xrealloc(p->t_ns, m * sizeof *p->t_ns);
     p->at_pj = mw_xcalloc(m, sizeof *p->at_pj);
     p->cov_ns = mw_xcalloc(m, sizeof *p->cov_ns);
 }
@@ -172,26 +173,48 @@ static void powers_push(an_powers *p, int32_t power_mw, int working)
     p->prev_mw = power_mw;
     uint64_t z = ((uint64_t)d << 1) ^ (d < 0 ? UINT64_MAX : 0); /* zigzag */
     z = z << 1 | (working != 0);
-    if (p->n + 10 > p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 4096;
-        p->b = mw_xrealloc(p->b, p->cap);
+    if (!p->tail || p->tail->n + 10 > AN_BLOCK_BYTES) { /* a varint is 10 bytes at most */
+        an_block *b = mw_xrealloc(NULL, sizeof *b);
+        b->next = NULL;
+        b->n = 0;
+        if (p->tail)
+            p->tail->next = b;
+        else
+            p->head = b;
+        p->tail = b;
     }
+    an_block *b = p->tail;
     for (; z >= 0x80; z >>= 7)
-        p->b[p->n++] = (unsigned char)(z | 0x80);
-    p->b[p->n++] = (unsigned char)z;
+        b->b[b->n++] = (unsigned char)(z | 0x80);
+    b->b[b->n++] = (unsigned char)z;
+}
+
+static void powers_free(an_powers *p)
+{
+    while (p->head) {
+        an_block *next = p->head->next;
+        free(p->head);
+        p->head = next;
+    }
+    *p = (an_powers){0};
 }
 
 /* The n powers (W) and labels back. */
 static void powers_decode(const an_powers *p, size_t n, double *power_w, unsigned char *working)
 {
+    const an_block *b = p->head;
     size_t at = 0;
     int64_t v = 0;
     for (size_t i = 0; i < n; i++) {
+        if (at == b->n) {
+            b = b->next;
+            at = 0;
+        }
         uint64_t z = 0;
         for (int shift = 0;; shift += 7) {
-            unsigned char b = p->b[at++];
-            z |= (uint64_t)(b & 0x7f) << shift;
-            if (!(b & 0x80)) break;
+            unsigned char c = b->b[at++];
+            z |= (uint64_t)(c & 0x7f) << shift;
+            if (!(c & 0x80)) break;
         }
         working[i] = z & 1;
         z >>= 1;
@@ -216,7 +239,8 @@ void an_chan_setup(mw_analysis_run *r, size_t c)
                 an_spans_push(&ch->work, w->rank_work[k].s[i].start_ns,
                               w->rank_work[k].s[i].end_ns);
         }
-    ch->work.n = mw_energy_spans_union(ch->work.s, ch->work.n);
+    ch->work.n = ch->work.cap = mw_energy_spans_union(ch->work.s, ch->work.n);
+    ch->work.s = mw_xrealloc(ch->work.s, ch->work.n * sizeof *ch->work.s);
     plan_build(r, c);
 }
 
@@ -299,8 +323,7 @@ int mw_analysis_replay(mw_analysis_run *r, size_t c, mw_energy_window *w, size_t
     an_chan *ch = &r->work->ch[c];
     mw_analysis_channel *pc = &r->channels[c];
     plan_reset(&ch->plan);
-    ch->powers.n = 0;
-    ch->powers.prev_mw = 0;
+    powers_free(&ch->powers);
     ch->have_counter = ch->started = 0;
     ch->wk = ch->nworking = 0;
     pc->windows = 0;
@@ -360,8 +383,7 @@ static void levels(an_chan *ch, mw_analysis_channel *pc)
     double *p = mw_xcalloc(n, sizeof *p);
     unsigned char *working = mw_xcalloc(n, 1);
     powers_decode(&ch->powers, n, p, working);
-    free(ch->powers.b);
-    ch->powers = (an_powers){0};
+    powers_free(&ch->powers);
     int constant = 1;
     for (size_t i = 0; i < n && constant; i++)
         constant = p[i] == p[0];
@@ -473,6 +495,6 @@ void an_chan_free(an_chan *ch)
     free(ch->plan.at_pj);
     free(ch->plan.cov_ns);
     free(ch->work.s);
-    free(ch->powers.b);
+    powers_free(&ch->powers);
     memset(ch, 0, sizeof *ch);
 }

@@ -36,10 +36,17 @@ typedef struct {
     int64_t cum_ns;
 } an_plan;
 
-/* A channel's in-range window powers and labels, encoded. */
+/* A channel's in-range window powers and labels, encoded, in blocks that are never moved
+ * (growing one array by doubling would copy it and leave the old copies resident). */
+#define AN_BLOCK_BYTES 65536
+typedef struct an_block {
+    struct an_block *next;
+    size_t n;
+    unsigned char b[AN_BLOCK_BYTES];
+} an_block;
+
 typedef struct {
-    unsigned char *b;
-    size_t n, cap;
+    an_block *head, *tail;
     int32_t prev_mw;
 } an_powers;
 
