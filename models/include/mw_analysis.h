@@ -141,7 +141,8 @@ typedef struct {
 /* A run to feed: dir (copied) names it in messages; origin_ns is the run's time origin (meta
  * start_ns, else its first sample's start) from which the options' range is taken. */
 mw_analysis_run *mw_analysis_new(const char *dir, int64_t origin_ns, const mw_analysis_options *o);
-/* Channels first (host NULL: none). -1 past MW_ANALYSIS_MAX_CHANNELS. */
+/* Channels first (host NULL: none). -1 past MW_ANALYSIS_MAX_CHANNELS, and once windows
+ * were added. */
 int mw_analysis_add_channel(mw_analysis_run *r, int channel, const char *name, const char *host,
                             char *err, size_t errlen);
 /* Then every phase (rank -1: outside MPI); strings are copied. */
