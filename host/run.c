@@ -358,3 +358,52 @@ int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
     mw_run_close(c);
     return ret;
 }
+
+/* ==== added for the analysis (models/analysis_run.c) ====================================
+ * The power-only window cursor and one window's lookup (the snapshot is
+ * mw_run_snapshot_begin/end above). This section's
+ * cursor kinds are numbered apart from cursor_kind's so that sections added by others
+ * merge without touching the enum. */
+
+#define CUR_POWERS ((cursor_kind)100)
+
+#define RUN_POWER_COLS "SELECT channel, t0_ns, t1_ns, power_mw FROM samples"
+
+mw_run_cursor *mw_run_powers(mw_store *s, int channel, mw_run_window_order order)
+{
+    /* [one channel][order]: whole statements, as mw_run_windows */
+    static const char *const sql[2][2] = {
+        {RUN_POWER_COLS " ORDER BY t1_ns, t0_ns", RUN_POWER_COLS " ORDER BY segment, seq, channel"},
+        {RUN_POWER_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
+         RUN_POWER_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"},
+    };
+    mw_run_cursor *c = cursor_open(s, CUR_POWERS, sql[channel >= 0][order == MW_RUN_BY_WINDOW],
+                                   "reading the samples");
+    if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
+    return c;
+}
+
+int mw_run_power_next(mw_run_cursor *c, mw_run_power *out)
+{
+    int rc = cursor_step(c, CUR_POWERS);
+    if (rc != 1) return rc;
+    out->channel = sqlite3_column_int(c->st, 0);
+    out->t0_ns = sqlite3_column_int64(c->st, 1);
+    out->t1_ns = sqlite3_column_int64(c->st, 2);
+    out->power_mw = sqlite3_column_int(c->st, 3);
+    return 1;
+}
+
+int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, mw_store_sample *out)
+{
+    mw_run_cursor *c = cursor_open(
+        s, CUR_WINDOWS, RUN_SAMPLE_COLS " WHERE channel = ?1 AND t1_ns = ?2 AND t0_ns = ?3 LIMIT 1",
+        "reading a window");
+    if (!c) return -1;
+    sqlite3_bind_int(c->st, 1, channel);
+    sqlite3_bind_int64(c->st, 2, t1_ns);
+    sqlite3_bind_int64(c->st, 3, t0_ns);
+    int rc = mw_run_window_next(c, out);
+    mw_run_close(c);
+    return rc;
+}

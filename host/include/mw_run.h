@@ -82,7 +82,7 @@ int mw_run_count(mw_store *s, mw_run_counts *out);
 /* Close a cursor (NULL is fine). */
 void mw_run_close(mw_run_cursor *c);
 
-/* ==== one snapshot; mw export's phase order, named windows and null meta values ==========
+/* ==== one snapshot; mw export's phase order, named windows and null meta values ===
  * (for mw export, ls, show, align, stats, dvfs and mw plot's run loading) */
 
 /* One read transaction around several cursors, on a store opened read-only, so that they
@@ -108,4 +108,22 @@ int mw_run_meta_next_nullable(mw_run_cursor *c, const char **key, const char **v
 /* The value (bytes) of the first recorded phase of kind "counter" named name (the first
  * inserted, e.g. eeg-mofs's "eeg version"): 1 with *value, 0 when there is none, -1. */
 int mw_run_counter_first(mw_store *s, const char *name, int64_t *value);
+/* ==== added for the analysis (models/analysis_run.c) =================================== */
+
+/* ---- windows' power only: channel, t0_ns, t1_ns, power_mw ------------------------------ */
+/* The four columns an energy integral needs, in the orders of mw_run_windows (channel < 0:
+ * every channel): decoding fewer columns makes a scan of a day's samples faster. */
+typedef struct {
+    int channel;
+    int64_t t0_ns, t1_ns;
+    int32_t power_mw;
+} mw_run_power;
+mw_run_cursor *mw_run_powers(mw_store *s, int channel, mw_run_window_order order);
+int mw_run_power_next(mw_run_cursor *c, mw_run_power *out);
+
+/* The window of channel `channel` with these host times (the first in the order of the
+ * (channel, t1_ns) index when several have them): 1 with it in *out, 0 when there is none,
+ * -1 on error. */
+int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
+                       mw_store_sample *out);
 #endif

@@ -11,16 +11,18 @@
  *
  * Timed, with the database in the page cache (it was just written): "mw analyze RUN --json"
  * in-process (mw_cli_main, standard output to /dev/null), best of 3, wall and CPU, and the
- * peak resident memory; then what the two ways of reading the samples cost on their own
- * (one scan of the table in key order, as mw analyze does, against one query per channel
- * through the (channel, t1_ns) index), and the three level estimators on one channel's
- * 345,600 windows. RUN_HOURS (env) shortens the day; BENCH_DIR (env) is where the run goes
- * (default /tmp). */
+ * peak resident memory while mw analyze runs (the process's high-water mark, reset through
+ * /proc/self/clear_refs after the run is written, so that writing it does not count); then
+ * what the two ways of reading the samples through the read API (mw_run.h) cost on their
+ * own (one scan of the table in key order, as mw analyze does, against one cursor per
+ * channel through the (channel, t1_ns) index), and the three level estimators on one
+ * channel's 345,600 windows. RUN_HOURS (env) shortens or lengthens the day; BENCH_DIR (env)
+ * is where the run goes (default /tmp); BENCH_KEEP=1 (env) keeps it there (its path on
+ * standard error) for other binaries to analyse. */
 #include <fcntl.h>
 #include <ftw.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@
 
 #include "cli.h"
 #include "levels.h"
+#include "mw_run.h"
 #include "mw_store.h"
 
 #define NODES 15
@@ -172,47 +175,45 @@ static int analyze_quiet(char **argv)
     return rc;
 }
 
-static double read_scan(sqlite3 *db, long *rows)
+/* kB of the process's status line KEY ("VmHWM", "VmRSS"), -1 when unknown */
+static long status_kb(const char *key)
 {
-    sqlite3_stmt *st;
-    double t0 = now_s();
-    sqlite3_prepare_v2(db,
-                       "SELECT channel, t0_ns, t1_ns, power_mw FROM samples "
-                       "ORDER BY segment, seq, channel",
-                       -1, &st, NULL);
-    long n = 0;
-    int64_t sum = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        sum += sqlite3_column_int(st, 0) + sqlite3_column_int64(st, 1) +
-               sqlite3_column_int64(st, 2) + sqlite3_column_int(st, 3);
-        n++;
-    }
-    sqlite3_finalize(st);
-    *rows = n + (sum == 42); /* keep the sum alive */
-    return now_s() - t0;
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ':') v = atol(line + n + 1);
+    if (f) fclose(f);
+    return v;
 }
 
-static double read_by_channel(sqlite3 *db, long *rows)
+/* the high-water mark of resident memory back to what is resident now */
+static void reset_peak(void)
 {
-    sqlite3_stmt *st;
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return;
+    fputs("5", f);
+    fclose(f);
+}
+
+/* every window's (channel, t0_ns, t1_ns, power_mw) through one cursor (channel < 0: all, in
+ * key order) or one cursor per channel 1..NODES + 1 by time */
+static double read_powers(mw_store *s, int per_channel, long *rows)
+{
     double t0 = now_s();
-    sqlite3_prepare_v2(db,
-                       "SELECT t0_ns, t1_ns, power_mw FROM samples WHERE channel = ?1 "
-                       "ORDER BY t1_ns",
-                       -1, &st, NULL);
     long n = 0;
     int64_t sum = 0;
-    for (int c = 1; c <= NODES + 1; c++) {
-        sqlite3_bind_int(st, 1, c);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            sum += sqlite3_column_int64(st, 0) + sqlite3_column_int64(st, 1) +
-                   sqlite3_column_int(st, 2);
+    for (int c = per_channel ? 1 : -1; c <= (per_channel ? NODES + 1 : -1); c++) {
+        mw_run_cursor *cur = mw_run_powers(s, c, per_channel ? MW_RUN_BY_TIME : MW_RUN_BY_WINDOW);
+        mw_run_power w;
+        while (mw_run_power_next(cur, &w) == 1) {
+            sum += w.channel + w.t0_ns + w.t1_ns + w.power_mw;
             n++;
         }
-        sqlite3_reset(st);
+        mw_run_close(cur);
     }
-    sqlite3_finalize(st);
-    *rows = n + (sum == 42);
+    *rows = n + (sum == 42); /* keep the sum alive */
     return now_s() - t0;
 }
 
@@ -232,8 +233,11 @@ int main(void)
     long nphases = make_run(run, windows);
     double write_s = now_s() - t;
     long samples = windows * (NODES + 1);
+    if (getenv("BENCH_KEEP")) fprintf(stderr, "bench_analyze: the run is %s\n", run);
 
-    /* mw analyze, best of 3 */
+    /* mw analyze, best of 3; the peak resident memory from here on is mw analyze's */
+    long before_kb = status_kb("VmRSS");
+    reset_peak();
     double best_wall = 1e9, best_cpu = 1e9;
     int rc = 0;
     for (int i = 0; i < 3; i++) {
@@ -250,8 +254,7 @@ int main(void)
     rc |= analyze_quiet(
         (char *[]){"mw", "analyze", run, "--json", "--from", "36000", "--to", "39600", NULL});
     double hour_s = now_s() - w0;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    long peak_kb = status_kb("VmHWM");
 
     /* the two ways of reading */
     char err[512];
@@ -259,24 +262,23 @@ int main(void)
     long rows_scan = 0, rows_ch = 0;
     double scan_s = 1e9, ch_s = 1e9;
     for (int i = 0; i < 2; i++) {
-        double a = read_scan(mw_store_db(s), &rows_scan);
-        double b = read_by_channel(mw_store_db(s), &rows_ch);
+        double a = read_powers(s, 0, &rows_scan);
+        double b = read_powers(s, 1, &rows_ch);
         if (a < scan_s) scan_s = a;
         if (b < ch_s) ch_s = b;
     }
     /* the estimators on channel 1 */
-    sqlite3_stmt *st;
-    sqlite3_prepare_v2(mw_store_db(s), "SELECT power_mw FROM samples WHERE channel = 1", -1, &st,
-                       NULL);
+    mw_run_cursor *cur = mw_run_powers(s, 1, MW_RUN_BY_TIME);
     double *p = malloc((size_t)windows * sizeof *p);
     unsigned char *lab = malloc((size_t)windows);
     size_t n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && n < (size_t)windows) {
-        p[n] = sqlite3_column_int(st, 0) / 1000.0;
+    mw_run_power pw;
+    while (mw_run_power_next(cur, &pw) == 1 && n < (size_t)windows) {
+        p[n] = pw.power_mw / 1000.0;
         lab[n] = p[n] > 160;
         n++;
     }
-    sqlite3_finalize(st);
+    mw_run_close(cur);
     mw_store_close(s);
     mw_levels lv;
     double k0 = now_s();
@@ -290,7 +292,7 @@ int main(void)
     double split_s = now_s() - k0;
     free(p);
     free(lab);
-    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (!getenv("BENCH_KEEP")) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 
     printf("## Analysis (mw analyze)\n\n");
     printf("`make bench` (tests/bench/bench_analyze.c), on this machine (2 cores, shared with "
@@ -304,15 +306,17 @@ int main(void)
     printf("| `mw analyze RUN` (text) | %.2f s | |\n", text_s);
     printf("| `mw analyze RUN --json --from 36000 --to 39600` (one hour) | %.2f s | |\n", hour_s);
     printf("\nGoal: ≤ 3 s for the day. A range reads the whole run as well (one scan; the idle "
-           "baseline is the whole run's). Peak resident memory of the process: %.0f MB (the "
-           "windows of all channels, 24 bytes each, are held until each channel is "
-           "analysed).\n\n",
-           ru.ru_maxrss / 1024.0);
+           "baseline is the whole run's). Peak resident memory while mw analyze runs: %.0f MB "
+           "(the process held %.0f MB before; goal ≤ 100 MB). The windows stream: each "
+           "channel keeps the power of each window in the range for the level estimators, "
+           "about 2 bytes a window (a varint of its change), and the instants its phases and "
+           "ranks ask energies at.\n\n",
+           peak_kb / 1024.0, before_kb / 1024.0);
     printf("Where the time goes:\n\n| part | wall |\n|---|---|\n");
-    printf("| reading all samples (t0_ns, t1_ns, power_mw): one scan in key order, what mw "
-           "analyze does, %ld rows | %.2f s |\n",
+    printf("| reading all samples (channel, t0_ns, t1_ns, power_mw: mw_run_powers): one scan in "
+           "key order, what mw analyze does, %ld rows | %.2f s |\n",
            rows_scan, scan_s);
-    printf("| the same by one query per channel through the (channel, t1_ns) index, %ld rows "
+    printf("| the same by one cursor per channel through the (channel, t1_ns) index, %ld rows "
            "| %.2f s |\n",
            rows_ch, ch_s);
     printf("| mw_levels_kde, one channel (%zu windows) | %.3f s |\n", n, kde_s);
@@ -320,8 +324,8 @@ int main(void)
     printf("| mw_levels_split, one channel | %.3f s |\n", split_s);
     printf("| the three estimators, 16 channels (estimate) | %.2f s |\n",
            16 * (kde_s + gmm_s + split_s));
-    printf("\nThe index holds (channel, t1_ns) and the primary key, so a query per channel "
+    printf("\nThe index holds (channel, t1_ns) and the primary key, so a cursor per channel "
            "looks every row up in the table's b-tree (random access); the scan reads the "
-           "table's pages once, in order, and sorts the rows into channels in memory.\n");
+           "table's pages once, in order, and hands each row to its channel's stream.\n");
     return rc;
 }
