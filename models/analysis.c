@@ -313,13 +313,10 @@ static void build_groups(mw_analysis_run *r)
     w->idle.n = mw_energy_spans_union(w->idle.s, w->idle.n);
 }
 
-/* working phases: these kinds, but not a program's own waiting phase (mw_phase_class.h) */
+/* working phases: the one rule of mw_phase_class.h */
 static int working(const char *kind, const char *name)
 {
-    static const char *const kinds[] = {"compute", "user", "omp", "gpu", "cuda"};
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (!strcmp(kind, kinds[i])) return !mw_phase_user_waiting(kind, name);
-    return 0;
+    return mw_phase_working(kind, name);
 }
 
 /* The ranks (rank, host) of every phase but the recorder's, by rank then host: their span

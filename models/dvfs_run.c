@@ -18,9 +18,7 @@
 unsigned mw_dvfs_phase_class(const char *kind, const char *name)
 {
     unsigned c = 0;
-    if (!strcmp(kind, "comm") || !strcmp(kind, "wait") || !strcmp(kind, "mpi") ||
-        mw_phase_user_waiting(kind, name))
-        c |= MW_DVFS_PHASE_COMM;
+    if (mw_phase_not_computing(kind, name)) c |= MW_DVFS_PHASE_COMM;
     if (!strcmp(name, "MPI_Init") || !strcmp(name, "MPI_Init_thread")) c |= MW_DVFS_PHASE_INIT;
     if (!strcmp(name, "MPI_Finalize")) c |= MW_DVFS_PHASE_FINALIZE;
     return c;

@@ -23,14 +23,20 @@ const char *const mw_plot_class_names[MW_PLOT_NCLS] = {"compute", "comm", "wait"
 
 int mw_plot_class_of(const char *kind, const char *name)
 {
-    if (!strcmp(kind, "mw")) return MW_PLOT_CLS_MW;
-    if (mw_phase_user_waiting(kind, name)) return MW_PLOT_CLS_WAIT; /* phase_class.h */
-    if (!strcmp(kind, "compute") || !strcmp(kind, "user") || !strcmp(kind, "omp"))
+    switch (mw_phase_classify(kind, name)) { /* the one rule: mw_phase_class.h */
+    case MW_PHASE_RECORDER:
+        return MW_PLOT_CLS_MW;
+    case MW_PHASE_WORK:
         return MW_PLOT_CLS_COMPUTE;
-    if (!strcmp(kind, "comm") || !strcmp(kind, "mpi")) return MW_PLOT_CLS_COMM;
-    if (!strcmp(kind, "wait")) return MW_PLOT_CLS_WAIT;
-    if (!strcmp(kind, "gpu") || !strcmp(kind, "cuda")) return MW_PLOT_CLS_GPU;
-    return MW_PLOT_CLS_OTHER;
+    case MW_PHASE_COMM:
+        return MW_PLOT_CLS_COMM;
+    case MW_PHASE_WAIT:
+        return MW_PLOT_CLS_WAIT;
+    case MW_PHASE_GPU:
+        return MW_PLOT_CLS_GPU;
+    default:
+        return MW_PLOT_CLS_OTHER;
+    }
 }
 
 /* ---- interned strings: open addressing on FNV-1a ---------------------------------- */
