@@ -574,8 +574,8 @@ static void plot_into(rp_report *rp, char *const *inputs, int ninputs, const cha
         if (rc)
             snprintf(notes.last, sizeof notes.last, "mw plot: %s%s", err,
                      rc == MW_PLOT_JOB_BAD_INPUT ? " (try 'mw plot --help')" : "");
-        snprintf(rp->fig_note, sizeof rp->fig_note, "mw plot failed (exit %d): %s", MW_EXIT_USAGE,
-                 notes.last[0] ? notes.last : "no message");
+        snprintf(rp->fig_note, sizeof rp->fig_note, "mw plot failed (exit %d): %.480s",
+                 MW_EXIT_USAGE, notes.last[0] ? notes.last : "no message");
         fprintf(stderr, "mw report: warning: %s\n", rp->fig_note);
     } else {
         if (res.failed) {

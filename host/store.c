@@ -460,11 +460,6 @@ const char *mw_store_error(const mw_store *s)
     return s ? s->err : "no store";
 }
 
-sqlite3 *mw_store_db(mw_store *s)
-{
-    return s->db;
-}
-
 sqlite3 *mw_store_sqlite(mw_store *s)
 {
     return s->db;

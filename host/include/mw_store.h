@@ -19,7 +19,6 @@
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;
-typedef struct sqlite3 sqlite3;
 
 /* Make RUNDIR (and missing parents) and RUNDIR/trace.db with the schema. An existing RUNDIR
  * is refused unless force; with force, an old trace.db (and its -wal/-shm) is removed first
@@ -38,8 +37,6 @@ int mw_store_exists(const char *rundir);
 /* Commit what is pending and close. NULL is fine. */
 void mw_store_close(mw_store *s);
 const char *mw_store_error(const mw_store *s);
-/* The connection, for readers' own queries. */
-sqlite3 *mw_store_db(mw_store *s);
 /* RUNDIR/trace.db */
 const char *mw_store_path(const mw_store *s);
 /* The run's time origin: meta start_ns, or else the t0_ns of the first sample recorded

@@ -14,6 +14,7 @@
 #include "fuzz.h"
 #include "mw_import.h"
 #include "mw_store.h"
+#include "../../host/store_internal.h" /* the SQLite handle: tests check the rows themselves */
 
 static char g_run[4200];
 
@@ -51,7 +52,7 @@ static long long stored_windows(void)
     if (!s) dprintf(2, "fuzz_import: %s\n", err);
     FUZZ_CHECK(s != NULL);
     sqlite3_stmt *st;
-    FUZZ_CHECK(sqlite3_prepare_v2(mw_store_db(s), "SELECT count(*) FROM samples", -1, &st, NULL) ==
+    FUZZ_CHECK(sqlite3_prepare_v2(mw_store_sqlite(s), "SELECT count(*) FROM samples", -1, &st, NULL) ==
                SQLITE_OK);
     FUZZ_CHECK(sqlite3_step(st) == SQLITE_ROW);
     long long n = sqlite3_column_int64(st, 0);

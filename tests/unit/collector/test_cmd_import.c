@@ -23,6 +23,7 @@
 #include "../capture.h"
 #include "cli.h"
 #include "mw_store.h"
+#include "../../../host/store_internal.h" /* the SQLite handle: tests check the rows themselves */
 
 #define S_NS 1700000000000000000LL
 
@@ -211,8 +212,8 @@ static int64_t query_int(const char *run, const char *sql)
     mw_store *s = mw_store_open(run, err, sizeof err);
     if (!s) fail_msg("%s", err);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_db(s)));
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_sqlite(s)));
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     int64_t v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -228,8 +229,8 @@ static const char *query_rows(const char *run, const char *sql)
     mw_store *s = mw_store_open(run, err, sizeof err);
     if (!s) fail_msg("%s", err);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_db(s)));
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_sqlite(s)));
     size_t len = 0;
     buf[0] = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {

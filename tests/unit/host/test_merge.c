@@ -11,6 +11,7 @@
 
 #include "mw_merge.h"
 #include "mw_store.h"
+#include "../../../host/store_internal.h" /* the SQLite handle: tests check the rows themselves */
 
 static char rundir[128];
 
@@ -29,7 +30,7 @@ static void write_file(const char *name, const char *text)
 static long long q1(mw_store *s, const char *sql)
 {
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(mw_store_db(s), sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     long long v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mw_store.h"
+#include "../../../host/store_internal.h" /* the SQLite handle: tests check the rows themselves */
 
 static char tmpdir[64];
 static char rundir[256];
@@ -59,8 +60,8 @@ static mw_store *open_ro(const char *dir)
 static int64_t query_int(mw_store *s, const char *sql)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_db(s)));
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_sqlite(s)));
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     int64_t v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -71,8 +72,8 @@ static int64_t query_int(mw_store *s, const char *sql)
 static const char *query_text(mw_store *s, const char *sql, char *buf, size_t len)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_db(s)));
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(mw_store_sqlite(s)));
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     const unsigned char *t = sqlite3_column_text(st, 0);
     snprintf(buf, len, "%s", t ? (const char *)t : "(null)");
@@ -86,8 +87,8 @@ static const char *plan(mw_store *s, const char *sql, char *buf, size_t len)
     char q[1024];
     snprintf(q, sizeof q, "EXPLAIN QUERY PLAN %s", sql);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_db(s), q, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", q, sqlite3_errmsg(mw_store_db(s)));
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), q, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", q, sqlite3_errmsg(mw_store_sqlite(s)));
     buf[0] = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         size_t n = strlen(buf);
@@ -290,7 +291,7 @@ static void channels(void **state)
 
     s = open_ro(rundir);
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(mw_store_db(s),
+    assert_int_equal(sqlite3_prepare_v2(mw_store_sqlite(s),
                                         "SELECT channel, name, host, pin FROM channels "
                                         "ORDER BY channel",
                                         -1, &st, NULL),
@@ -343,7 +344,7 @@ static void samples_round_trip(void **state)
     s = open_ro(rundir);
     sqlite3_stmt *st;
     assert_int_equal(
-        sqlite3_prepare_v2(mw_store_db(s),
+        sqlite3_prepare_v2(mw_store_sqlite(s),
                            "SELECT channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, "
                            "t1_ns, uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, "
                            "meter_energy_mj, energy_mj, flags, typeof(power_mw) FROM samples "
@@ -451,7 +452,7 @@ static void restamp(void **state)
 
     s = open_ro(rundir);
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(mw_store_db(s),
+    assert_int_equal(sqlite3_prepare_v2(mw_store_sqlite(s),
                                         "SELECT segment, seq, t0_ns, t1_ns, uncertainty_ns "
                                         "FROM samples ORDER BY segment, seq, channel",
                                         -1, &st, NULL),
