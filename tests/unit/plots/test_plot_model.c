@@ -192,8 +192,8 @@ static int plot_dvfs(const char *run, const char *freqs, const char *outname, ch
     mw_plot_run *r;
     char err[256];
     assert_int_equal(mw_plot_run_load(run, &r, err, sizeof err), 0);
-    mw_plot_out o = {out, 0, run, 0, 0};
-    mw_plot_job j = {&o, "", NULL, 1, freqs};
+    mw_plot_out o = {.dir = out, .source = run};
+    mw_plot_job j = {.out = &o, .prefix = "", .explicit_kind = 1, .freqs = freqs};
     int rc = mw_plot_dvfs(&j, r);
     mw_plot_run_free(r);
     assert_int_equal(o.figures, 1);
@@ -287,8 +287,8 @@ static void plot_pareto(const char *text, const char *outname, char **tsv, char 
     snprintf(prof, sizeof prof, "%s/%s.prof", tmp, outname);
     write_file(prof, text);
     snprintf(out, sizeof out, "%s/%s", tmp, outname);
-    mw_plot_out o = {out, 0, prof, 0, 0};
-    mw_plot_job j = {&o, "", NULL, 1, NULL};
+    mw_plot_out o = {.dir = out, .source = prof};
+    mw_plot_job j = {.out = &o, .prefix = "", .explicit_kind = 1};
     assert_int_equal(mw_plot_pareto(&j, prof, "pareto"), 0);
     assert_int_equal(o.figures, 1);
     assert_int_equal(o.failures, 0);
