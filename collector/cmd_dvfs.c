@@ -9,7 +9,8 @@
  * with --idle S so that the smallest is idle, unless --pd gives it); P_s = X P_d
  * (--ps-fraction, default 0.20 as in the thesis's experiments) or --ps W. Gears: --freqs
  * (GHz), else this machine's cpufreq table (kHz; MW_CPUFREQ_FILE overrides the path, for
- * tests), the same table for every rank; the model is the heterogeneous synchronous cluster
+ * tests), read by mw_dvfs_gears_load (models/dvfs_run.h, shared with mw plot --kind dvfs), the
+ * same table for every rank; the model is the heterogeneous synchronous cluster
  * (eq. 3.1-3.4). Unusable input is a one-line message naming what is missing and how to give
  * it, exit 2. No NaN or inf is printed: a figure that does not exist is "-" in text and null
  * in JSON. */
@@ -29,10 +30,11 @@
 #include "mw_store.h"
 #include "textout.h"
 
-#define DEFAULT_CPUFREQ "/sys/devices/system/cpu/cpu0/cpufreq/scaling_available_frequencies"
-#define DEFAULT_PS_FRACTION 0.20
-#define ORACLE_MAX_COMBOS 1000000ULL
-#define MAX_GEARS 256
+/* the defaults and the gear table are models/dvfs_run.h's, shared with mw plot --kind dvfs */
+#define DEFAULT_CPUFREQ MW_DVFS_CPUFREQ_FILE
+#define DEFAULT_PS_FRACTION MW_DVFS_PS_FRACTION
+#define ORACLE_MAX_COMBOS MW_DVFS_ORACLE_MAX_COMBOS
+#define MAX_GEARS MW_DVFS_MAX_GEARS
 
 /* --method: models/dvfs_run.h's selector 1 << k is method_names[k] */
 #define M_ALL 15
@@ -136,59 +138,13 @@ static int parse_args(int argc, char **argv, dv_opts *o)
     return -1;
 }
 
-/* The gears of --freqs, GHz. 0, or an exit code after a message naming the bad token (the
- * message is printed before the copy it points into is freed). */
-static int parse_freqs(const char *list, double *ghz, size_t *n)
-{
-    char *copy = mw_xstrdup(list), *save = NULL;
-    int rc = 0;
-    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-        double f;
-        if (mw_cli_number(t, &f) || f <= 0 || f > 100 || *n == MAX_GEARS)
-            rc = mw_cli_usage_error(
-                "dvfs", "--freqs: '%s' is not a frequency in GHz (0 < f <= 100, at most %d)", t,
-                MAX_GEARS);
-        else
-            ghz[(*n)++] = f;
-    }
-    free(copy);
-    return rc;
-}
-
-/* The gears of the cpufreq table (kHz), GHz. 0, or an exit code after a message. */
-static int read_cpufreq(double *ghz, size_t *n, char *source, size_t srclen)
-{
-    const char *path = getenv("MW_CPUFREQ_FILE");
-    if (!path || !*path) path = DEFAULT_CPUFREQ;
-    FILE *f = fopen(path, "r");
-    if (f) {
-        double khz;
-        while (*n < MAX_GEARS && fscanf(f, "%lf", &khz) == 1)
-            if (isfinite(khz) && khz > 0) ghz[(*n)++] = khz / 1e6;
-        fclose(f);
-    }
-    if (!*n)
-        return mw_cli_usage_error("dvfs",
-                                  "no frequency table: give the available frequencies with "
-                                  "--freqs GHz,GHz,... (%s is %s)",
-                                  path, f ? "empty" : "not there");
-    snprintf(source, srclen, "%s", path);
-    return 0;
-}
-
-/* The gears: --freqs, else the cpufreq file; highest first, each once. 0, or an exit code
- * after a message. */
+/* The gears: --freqs, else the cpufreq file; highest first, each once
+ * (mw_dvfs_gears_load). 0, or an exit code after a message. */
 static int load_freqs(const dv_opts *o, double *ghz, size_t *n, char *source, size_t srclen)
 {
-    *n = 0;
-    int rc;
-    if (o->freqs) {
-        if ((rc = parse_freqs(o->freqs, ghz, n))) return rc;
-        snprintf(source, srclen, "--freqs");
-    } else if ((rc = read_cpufreq(ghz, n, source, srclen))) {
-        return rc;
-    }
-    *n = mw_dvfs_gears_sort(ghz, *n);
+    char err[8192];
+    if (mw_dvfs_gears_load(o->freqs, ghz, n, source, srclen, err, sizeof err))
+        return mw_cli_usage_error("dvfs", "%s", err);
     return 0;
 }
 

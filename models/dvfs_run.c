@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,4 +343,70 @@ void mw_dvfs_choose(const mw_dvfs_problem *p, mw_dvfs_model m, unsigned which,
         out[3].ok = !e;
         out[3].too_many = e == -2;
     }
+}
+
+/* ---- the gear table (moved from collector/cmd_dvfs.c for mw plot --kind dvfs) ------------ */
+
+/* --freqs: GHz, comma-separated, into ghz[*n..]. 0, or -1 naming the bad token in err (the
+ * message is made before the copy it quotes is freed). */
+static int gears_of_list(const char *list, double *ghz, size_t *n, char *err, size_t errlen)
+{
+    char *copy = mw_xstrdup(list), *save = NULL;
+    int rc = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        double f;
+        if (number(t, &f) || f <= 0 || f > 100 || *n == MW_DVFS_MAX_GEARS) {
+            snprintf(err, errlen,
+                     "--freqs: '%s' is not a frequency in GHz (0 < f <= 100, at most %d)", t,
+                     MW_DVFS_MAX_GEARS);
+            rc = -1;
+        } else {
+            ghz[(*n)++] = f;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+/* The cpufreq table (kHz) as GHz into ghz[*n..]. 0, or -1 with the reason in err. */
+static int gears_of_cpufreq(double *ghz, size_t *n, char *source, size_t srclen, char *err,
+                            size_t errlen)
+{
+    const char *path = getenv("MW_CPUFREQ_FILE");
+    if (!path || !*path) path = MW_DVFS_CPUFREQ_FILE;
+    FILE *f = fopen(path, "r");
+    int opened = f != NULL;
+    if (f) {
+        double khz;
+        while (*n < MW_DVFS_MAX_GEARS && fscanf(f, "%lf", &khz) == 1)
+            if (isfinite(khz) && khz > 0) ghz[(*n)++] = khz / 1e6;
+        fclose(f);
+    }
+    if (!*n) {
+        snprintf(err, errlen,
+                 "no frequency table: give the available frequencies with --freqs GHz,GHz,... "
+                 "(%s is %s)",
+                 path, opened ? "empty" : "not there");
+        return -1;
+    }
+    snprintf(source, srclen, "%s", path);
+    return 0;
+}
+
+int mw_dvfs_gears_load(const char *list, double *ghz, size_t *n, char *source, size_t srclen,
+                       char *err, size_t errlen)
+{
+    *n = 0;
+    if (list && !*list) {
+        snprintf(err, errlen, "--freqs needs a list of GHz (2.5,2.2,1.8)");
+        return -1;
+    }
+    if (list) {
+        if (gears_of_list(list, ghz, n, err, errlen)) return -1;
+        snprintf(source, srclen, "--freqs");
+    } else if (gears_of_cpufreq(ghz, n, source, srclen, err, errlen)) {
+        return -1;
+    }
+    *n = mw_dvfs_gears_sort(ghz, *n);
+    return 0;
 }

@@ -1,89 +1,149 @@
-/* plot_kinds_model — the kinds of `mw plot` drawn from the models' commands: dvfs
- * (plots/gnuplot/dvfs.gp, seed 003) and pareto (plots/gnuplot/pareto.gp, seed 002).
+/* plot_kinds_model — the kinds of `mw plot` drawn from the models of mw dvfs and mw pareto:
+ * dvfs (plots/gnuplot/dvfs.gp, seed 003) and pareto (plots/gnuplot/pareto.gp, seed 002).
+ * Both call libmwmodels and libmw as those commands do (collector/cmd_dvfs.c,
+ * collector/cmd_pareto.c) and draw from the structs: no child process, no JSON.
  *
- * dvfs. `mw dvfs RUNDIR --json [--freqs LIST]` runs as a child process: its per-rank
- * computation and communication times, dynamic and static powers and the frequency table
- * are the problem (models/dvfs.h, the heterogeneous synchronous model mw dvfs uses); every
- * rank scaled by the same factor S = F_max / F at each gear gives the curves of normalised
- * performance P_Norm = T_old / T_new, normalised energy E_Norm = E_new / E_old and their
- * distance (mw_dvfs_evaluate); each method mw dvfs ran (MaxDist, EDP, Rauber-Rünger, the
- * oracle) is a point at the mean of its ranks' scaling factors with the P_Norm and E_Norm
- * mw dvfs reports for it (1 - degradation, 1 - saving).
+ * dvfs. The run is read as mw dvfs reads it (models/dvfs_run.h): the gear table of --freqs or
+ * of this machine's cpufreq table (mw_dvfs_gears_load), each rank's computation and
+ * communication times from its phases in one snapshot, its dynamic power P_d measured (eq.
+ * 3.15), its static power P_s = MW_DVFS_PS_FRACTION P_d (mw dvfs's defaults: no --pd, --ps);
+ * the problem is the heterogeneous synchronous model (models/dvfs.h), and mw_dvfs_choose runs
+ * the four methods (MaxDist, EDP, Rauber-Rünger, the oracle up to MW_DVFS_ORACLE_MAX_COMBOS
+ * combinations). Every rank scaled by the same factor S = F_max / F at each gear gives the
+ * curves of normalised performance P_Norm = T_old / T_new, normalised energy E_Norm = E_new /
+ * E_old and their distance (mw_dvfs_evaluate); each method with a choice is a point at the
+ * mean of its ranks' scaling factors with P_Norm = 1 - degradation and E_Norm = 1 - saving.
+ * An unusable run or table is a note figure saying what mw dvfs would say ("mw dvfs: ...").
  *
- * pareto. `mw pareto PROFILE --json` (and with --total when the profile gives a static
- * power) runs as a child process; its devices rebuild the time and energy functions
- * (models/lbopa.h), whose front Pf(t) is drawn exactly at 400 times between its ends
- * (mw_pareto_energy_J), with the total energy Pf(t) + P_S t; the front's end-points come
- * from mw pareto, and so does LBOPA-TE's part of the front, optimal for time and total
- * energy, which is highlighted. */
-#include <json-c/json.h>
+ * pareto. The profile is read by libmw (mw_profile.h) and its devices built, the additivity
+ * of its "together" lines checked and the front solved by libmwmodels (pareto.h) as mw
+ * pareto does, with LBOPA-TE (its --total) when the profile gives a static power P_S (the
+ * front without it when LBOPA-TE fails). The front Pf(t) is drawn exactly at 400 times
+ * between its ends (mw_pareto_energy_J), with the total energy Pf(t) + P_S t; its end-points
+ * with PARTITION's split at each, and LBOPA-TE's part of the front, optimal for time and
+ * total energy, highlighted. A profile mw pareto refuses is a note figure with its message
+ * ("mw pareto: ..."). */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mw_alloc.h"
 #include "dvfs.h"
-#include "lbopa.h"
+#include "dvfs_run.h"
+#include "mw_alloc.h"
 #include "mw_plot.h"
+#include "mw_profile.h"
+#include "mw_run.h"
+#include "mw_store.h"
+#include "pareto.h"
 
 #define DVFS_W 1000
 #define DVFS_H 700
 #define PARETO_W 1000
 #define PARETO_H 700
 #define PARETO_SAMPLES 400
-
-static size_t jlen(struct json_object *a)
-{
-    return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-}
+#define NOTE_MAX 2048    /* a note figure's text */
+#define PARETO_ERR 16384 /* a profile's message quotes a keyword or a device name whole */
 
 /* ---- dvfs --------------------------------------------------------------------------- */
 
-/* mw dvfs's problem: the frequency table (GHz, fastest first) and each rank's times and
- * powers, every rank with the whole table; s: room for a scaling factor per rank. */
-typedef struct {
-    size_t nf, n;
-    double *ghz, *tcp, *tcm, *pd, *ps, *s;
-    mw_dvfs_gears *gears;
-    mw_dvfs_problem p;
-} dvfs_input;
+/* mw dvfs's names of the methods, in the order of mw_dvfs_choose's out[] */
+static const char *const method_names[4] = {"maxdist", "edp", "rr", "oracle"};
 
-static void dvfs_input_read(dvfs_input *in, struct json_object *js)
-{
-    struct json_object *fr = mw_plot_jget(js, "frequencies_ghz"),
-                       *ranks = mw_plot_jget(js, "ranks");
-    size_t nf = jlen(fr), n = jlen(ranks);
-    in->nf = nf;
-    in->n = n;
-    in->ghz = mw_xcalloc(1, (nf + 1) * sizeof *in->ghz);
-    for (size_t i = 0; i < nf; i++)
-        in->ghz[i] = mw_plot_jnum(json_object_array_get_idx(fr, i));
-    in->tcp = mw_xcalloc(1, (n + 1) * sizeof *in->tcp);
-    in->tcm = mw_xcalloc(1, (n + 1) * sizeof *in->tcm);
-    in->pd = mw_xcalloc(1, (n + 1) * sizeof *in->pd);
-    in->ps = mw_xcalloc(1, (n + 1) * sizeof *in->ps);
-    in->s = mw_xcalloc(1, (n + 1) * sizeof *in->s);
-    in->gears = mw_xcalloc(1, (n + 1) * sizeof *in->gears);
-    for (size_t i = 0; i < n; i++) {
-        struct json_object *rk = json_object_array_get_idx(ranks, i);
-        in->tcp[i] = mw_plot_jnum(mw_plot_jget(rk, "tcp_s"));
-        in->tcm[i] = mw_plot_jnum(mw_plot_jget(rk, "tcm_s"));
-        in->pd[i] = mw_plot_jnum(mw_plot_jget(rk, "pd_w"));
-        in->ps[i] = mw_plot_jnum(mw_plot_jget(rk, "ps_w"));
-        in->gears[i] = (mw_dvfs_gears){in->ghz, nf};
-    }
-    in->p = (mw_dvfs_problem){n, in->tcp, in->tcm, in->pd, in->ps, NULL, 1, in->gears};
-}
+/* mw dvfs's problem for the run: the gear table (GHz, fastest first), the ranks, the problem
+ * (every rank with the whole table), every rank at F_max and the methods' choices; s: room
+ * for a scaling factor per rank. */
+typedef struct {
+    double ghz[MW_DVFS_MAX_GEARS];
+    size_t nf;
+    mw_dvfs_run run;
+    mw_dvfs_problem p;
+    int have_p;
+    mw_dvfs_eval base;
+    mw_dvfs_choice res[4];
+    double *s;
+} dvfs_input;
 
 static void dvfs_input_free(dvfs_input *in)
 {
-    free(in->ghz);
-    free(in->tcp);
-    free(in->tcm);
-    free(in->pd);
-    free(in->ps);
+    for (int k = 0; k < 4; k++)
+        free(in->res[k].gear);
+    if (in->have_p) mw_dvfs_run_problem_free(&in->p);
+    mw_dvfs_run_free(&in->run);
     free(in->s);
-    free(in->gears);
+}
+
+/* The ranks of run dir in one snapshot, as mw dvfs reads them. 0, or -1 with mw dvfs's
+ * message in note. */
+static int dvfs_read_run(const char *dir, mw_dvfs_run *run, char *note, size_t len)
+{
+    if (!mw_store_exists(dir)) {
+        snprintf(note, len, "mw dvfs: %s: not a run (no %s there; make one with mw record)", dir,
+                 MW_STORE_DB_NAME);
+        return -1;
+    }
+    char err[1024];
+    mw_store *s = mw_store_open(dir, err, sizeof err);
+    if (!s) {
+        snprintf(note, len, "mw dvfs: %s", err);
+        return -1;
+    }
+    mw_run_snapshot_begin(s);
+    int rc = 0;
+    if (mw_dvfs_run_read(s, run)) {
+        snprintf(note, len, "mw dvfs: %s", mw_store_error(s));
+        rc = -1;
+    }
+    mw_run_snapshot_end(s);
+    mw_store_close(s);
+    return rc;
+}
+
+/* mw dvfs RUNDIR [--freqs LIST] with its defaults into *in (zeroed by the caller): the gear
+ * table, the run, P_d measured and P_s = MW_DVFS_PS_FRACTION P_d, the checked problem, the
+ * four methods. 0, or -1 with what mw dvfs says in note. */
+static int dvfs_solve(const char *freqs, const char *dir, dvfs_input *in, char *note, size_t len)
+{
+    char src[512], err[1024]; /* a note quotes it whole (NOTE_MAX) */
+    if (mw_dvfs_gears_load(freqs, in->ghz, &in->nf, src, sizeof src, err, sizeof err)) {
+        snprintf(note, len, "mw dvfs: %s (try 'mw dvfs --help')", err);
+        return -1;
+    }
+    if (dvfs_read_run(dir, &in->run, note, len)) return -1;
+    mw_dvfs_run *run = &in->run;
+    if (!run->nranks) {
+        snprintf(note, len,
+                 "mw dvfs: %s: no phases of the program (record it under mw record with "
+                 "libmwprobe, or mw merge its events)",
+                 dir);
+        return -1;
+    }
+    size_t at, alen;
+    if (mw_dvfs_run_powers(run, NULL, &at, &alen)) { /* no --pd: a rank no channel measures */
+        const mw_dvfs_rank *r = &run->ranks[at];
+        snprintf(note, len,
+                 "mw dvfs: rank %d (host %s): no channel with samples measures it; give its "
+                 "dynamic power with --pd W or --pd %d=W (try 'mw dvfs --help')",
+                 r->rank, r->host, r->rank);
+        return -1;
+    }
+    for (size_t i = 0; i < run->nranks; i++)
+        run->ranks[i].ps_w = MW_DVFS_PS_FRACTION * run->ranks[i].pd_w;
+    mw_dvfs_run_problem(run, in->ghz, in->nf, &in->p);
+    in->have_p = 1;
+    if (mw_dvfs_check(&in->p, err, sizeof err)) {
+        snprintf(note, len, "mw dvfs: %s: %s%s", dir, err,
+                 strstr(err, "power") || strstr(err, "energy")
+                     ? " (measured P_d is 0: give it with --pd W)"
+                     : "");
+        return -1;
+    }
+    mw_dvfs_choose(&in->p, MW_DVFS_HETERO,
+                   MW_DVFS_BY_MAXDIST | MW_DVFS_BY_EDP | MW_DVFS_BY_RR | MW_DVFS_BY_ORACLE,
+                   MW_DVFS_ORACLE_MAX_COMBOS, &in->base, in->res);
+    in->s = mw_xcalloc(run->nranks, sizeof *in->s);
+    return 0;
 }
 
 /* The panels' ranges (P_Norm and E_Norm; distance, %) and the best uniform scaling. */
@@ -98,7 +158,7 @@ static void write_gear_curve(mw_plot_fig *f, dvfs_input *in, dvfs_ranges *rg)
     mw_plot_fig_block(f, "every rank at one gear: freq_ghz\tscaling_factor\tp_norm\te_norm\t"
                          "distance_pct\tsaving_pct\tdegradation_pct");
     for (size_t g = 0; g < in->nf; g++) {
-        for (size_t i = 0; i < in->n; i++)
+        for (size_t i = 0; i < in->run.nranks; i++)
             in->s[i] = in->ghz[0] / in->ghz[g];
         mw_dvfs_eval e;
         if (mw_dvfs_evaluate(&in->p, MW_DVFS_HETERO, in->s, &e)) continue;
@@ -115,83 +175,79 @@ static void write_gear_curve(mw_plot_fig *f, dvfs_input *in, dvfs_ranges *rg)
     }
 }
 
-/* One method of mw dvfs: its name, its ranks' frequencies ("2.4,2,..."), the mean of their
- * scaling factors, saving and degradation (%). */
+/* One method's choice: its name, its ranks' frequencies ("2.4,2,..."), the mean of their
+ * scaling factors, P_Norm and E_Norm (1 - degradation, 1 - saving) and its evaluation. */
 typedef struct {
     const char *name;
     char freqs[512];
-    double mean_s, saving, degradation;
+    double mean_s, p_norm, e_norm;
+    const mw_dvfs_eval *e;
 } dvfs_method;
 
-/* 0 when method me is complete enough to draw */
-static int read_method(struct json_object *me, const double *ghz, dvfs_method *m)
+static void method_of(const dvfs_input *in, int k, dvfs_method *m)
 {
-    struct json_object *mf = mw_plot_jget(me, "freqs_ghz");
+    const mw_dvfs_choice *c = &in->res[k];
+    size_t n = in->run.nranks;
     double sum = 0;
-    size_t k = jlen(mf);
+    m->name = method_names[k];
     m->freqs[0] = 0;
-    for (size_t i = 0; i < k; i++) {
-        double fq = mw_plot_jnum(json_object_array_get_idx(mf, i));
-        sum += ghz[0] / fq;
+    for (size_t i = 0; i < n; i++) {
+        double fq = in->ghz[c->gear[i]];
+        sum += in->ghz[0] / fq;
         size_t len = strlen(m->freqs);
         snprintf(m->freqs + len, sizeof m->freqs - len, "%s%g", i ? "," : "", fq);
     }
-    m->mean_s = k ? sum / (double)k : NAN;
-    m->saving = mw_plot_jnum(mw_plot_jget(me, "saving_pct"));
-    m->degradation = mw_plot_jnum(mw_plot_jget(me, "degradation_pct"));
-    m->name = json_object_get_string(mw_plot_jget(me, "method"));
-    return !k || !isfinite(m->saving) || !isfinite(m->degradation) || !m->name ? -1 : 0;
+    m->mean_s = sum / (double)n;
+    m->e = &c->e;
+    m->p_norm = 1 - c->e.degradation_pct / 100;
+    m->e_norm = 1 - c->e.saving_pct / 100;
 }
 
-/* What the methods give the variables: their names (at most 8), MaxDist's frequencies. */
+/* What the methods give the variables: their names, MaxDist's frequencies. */
 typedef struct {
-    const char *names[8];
+    const char *names[4];
     size_t nnames;
     int have_maxdist, n_other;
     char maxdist_freqs[512];
 } dvfs_methods;
 
-/* Block 1: every method; 2: MaxDist alone; 3: the others (the template draws 2 and 3). */
-static void write_methods(mw_plot_fig *f, struct json_object *methods, const double *ghz,
-                          dvfs_methods *dm, dvfs_ranges *rg)
+/* Block 1: every method with a choice; 2: MaxDist alone; 3: the others (the template draws
+ * 2 and 3). */
+static void write_methods(mw_plot_fig *f, const dvfs_input *in, dvfs_methods *dm, dvfs_ranges *rg)
 {
     static const char *const heading[3] = {"methods", "MaxDist", "other methods"};
     FILE *d = mw_plot_fig_tsv(f);
-    size_t nm = jlen(methods);
     for (int pass = 0; pass < 3; pass++) {
         mw_plot_fig_block(f,
                           "%s: method\tscaling_factor\tp_norm\te_norm\tdistance_pct\t"
                           "saving_pct\tdegradation_pct\tfreqs_ghz",
                           heading[pass]);
-        for (size_t i = 0; i < nm; i++) {
-            struct json_object *me = json_object_array_get_idx(methods, i);
-            dvfs_method m;
-            if (read_method(me, ghz, &m)) continue;
-            int is_maxdist = !strcmp(m.name, "maxdist");
+        for (int k = 0; k < 4; k++) {
+            if (!in->res[k].ok) continue; /* RR without static power, the oracle skipped */
+            int is_maxdist = k == 0;
             if ((pass == 1 && !is_maxdist) || (pass == 2 && is_maxdist)) continue;
-            double p_norm = 1 - m.degradation / 100, e_norm = 1 - m.saving / 100;
+            dvfs_method m;
+            method_of(in, k, &m);
             if (pass == 0) {
-                if (dm->nnames < 8) dm->names[dm->nnames++] = m.name;
+                dm->names[dm->nnames++] = m.name;
                 if (is_maxdist) {
                     dm->have_maxdist = 1;
                     snprintf(dm->maxdist_freqs, sizeof dm->maxdist_freqs, "%s", m.freqs);
                 } else {
                     dm->n_other++;
                 }
-                rg->ylo = fmin(rg->ylo, fmin(p_norm, e_norm));
-                rg->yhi = fmax(rg->yhi, fmax(p_norm, e_norm));
+                rg->ylo = fmin(rg->ylo, fmin(m.p_norm, m.e_norm));
+                rg->yhi = fmax(rg->yhi, fmax(m.p_norm, m.e_norm));
             }
             mw_plot_tsv_text(d, m.name);
-            fprintf(d, "\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%s\n", m.mean_s, p_norm, e_norm,
-                    mw_plot_jnum(mw_plot_jget(me, "distance_pct")), m.saving, m.degradation,
-                    m.freqs);
+            fprintf(d, "\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%.10g\t%s\n", m.mean_s, m.p_norm,
+                    m.e_norm, m.e->distance_pct, m.e->saving_pct, m.e->degradation_pct, m.freqs);
         }
     }
 }
 
-/* The dvfs figure of mw dvfs's output js. 0, or -1 when it failed. */
-static int write_dvfs(const mw_plot_job *j, const char *name, const char *title, dvfs_input *in,
-                      struct json_object *js)
+/* The dvfs figure of the solved problem in. 0, or -1 when it failed. */
+static int write_dvfs(const mw_plot_job *j, const char *name, const char *title, dvfs_input *in)
 {
     mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "dvfs", DVFS_W, DVFS_H);
     if (!f) return -1;
@@ -199,7 +255,7 @@ static int write_dvfs(const mw_plot_job *j, const char *name, const char *title,
     write_gear_curve(f, in, &rg);
     dvfs_methods dm;
     memset(&dm, 0, sizeof dm);
-    write_methods(f, mw_plot_jget(js, "methods"), in->ghz, &dm, &rg);
+    write_methods(f, in, &dm, &rg);
     FILE *v = mw_plot_fig_vars(f);
     mw_plot_var_range(v, "ymin", "ymax", rg.ylo, rg.yhi, 0.02);
     mw_plot_var_range(v, "y2min", "y2max", rg.dlo, rg.dhi, 1);
@@ -207,7 +263,7 @@ static int write_dvfs(const mw_plot_job *j, const char *name, const char *title,
     mw_plot_var_str(v, "maxdist_freqs", dm.maxdist_freqs);
     mw_plot_var_int(v, "n_other", dm.n_other);
     mw_plot_var_str(v, "title_text", title);
-    mw_plot_var_int(v, "n_ranks", (long long)in->n);
+    mw_plot_var_int(v, "n_ranks", (long long)in->run.nranks);
     mw_plot_var_int(v, "n_methods", (long long)dm.nnames);
     mw_plot_var_strs(v, "method_name", dm.names, dm.nnames);
     mw_plot_var_num(v, "best_uniform_s", rg.best_s);
@@ -218,124 +274,90 @@ static int write_dvfs(const mw_plot_job *j, const char *name, const char *title,
 
 int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r)
 {
-    char name[512], title[1024], why[1024];
+    char name[512], title[1024], note[NOTE_MAX];
     snprintf(name, sizeof name, "%sdvfs", j->prefix);
     snprintf(title, sizeof title, "DVFS: normalised energy and performance — %s", r->dir);
-    char *argv[8];
-    int a = 0;
-    argv[a++] = "mw";
-    argv[a++] = "dvfs";
-    argv[a++] = r->dir;
-    argv[a++] = "--json";
-    if (j->freqs) {
-        argv[a++] = "--freqs";
-        argv[a++] = (char *)j->freqs;
-    }
-    argv[a] = NULL;
-    struct json_object *js = mw_plot_mw_json(argv, why, sizeof why);
-    if (!js) {
-        char note[1100];
-        snprintf(note, sizeof note, "%s%s", strncmp(why, "mw ", 3) ? "mw dvfs: " : "", why);
-        return mw_plot_note_figure(j->out, name, title, note, DVFS_W, DVFS_H);
-    }
-    dvfs_input in;
-    dvfs_input_read(&in, js);
-    char err[256];
+    dvfs_input *in = mw_xcalloc(1, sizeof *in);
     int rc;
-    if (!in.n || !in.nf || mw_dvfs_check(&in.p, err, sizeof err)) {
-        char note[400];
-        snprintf(note, sizeof note, "mw dvfs gave no usable problem: %s",
-                 !in.n    ? "no ranks"
-                 : !in.nf ? "no frequencies"
-                          : err);
+    if (dvfs_solve(j->freqs, r->dir, in, note, sizeof note))
         rc = mw_plot_note_figure(j->out, name, title, note, DVFS_W, DVFS_H);
-    } else {
-        rc = write_dvfs(j, name, title, &in, js);
-    }
-    dvfs_input_free(&in);
-    json_object_put(js);
+    else
+        rc = write_dvfs(j, name, title, in);
+    dvfs_input_free(in);
+    free(in);
     return rc;
 }
 
 /* ---- pareto ------------------------------------------------------------------------- */
 
-/* `mw pareto PROFILE --json`, again with --total when the profile gives a static power
- * (*ps, else NaN; the first answer kept when the second fails). NULL with the reason in why
- * when mw pareto gave nothing. */
-static struct json_object *pareto_json(const char *profile, double *ps, char *why, size_t len)
-{
-    char *argv[] = {"mw", "pareto", (char *)profile, "--json", NULL, NULL};
-    struct json_object *js = mw_plot_mw_json(argv, why, len);
-    if (!js) return NULL;
-    *ps = mw_plot_jnum(mw_plot_jget(js, "static_power_W"));
-    if (isfinite(*ps)) { /* again with LBOPA-TE */
-        argv[4] = "--total";
-        struct json_object *jt = mw_plot_mw_json(argv, why, len);
-        if (jt) {
-            json_object_put(js);
-            js = jt;
-        }
-    }
-    return js;
-}
-
-/* mw pareto's devices, rebuilt as LBOPA's time and energy functions (their points
- * malloc'd in xs, ts) */
+/* mw pareto PROFILE (--total when it gives a static power): the profile, its devices, the
+ * solution (front, PARTITION's splits, LBOPA-TE), the static power (have_ps). */
 typedef struct {
-    size_t k;
-    mw_lbopa_device *dev;
-    double **xs, **ts;
-    const char **names; /* into the JSON */
-} pareto_devices;
+    mw_profile p;
+    mw_pareto_devices d;
+    mw_pareto_solution s;
+    double ps;
+    int have_ps;
+} pareto_input;
 
-/* 0 when every device is usable (and there is one, and n_units is a number) */
-static int read_devices(pareto_devices *pd, struct json_object *devs, double n_units)
+static void pareto_input_free(pareto_input *in)
 {
-    size_t k = pd->k = jlen(devs);
-    pd->dev = mw_xcalloc(1, (k + 1) * sizeof *pd->dev);
-    pd->xs = mw_xcalloc(1, (k + 1) * sizeof *pd->xs);
-    pd->ts = mw_xcalloc(1, (k + 1) * sizeof *pd->ts);
-    pd->names = mw_xcalloc(1, (k + 1) * sizeof *pd->names);
-    int ok = k > 0 && isfinite(n_units);
-    for (size_t i = 0; i < k && ok; i++) {
-        struct json_object *dj = json_object_array_get_idx(devs, i);
-        mw_lbopa_device *dev = &pd->dev[i];
-        pd->names[i] = json_object_get_string(mw_plot_jget(dj, "name"));
-        dev->b_J_per_unit = mw_plot_jnum(mw_plot_jget(dj, "b_J_per_unit"));
-        const char *kind = json_object_get_string(mw_plot_jget(dj, "time"));
-        if (kind && !strcmp(kind, "linear")) {
-            dev->kind = MW_LBOPA_F_LINEAR;
-            dev->a_s_per_unit = mw_plot_jnum(mw_plot_jget(dj, "a_s_per_unit"));
-        } else {
-            struct json_object *pts = mw_plot_jget(dj, "points");
-            size_t np = jlen(pts);
-            pd->xs[i] = mw_xcalloc(1, (np + 1) * sizeof **pd->xs);
-            pd->ts[i] = mw_xcalloc(1, (np + 1) * sizeof **pd->ts);
-            for (size_t q = 0; q < np; q++) {
-                struct json_object *pt = json_object_array_get_idx(pts, q);
-                pd->xs[i][q] = mw_plot_jnum(mw_plot_jget(pt, "x_units"));
-                pd->ts[i][q] = mw_plot_jnum(mw_plot_jget(pt, "t_s"));
-            }
-            dev->kind = MW_LBOPA_F_PWL;
-            dev->x_units = pd->xs[i];
-            dev->t_s = pd->ts[i];
-            dev->npoints = np;
-        }
-        ok = mw_lbopa_device_ok(dev) == 0;
-    }
-    return ok ? 0 : -1;
+    mw_pareto_solution_free(&in->s);
+    mw_pareto_devices_free(&in->d);
+    mw_profile_free(&in->p);
 }
 
-static void pareto_devices_free(pareto_devices *pd)
+/* The profile and its devices, as mw pareto reads them. 0, or -1 with its message in note. */
+static int pareto_read(const char *profile, pareto_input *in, char *err, char *note, size_t len)
 {
-    for (size_t i = 0; i < pd->k; i++) {
-        free(pd->xs[i]);
-        free(pd->ts[i]);
+    FILE *f = fopen(profile, "r");
+    if (!f) {
+        snprintf(note, len, "mw pareto: %s: %s", profile, strerror(errno));
+        return -1;
     }
-    free(pd->xs);
-    free(pd->ts);
-    free(pd->dev);
-    free(pd->names);
+    int rc = mw_profile_read(f, profile, &in->p, err, PARETO_ERR) ||
+                     mw_pareto_devices_build(&in->p, &in->d, err, PARETO_ERR)
+                 ? -1
+                 : 0;
+    fclose(f);
+    if (rc) snprintf(note, len, "mw pareto: %s", err);
+    return rc;
+}
+
+/* mw pareto PROFILE, and again with --total when the profile gives a static power (the
+ * first answer kept when LBOPA-TE fails), into *in (zeroed by the caller). 0, or -1 with what
+ * mw pareto says in note. */
+static int pareto_solve(const char *profile, pareto_input *in, char *note, size_t len)
+{
+    char *err = mw_xcalloc(1, PARETO_ERR);
+    int rc = pareto_read(profile, in, err, note, len);
+    const mw_profile *p = &in->p;
+    double rel;
+    size_t nsizes;
+    if (!rc && !p->has_n) {
+        snprintf(note, len,
+                 "mw pareto: no workload: give --n N or an 'n' line in %s (try 'mw pareto "
+                 "--help')",
+                 profile);
+        rc = -1;
+    } else if (!rc && p->ntogether && mw_pareto_additivity(p, &rel, &nsizes, err, PARETO_ERR)) {
+        snprintf(note, len, "mw pareto: %s", err);
+        rc = -1;
+    } else if (!rc) {
+        in->ps = p->static_power_W;
+        in->have_ps = p->has_static_power;
+        rc = mw_pareto_solve(in->d.dev, in->d.k, p->n_units, in->ps, in->have_ps,
+                             MW_PARETO_NO_QUERY, 0, &in->s, err, PARETO_ERR);
+        if (rc && in->have_ps) { /* LBOPA-TE failed: the front without it */
+            mw_pareto_solution_free(&in->s);
+            rc = mw_pareto_solve(in->d.dev, in->d.k, p->n_units, in->ps, 0, MW_PARETO_NO_QUERY, 0,
+                                 &in->s, err, PARETO_ERR);
+        }
+        if (rc)
+            snprintf(note, len, "mw pareto: %s", *err ? err : "the front could not be computed");
+    }
+    free(err);
+    return rc ? -1 : 0;
 }
 
 /* a TSV row's "t e total" with total = e + ps t (or "-" without a static power) */
@@ -368,76 +390,61 @@ static void write_front(mw_plot_fig *f, const mw_pareto_front *pf, double ps, in
     }
 }
 
-/* Blocks 1 (mw pareto's end-points of the front, with their splits) and 2 (LBOPA-TE: the
- * performance-optimal point, then pieces as pairs of rows). Returns whether LBOPA-TE's
- * point is there; its pieces' count in *npieces. */
-static int write_points_and_te(mw_plot_fig *f, struct json_object *js, double ps, int have_ps,
-                               size_t *npieces)
+/* Blocks 1 (the front's end-points, with PARTITION's splits) and 2 (LBOPA-TE: the
+ * performance-optimal point, then pieces as pairs of rows). */
+static void write_points_and_te(mw_plot_fig *f, const pareto_input *in)
 {
     FILE *d = mw_plot_fig_tsv(f);
+    const mw_pareto_front *pf = &in->s.front;
     mw_plot_fig_block(f, "end-points (mw pareto): t_s\tdynamic_energy_j\ttotal_energy_j\tsplit");
-    struct json_object *pts = mw_plot_jget(mw_plot_jget(js, "front"), "points");
-    for (size_t q = 0; q < jlen(pts); q++) {
-        struct json_object *pt = json_object_array_get_idx(pts, q);
-        front_point(d, mw_plot_jnum(mw_plot_jget(pt, "t_s")), mw_plot_jnum(mw_plot_jget(pt, "e_J")),
-                    ps, have_ps);
+    for (int q = 0; q <= pf->nseg; q++) {
+        front_point(d, pf->t_s[q], pf->e_J[q], in->ps, in->have_ps);
         fputc('\t', d);
-        struct json_object *sp = mw_plot_jget(pt, "split");
-        for (size_t i = 0; i < jlen(sp); i++)
-            fprintf(d, "%s%.6g", i ? "," : "", mw_plot_jnum(json_object_array_get_idx(sp, i)));
+        const double *sp = in->s.split_units + (size_t)q * (size_t)pf->k;
+        for (int i = 0; i < pf->k; i++)
+            fprintf(d, "%s%.6g", i ? "," : "", sp[i]);
         fputc('\n', d);
     }
     mw_plot_fig_block(f, "LBOPA-TE, optimal for time and total energy: t_s\ttotal_energy_j "
                          "(the performance-optimal point, then pieces: pairs of rows)");
-    struct json_object *total = mw_plot_jget(js, "total"), *pieces = mw_plot_jget(total, "pieces");
-    double tmin = mw_plot_jnum(mw_plot_jget(total, "tmin_s")),
-           emax = mw_plot_jnum(mw_plot_jget(total, "emax_J"));
-    int have_te = total && isfinite(tmin) && isfinite(emax);
-    if (have_te) fprintf(d, "%.10g\t%.10g\n", tmin, emax);
-    for (size_t q = 0; q < jlen(pieces); q++) {
-        struct json_object *pc = json_object_array_get_idx(pieces, q);
-        fprintf(d, "\n%.10g\t%.10g\n%.10g\t%.10g\n", mw_plot_jnum(mw_plot_jget(pc, "t0_s")),
-                mw_plot_jnum(mw_plot_jget(pc, "e0_J")), mw_plot_jnum(mw_plot_jget(pc, "t1_s")),
-                mw_plot_jnum(mw_plot_jget(pc, "e1_J")));
-    }
-    *npieces = jlen(pieces);
-    return have_te;
+    const mw_pareto_te *te = &in->s.te;
+    if (!in->s.has_te) return;
+    fprintf(d, "%.10g\t%.10g\n", te->tmin_s, te->emax_J);
+    for (int q = 0; q < te->npieces; q++)
+        fprintf(d, "\n%.10g\t%.10g\n%.10g\t%.10g\n", te->piece[q].t0_s, te->piece[q].e0_J,
+                te->piece[q].t1_s, te->piece[q].e1_J);
 }
 
-/* The pareto figure of the front pf of mw pareto's answer js. 0, or -1 when it failed. */
+/* The pareto figure of the solved profile in. 0, or -1 when it failed. */
 static int write_pareto(const mw_plot_job *j, const char *name, const char *title,
-                        struct json_object *js, double ps, const pareto_devices *pd,
-                        const mw_pareto_front *pf)
+                        const pareto_input *in)
 {
     mw_plot_fig *f = mw_plot_fig_begin(j->out, name, "pareto", PARETO_W, PARETO_H);
     if (!f) return -1;
-    int have_ps = isfinite(ps);
+    const mw_pareto_front *pf = &in->s.front;
     double elo, ehi;
-    size_t npieces;
-    write_front(f, pf, ps, have_ps, &elo, &ehi);
-    int have_te = write_points_and_te(f, js, ps, have_ps, &npieces);
+    write_front(f, pf, in->ps, in->have_ps, &elo, &ehi);
+    write_points_and_te(f, in);
     const char *notes[2];
     int nn = 0;
-    if (!have_ps) notes[nn++] = "no static power in the profile: no total energy, no LBOPA-TE";
+    if (!in->have_ps) notes[nn++] = "no static power in the profile: no total energy, no LBOPA-TE";
     char dl[512] = "";
-    for (size_t i = 0; i < pd->k; i++) {
+    for (int i = 0; i < in->p.ndev; i++) {
         size_t len = strlen(dl);
-        snprintf(dl + len, sizeof dl - len, "%s%s", i ? ", " : "",
-                 pd->names[i] ? pd->names[i] : "?");
+        snprintf(dl + len, sizeof dl - len, "%s%s", i ? ", " : "", in->p.dev[i].name);
     }
     char sub[700];
-    snprintf(sub, sizeof sub, "%g units over %zu devices (%s)%s",
-             mw_plot_jnum(mw_plot_jget(js, "n_units")), pd->k, dl, have_ps ? "" : "");
+    snprintf(sub, sizeof sub, "%g units over %d devices (%s)", pf->n_units, in->p.ndev, dl);
     double t0 = pf->t_s[0], t1 = pf->t_s[pf->nseg];
     FILE *v = mw_plot_fig_vars(f);
     mw_plot_var_range(v, "xmin", "xmax", t0, t1, t1 > 0 ? t1 * 0.02 : 1e-3);
     mw_plot_var_range(v, "ymin", "ymax", elo, ehi, ehi > 0 ? ehi * 0.02 : 1e-3);
     mw_plot_var_str(v, "title_text", title);
     mw_plot_var_str(v, "subtitle", sub);
-    mw_plot_var_int(v, "have_total", have_ps);
-    mw_plot_var_num(v, "static_power", have_ps ? ps : 0);
-    mw_plot_var_int(v, "have_te", have_te);
-    mw_plot_var_int(v, "n_te_pieces", (long long)npieces);
+    mw_plot_var_int(v, "have_total", in->have_ps);
+    mw_plot_var_num(v, "static_power", in->have_ps ? in->ps : 0);
+    mw_plot_var_int(v, "have_te", in->s.has_te);
+    mw_plot_var_int(v, "n_te_pieces", in->s.has_te ? in->s.te.npieces : 0);
     mw_plot_var_int(v, "n_notes", nn);
     mw_plot_var_strs(v, "notes", notes, (size_t)nn);
     return mw_plot_fig_end(f);
@@ -445,31 +452,15 @@ static int write_pareto(const mw_plot_job *j, const char *name, const char *titl
 
 int mw_plot_pareto(const mw_plot_job *j, const char *profile, const char *name)
 {
-    char title[1024], why[1024];
+    char title[1024], note[NOTE_MAX];
     snprintf(title, sizeof title, "Time/energy Pareto front — %s (mw pareto)", profile);
-    double ps = NAN;
-    struct json_object *js = pareto_json(profile, &ps, why, sizeof why);
-    if (!js) {
-        char note[1100];
-        snprintf(note, sizeof note, "%s%s", strncmp(why, "mw ", 3) ? "mw pareto: " : "", why);
-        return mw_plot_note_figure(j->out, name, title, note, PARETO_W, PARETO_H);
-    }
-    double n_units = mw_plot_jnum(mw_plot_jget(js, "n_units"));
-    pareto_devices pd;
-    memset(&pd, 0, sizeof pd);
-    mw_pareto_front pf;
-    memset(&pf, 0, sizeof pf);
+    pareto_input in;
+    memset(&in, 0, sizeof in);
     int rc;
-    if (read_devices(&pd, mw_plot_jget(js, "devices"), n_units) ||
-        mw_lbopa_front(pd.dev, (int)pd.k, n_units, &pf)) {
-        rc = mw_plot_note_figure(j->out, name, title,
-                                 "mw pareto's devices give no front (see mw pareto PROFILE)",
-                                 PARETO_W, PARETO_H);
-    } else {
-        rc = write_pareto(j, name, title, js, ps, &pd, &pf);
-        mw_pareto_front_free(&pf);
-    }
-    pareto_devices_free(&pd);
-    json_object_put(js);
+    if (pareto_solve(profile, &in, note, sizeof note))
+        rc = mw_plot_note_figure(j->out, name, title, note, PARETO_W, PARETO_H);
+    else
+        rc = write_pareto(j, name, title, &in);
+    pareto_input_free(&in);
     return rc;
 }

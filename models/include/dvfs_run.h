@@ -115,4 +115,23 @@ typedef struct {
  * oracle; the others: ok 0), and every node at F_max evaluated into *base. */
 void mw_dvfs_choose(const mw_dvfs_problem *p, mw_dvfs_model m, unsigned which,
                     unsigned long long max_combos, mw_dvfs_eval *base, mw_dvfs_choice out[4]);
+
+/* ---- the gear table and mw dvfs's defaults (shared by mw dvfs and mw plot --kind dvfs) ---- */
+
+#define MW_DVFS_MAX_GEARS 256 /* gears of a table, at most */
+/* this machine's cpufreq table (kHz); $MW_CPUFREQ_FILE names another file (tests) */
+#define MW_DVFS_CPUFREQ_FILE "/sys/devices/system/cpu/cpu0/cpufreq/scaling_available_frequencies"
+#define MW_DVFS_PS_FRACTION 0.20             /* P_s = 0.20 P_d unless told (the thesis's runs) */
+#define MW_DVFS_ORACLE_MAX_COMBOS 1000000ULL /* the oracle tries at most so many combinations */
+
+/* The gear table of mw dvfs: list (--freqs: GHz, comma-separated, each 0 < f <= 100) or,
+ * when list is NULL, the cpufreq table (kHz) of MW_CPUFREQ_FILE's path or the default;
+ * sorted highest first, each frequency once (mw_dvfs_gears_sort). ghz has room for
+ * MW_DVFS_MAX_GEARS. 0 with *n gears (0 only for a list of commas alone) and where they came
+ * from in source ("--freqs" or the file's path); -1 with the reason in err: "--freqs needs
+ * a list of GHz (2.5,2.2,1.8)" (list empty), "--freqs: 'TOKEN' is not a frequency in GHz
+ * (0 < f <= 100, at most 256)" or "no frequency table: give the available frequencies with
+ * --freqs GHz,GHz,... (PATH is empty|not there)". */
+int mw_dvfs_gears_load(const char *list, double *ghz, size_t *n, char *source, size_t srclen,
+                       char *err, size_t errlen);
 #endif
