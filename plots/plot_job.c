@@ -31,11 +31,11 @@
 #include <unistd.h>
 
 #include "mw_alloc.h"
+#include "dvfs_run.h"
 #include "mw_plot.h"
 #include "mw_store.h"
 #include "mw_sweepindex.h"
 
-#define CPUFREQ_FILE "/sys/devices/system/cpu/cpu0/cpufreq/scaling_available_frequencies"
 
 const char *const mw_plot_kind_names[MW_PLOT_NKINDS] = {"trace", "timeline", "histogram", "energy",
                                                         "dvfs",  "boxplot",  "model",     "pareto"};
@@ -203,7 +203,7 @@ static int have_freq_table(const mw_plot_request *q)
 {
     if (q->freqs) return 1;
     const char *f = getenv("MW_CPUFREQ_FILE");
-    return access(f && *f ? f : CPUFREQ_FILE, R_OK) == 0;
+    return access(f && *f ? f : MW_DVFS_CPUFREQ_FILE, R_OK) == 0;
 }
 
 /* The kinds to draw: those asked for, else the defaults for the inputs (a defaulted kind
