@@ -2,20 +2,19 @@
  * [--switch NAME] [--confidence P] [--table FILE] [--json]": the runtime/energy model of seed
  * 000 (§5.2, eq. 3-9; models/escobar.h) against recorded eeg-mofs runs.
  *
- * Every run gives its structure (version, N, N_Spop, generations, periods, chunk, ranks,
- * threads, GPUs: the program's counters), its measured T_cluster (the span of its N_Gm
- * global epochs) and energy (every channel over that span), and its own parameters (W/F per
- * device, T_master, T_com, T_Lm from its phases; Pow/Pow^idle per channel by the paper's
- * kernel density). Modes:
+ * The command parses its options, hands the runs to libmwmodels' study (escobar_study.h:
+ * the runs read, a SWEEPDIR expanded into its finished runs, the calibration applied, the
+ * fit per version, the predictions, the NRMSE per version next to the paper's) and prints
+ * it. Modes:
  *   predict  the model with the parameters of each run itself, or with --calibration those
- *            of one calibration run (W/F by rank and device, the overheads, the channels'
- *            power levels by name): the run's structure only comes from the run;
+ *            of one calibration run: the run's structure only comes from the run;
  *   fit      per version, the time parameters shared by that version's runs (W_CPU/F_CPU,
  *            W_GPU/F_GPU, T_Lm, T_master + T_com) fitted by least squares to the measured
  *            T_cluster, with Student-t intervals; the energy then follows from eq. 9.
  * Reported: per run measured and predicted time and energy; per version NRMSE of both next
  * to the paper's; the parameters. --table FILE writes the per-run figures as whitespace-
- * separated columns with a '#' header, sorted by version and N_Spop, for gnuplot.
+ * separated columns with a '#' header, sorted by version and N_Spop, for gnuplot. The
+ * study's notes are printed as "mw fit: note: ..." on stderr as they happen.
  *
  * Exit 0; 2 for bad usage, an unreadable run, a missing parameter (the message names it and
  * how to get it) or a fit with too few runs. No NaN or inf is printed: an undefined figure is
@@ -27,14 +26,10 @@
 
 #include "builtin.h"
 #include "cli.h"
-#include "escobar.h"
-#include "mw_sweepindex.h"
+#include "escobar_study.h"
 #include "textout.h"
 
 #define CMD "fit"
-
-static const double paper_time[2] = {0.439, 0.787};   /* v2, v3: 000 §5.2, Fig. 5 */
-static const double paper_energy[2] = {0.403, 0.744}; /* v2, v3: Fig. 9 */
 
 typedef struct {
     const char *model, *mode, *calibration, *switch_name, *table;
@@ -43,19 +38,6 @@ typedef struct {
     char **runs;
     int nruns;
 } fit_opts;
-
-typedef struct {
-    mw_escobar_run *run; /* as measured */
-    mw_escobar_params p; /* as used for the prediction */
-    mw_escobar_prediction pr;
-} fit_row;
-
-typedef struct {
-    int version, nruns;
-    double nrmse_t, nrmse_e;
-    int fitted;
-    mw_escobar_fit fit;
-} fit_group;
 
 static void usage(FILE *out)
 {
@@ -135,91 +117,6 @@ static int parse_args(int argc, char **argv, fit_opts *o)
     return 0;
 }
 
-/* ---- parameters ---------------------------------------------------------------------- */
-
-static int missing(const char *run, int is_cal, const char *param, const char *why)
-{
-    fprintf(stderr, "mw fit: %s%s: missing parameter %s: %s; %s\n", is_cal ? "--calibration " : "",
-            run, param, why,
-            is_cal ? "calibrate with a run that has it"
-                   : "record a run that has it, or give --calibration RUNDIR");
-    return MW_EXIT_USAGE;
-}
-
-/* the calibration's requester matching w: same rank and device kind, else NULL */
-static const mw_escobar_worker *cal_worker(const mw_escobar_params *c, const mw_escobar_worker *w)
-{
-    for (int i = 0; i < c->nworkers; i++)
-        if (c->w[i].rank == w->rank && c->w[i].gpu == w->gpu) return &c->w[i];
-    return NULL;
-}
-
-static double mean_t(const mw_escobar_params *c, int gpu)
-{
-    double s = 0;
-    int n = 0;
-    for (int i = 0; i < c->nworkers; i++) {
-        double t = gpu ? c->w[i].t_gpu_s : c->w[i].t_cpu_s;
-        if (t > 0) {
-            s += t;
-            n++;
-        }
-    }
-    return n ? s / n : 0;
-}
-
-/* the parameters of row from its own run, or from the calibration run cal */
-static int set_params(fit_row *row, const mw_escobar_run *cal, int need_times)
-{
-    const mw_escobar_run *r = row->run;
-    row->p = r->p;
-    const mw_escobar_run *src = cal ? cal : r;
-    int any_cpu = 0, any_gpu = 0;
-    for (int i = 0; i < row->p.nworkers; i++) {
-        any_cpu |= row->p.w[i].x < 1;
-        any_gpu |= row->p.w[i].x > 0;
-    }
-    if (need_times) {
-        if (any_cpu && !src->have_t_cpu)
-            return missing(src->dir, cal != NULL, "W_CPU/F_CPU (t_cpu_s)",
-                           "no 'evaluate cpu' phases with 'eeg evaluated' counters");
-        if (any_gpu && !src->have_t_gpu)
-            return missing(src->dir, cal != NULL, "W_GPU/F_GPU (t_gpu_s)",
-                           "no 'evaluate gpu' phases with 'eeg evaluated' counters (a CUDA "
-                           "build of eeg-mofs with --gpus)");
-        if (!src->have_t_master)
-            return missing(src->dir, cal != NULL, "T_master (t_master_s)",
-                           "no 'global migration' phases on rank 0");
-        if (row->p.version == 2 && (!src->have_t_lm || src->p.version != 2))
-            return missing(src->dir, cal != NULL, "T_Lm (t_lm_s)",
-                           "no 'local migration' phases (a v2 run with --local-every)");
-    }
-    if (!cal) return 0;
-    const mw_escobar_params *c = &cal->p;
-    double mc = mean_t(c, 0), mg = mean_t(c, 1);
-    for (int i = 0; i < row->p.nworkers; i++) {
-        mw_escobar_worker *w = &row->p.w[i];
-        const mw_escobar_worker *cw = cal_worker(c, w);
-        w->t_cpu_s = cw && cw->t_cpu_s > 0 ? cw->t_cpu_s : mc;
-        w->t_gpu_s = cw && cw->t_gpu_s > 0 ? cw->t_gpu_s : mg;
-    }
-    row->p.t_master_s = c->t_master_s;
-    row->p.t_com_s = c->t_com_s;
-    if (row->p.version == 2) row->p.t_lm_s = c->version == 2 ? c->t_lm_s : 0;
-    /* the channels' power levels by name */
-    for (int k = 0; k < row->p.nnodes; k++)
-        for (int j = 0; j < c->nnodes; j++)
-            if (!strcmp(row->p.node[k].name, c->node[j].name)) {
-                row->p.node[k].pow_w = c->node[j].pow_w;
-                row->p.node[k].pow_idle_w = c->node[j].pow_idle_w;
-            }
-    if (row->p.has_switch && c->has_switch) {
-        row->p.pow_sw_w = c->pow_sw_w;
-        row->p.pow_sw_idle_w = c->pow_sw_idle_w;
-    }
-    return 0;
-}
-
 /* ---- output -------------------------------------------------------------------------- */
 
 static const char *tnum(char *buf, size_t len, double v, const char *fmt)
@@ -229,20 +126,15 @@ static const char *tnum(char *buf, size_t len, double v, const char *fmt)
     return buf;
 }
 
-static double mean_worker_t(const mw_escobar_params *p, int gpu)
+/* key (with what precedes it), then v as a JSON number */
+static void jnum(FILE *out, const char *key, double v)
 {
-    double s = 0;
-    int n = 0;
-    for (int i = 0; i < p->nworkers; i++)
-        if (gpu ? p->w[i].x > 0 : p->w[i].x < 1) {
-            s += gpu ? p->w[i].t_gpu_s : p->w[i].t_cpu_s;
-            n++;
-        }
-    return n ? s / n : NAN;
+    fputs(key, out);
+    mw_out_json_number(out, v);
 }
 
 /* one run's entry of "runs": its structure, measured and predicted time and energy */
-static void json_run(FILE *out, const fit_row *r)
+static void json_run(FILE *out, const mw_escobar_study_row *r)
 {
     const mw_escobar_params *p = &r->p;
     fputs("\n  {\"run\": ", out);
@@ -254,32 +146,22 @@ static void json_run(FILE *out, const fit_row *r)
             p->version, p->individuals, p->n_spop, r->run->ranks, p->nworkers, p->g, p->n_lm,
             p->n_gm, r->pr.chunks, r->pr.rounds);
     mw_out_json_number(out, r->run->t_measured_s);
-    fputs(", \"predicted\": ", out);
-    mw_out_json_number(out, r->pr.t_cluster_s);
-    fputs("}, \"energy_j\": {\"measured\": ", out);
-    mw_out_json_number(out, r->run->e_measured_j);
-    fputs(", \"predicted\": ", out);
-    mw_out_json_number(out, r->pr.energy_j);
-    fputs("}, \"wall_s\": ", out);
-    mw_out_json_number(out, r->run->wall_s);
+    jnum(out, ", \"predicted\": ", r->pr.t_cluster_s);
+    jnum(out, "}, \"energy_j\": {\"measured\": ", r->run->e_measured_j);
+    jnum(out, ", \"predicted\": ", r->pr.energy_j);
+    jnum(out, "}, \"wall_s\": ", r->run->wall_s);
 }
 
 /* one run's "parameters": the time parameters, the channels' levels and energies */
-static void json_run_params(FILE *out, const fit_row *r)
+static void json_run_params(FILE *out, const mw_escobar_study_row *r)
 {
     const mw_escobar_params *p = &r->p;
-    fputs(",\n   \"parameters\": {\"t_cpu_s\": ", out);
-    mw_out_json_number(out, mean_worker_t(p, 0));
-    fputs(", \"t_gpu_s\": ", out);
-    mw_out_json_number(out, mean_worker_t(p, 1));
-    fputs(", \"t_master_s\": ", out);
-    mw_out_json_number(out, p->t_master_s);
-    fputs(", \"t_com_s\": ", out);
-    mw_out_json_number(out, p->t_com_s);
-    fputs(", \"t_lm_s\": ", out);
-    mw_out_json_number(out, p->t_lm_s);
-    fputs(", \"t_max_i_s\": ", out);
-    mw_out_json_number(out, r->pr.t_max_i_s);
+    jnum(out, ",\n   \"parameters\": {\"t_cpu_s\": ", r->t_cpu_s);
+    jnum(out, ", \"t_gpu_s\": ", r->t_gpu_s);
+    jnum(out, ", \"t_master_s\": ", p->t_master_s);
+    jnum(out, ", \"t_com_s\": ", p->t_com_s);
+    jnum(out, ", \"t_lm_s\": ", p->t_lm_s);
+    jnum(out, ", \"t_max_i_s\": ", r->pr.t_max_i_s);
     fputs(",\n    \"nodes\": [", out);
     for (int k = 0; k < p->nnodes; k++) {
         const mw_escobar_node *nd = &p->node[k];
@@ -290,26 +172,19 @@ static void json_run_params(FILE *out, const fit_row *r)
             fputs("null", out);
         else
             mw_out_json_string(out, nd->host);
-        fputs(", \"pow_w\": ", out);
-        mw_out_json_number(out, nd->pow_w);
-        fputs(", \"pow_idle_w\": ", out);
-        mw_out_json_number(out, nd->pow_idle_w);
-        fputs(", \"busy_s\": ", out);
-        mw_out_json_number(out, r->pr.busy_s[k]);
-        fputs(", \"energy_j\": ", out);
-        mw_out_json_number(out, r->pr.e_node_j[k]);
+        jnum(out, ", \"pow_w\": ", nd->pow_w);
+        jnum(out, ", \"pow_idle_w\": ", nd->pow_idle_w);
+        jnum(out, ", \"busy_s\": ", r->pr.busy_s[k]);
+        jnum(out, ", \"energy_j\": ", r->pr.e_node_j[k]);
         fputs("}", out);
     }
     fputs("],\n    \"switch\": ", out);
     if (p->has_switch) {
         fputs("{\"channel\": ", out);
         mw_out_json_string(out, p->switch_name);
-        fputs(", \"pow_w\": ", out);
-        mw_out_json_number(out, p->pow_sw_w);
-        fputs(", \"pow_idle_w\": ", out);
-        mw_out_json_number(out, p->pow_sw_idle_w);
-        fputs(", \"energy_j\": ", out);
-        mw_out_json_number(out, r->pr.e_switch_j);
+        jnum(out, ", \"pow_w\": ", p->pow_sw_w);
+        jnum(out, ", \"pow_idle_w\": ", p->pow_sw_idle_w);
+        jnum(out, ", \"energy_j\": ", r->pr.e_switch_j);
         fputs("}", out);
     } else {
         fputs("null", out);
@@ -318,7 +193,7 @@ static void json_run_params(FILE *out, const fit_row *r)
 }
 
 /* one version's entry of "fit": the fitted parameters with their intervals */
-static void json_fit(FILE *out, const fit_group *g, int first)
+static void json_fit(FILE *out, const mw_escobar_study_group *g, int first)
 {
     const mw_escobar_fit *f = &g->fit;
     fprintf(out,
@@ -332,14 +207,12 @@ static void json_fit(FILE *out, const fit_group *g, int first)
         if (!f->used[j]) continue;
         fprintf(out, "%s{\"name\": \"%s\", \"value\": ", c++ ? ", " : "", mw_escobar_fit_names[j]);
         mw_out_json_number(out, f->value[j]);
-        fputs(", \"se\": ", out);
-        mw_out_json_number(out, f->have_ci ? f->se[j] : NAN);
+        jnum(out, ", \"se\": ", f->have_ci ? f->se[j] : NAN);
         fputs(", \"ci\": ", out);
         if (f->have_ci && isfinite(f->ci_lo[j]) && isfinite(f->ci_hi[j])) {
             fputc('[', out);
             mw_out_json_number(out, f->ci_lo[j]);
-            fputs(", ", out);
-            mw_out_json_number(out, f->ci_hi[j]);
+            jnum(out, ", ", f->ci_hi[j]);
             fputc(']', out);
         } else {
             fputs("null", out);
@@ -349,8 +222,8 @@ static void json_fit(FILE *out, const fit_group *g, int first)
     fputs("]}", out);
 }
 
-static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, const fit_group *g,
-                     int ng)
+static void json_out(FILE *out, const fit_opts *o, const mw_escobar_study_row *rows, int n,
+                     const mw_escobar_study_group *g, int ng)
 {
     fprintf(out, "{\"model\": \"escobar\", \"mode\": \"%s\", \"calibration\": ", o->mode);
     if (o->calibration)
@@ -368,10 +241,9 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
         fprintf(out, "%s\n  {\"version\": %d, \"runs\": %d, \"time\": ", k ? "," : "", g[k].version,
                 g[k].nruns);
         mw_out_json_number(out, g[k].nrmse_t);
-        fputs(", \"energy\": ", out);
-        mw_out_json_number(out, g[k].nrmse_e);
-        fprintf(out, ", \"paper_time\": %.3f, \"paper_energy\": %.3f}",
-                paper_time[g[k].version - 2], paper_energy[g[k].version - 2]);
+        jnum(out, ", \"energy\": ", g[k].nrmse_e);
+        fprintf(out, ", \"paper_time\": %.3f, \"paper_energy\": %.3f}", g[k].paper_nrmse_t,
+                g[k].paper_nrmse_e);
     }
     fputs("\n ],\n \"fit\": [", out);
     int first = 1;
@@ -383,8 +255,8 @@ static void json_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
     fputs("\n ]\n}\n", out);
 }
 
-static void text_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, const fit_group *g,
-                     int ng)
+static void text_out(FILE *out, const fit_opts *o, const mw_escobar_study_row *rows, int n,
+                     const mw_escobar_study_group *g, int ng)
 {
     char b[6][32];
     fprintf(out, "model escobar (seed 000 eq. 3-9), mode %s, parameters from %s\n\n", o->mode,
@@ -393,7 +265,7 @@ static void text_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
     fprintf(out, "%-7s %6s %5s %6s %12s %12s %12s %12s  %s\n", "version", "N_Spop", "N", "rounds",
             "T_meas_s", "T_model_s", "E_meas_J", "E_model_J", "run");
     for (int i = 0; i < n; i++) {
-        const fit_row *r = &rows[i];
+        const mw_escobar_study_row *r = &rows[i];
         fprintf(out, "v%-6d %6d %5d %6d %12s %12s %12s %12s  %s\n", r->p.version, r->p.n_spop,
                 r->p.individuals, r->pr.rounds, tnum(b[0], 32, r->run->t_measured_s, "%.6f"),
                 tnum(b[1], 32, r->pr.t_cluster_s, "%.6f"),
@@ -406,8 +278,8 @@ static void text_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
             "paper");
     for (int k = 0; k < ng; k++)
         fprintf(out, "v%-6d %5d %8s %8.3f %8s %8.3f\n", g[k].version, g[k].nruns,
-                tnum(b[0], 32, g[k].nrmse_t, "%.3f"), paper_time[g[k].version - 2],
-                tnum(b[1], 32, g[k].nrmse_e, "%.3f"), paper_energy[g[k].version - 2]);
+                tnum(b[0], 32, g[k].nrmse_t, "%.3f"), g[k].paper_nrmse_t,
+                tnum(b[1], 32, g[k].nrmse_e, "%.3f"), g[k].paper_nrmse_e);
     if (o->fit) {
         for (int k = 0; k < ng; k++) {
             const mw_escobar_fit *f = &g[k].fit;
@@ -429,10 +301,9 @@ static void text_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
         fprintf(out, "%-7s %6s %12s %12s %12s %12s %12s  %s\n", "version", "N_Spop", "t_cpu_s",
                 "t_gpu_s", "t_master_s", "t_com_s", "t_lm_s", "run");
         for (int i = 0; i < n; i++) {
-            const fit_row *r = &rows[i];
+            const mw_escobar_study_row *r = &rows[i];
             fprintf(out, "v%-6d %6d %12s %12s %12s %12s %12s  %s\n", r->p.version, r->p.n_spop,
-                    tnum(b[0], 32, mean_worker_t(&r->p, 0), "%.9f"),
-                    tnum(b[1], 32, mean_worker_t(&r->p, 1), "%.9f"),
+                    tnum(b[0], 32, r->t_cpu_s, "%.9f"), tnum(b[1], 32, r->t_gpu_s, "%.9f"),
                     tnum(b[2], 32, r->p.t_master_s, "%.9f"), tnum(b[3], 32, r->p.t_com_s, "%.9f"),
                     tnum(b[4], 32, r->p.t_lm_s, "%.9f"), r->run->dir);
         }
@@ -441,19 +312,20 @@ static void text_out(FILE *out, const fit_opts *o, const fit_row *rows, int n, c
 
 static int row_order(const void *a, const void *b)
 {
-    const fit_row *x = *(const fit_row *const *)a, *y = *(const fit_row *const *)b;
+    const mw_escobar_study_row *x = *(const mw_escobar_study_row *const *)a,
+                               *y = *(const mw_escobar_study_row *const *)b;
     if (x->p.version != y->p.version) return x->p.version - y->p.version;
     return x->p.n_spop - y->p.n_spop;
 }
 
-static int write_table(const char *path, const fit_row *rows, int n)
+static int write_table(const char *path, const mw_escobar_study_row *rows, int n)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "mw fit: --table %s: cannot write it\n", path);
         return MW_EXIT_USAGE;
     }
-    const fit_row **s = malloc((size_t)(n > 0 ? n : 1) * sizeof *s);
+    const mw_escobar_study_row **s = malloc((size_t)(n > 0 ? n : 1) * sizeof *s);
     if (!s) {
         fclose(f);
         fprintf(stderr, "mw fit: out of memory\n");
@@ -482,120 +354,10 @@ static int write_table(const char *path, const fit_row *rows, int n)
 
 /* ---- the command --------------------------------------------------------------------- */
 
-/* Every run read and its row's parameters set, from the run itself or the calibration run
- * cal. 0, or the exit status after a message. */
-static int read_runs(const fit_opts *o, mw_escobar_run *runs, fit_row *rows,
-                     const mw_escobar_run *cal)
+static void print_note(void *ctx, const char *text)
 {
-    char err[1024];
-    for (int i = 0; i < o->nruns; i++) {
-        if (mw_escobar_from_run(o->runs[i], o->switch_name, &runs[i], err, sizeof err)) {
-            fprintf(stderr, "mw fit: %s\n", err);
-            return MW_EXIT_USAGE;
-        }
-        rows[i].run = &runs[i];
-        if (set_params(&rows[i], cal, !o->fit)) return MW_EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* Fit mode, version v (cnt runs): the time parameters fitted to the runs' measured times,
- * notes for a fit that did not converge or a negative value, the rows' parameters set to
- * the fit. 0, or the exit status after a message. */
-static int fit_version(const fit_opts *o, fit_row *rows, int v, int cnt, fit_group *G)
-{
-    char err[1024];
-    mw_escobar_params *ps = malloc((size_t)cnt * sizeof *ps);
-    double *ts = malloc((size_t)cnt * sizeof *ts);
-    if (!ps || !ts) {
-        free(ps);
-        free(ts);
-        fprintf(stderr, "mw fit: out of memory\n");
-        return MW_EXIT_USAGE;
-    }
-    int k = 0;
-    for (int i = 0; i < o->nruns; i++)
-        if (rows[i].p.version == v) {
-            ps[k] = rows[i].p;
-            ts[k++] = rows[i].run->t_measured_s;
-        }
-    int frc = mw_escobar_fit_time(ps, ts, (size_t)cnt, o->confidence, &G->fit, err, sizeof err);
-    free(ps);
-    free(ts);
-    if (frc) {
-        fprintf(stderr, "mw fit: v%d: %s (give more runs of v%d, or --mode predict)\n", v, err, v);
-        return MW_EXIT_USAGE;
-    }
-    G->fitted = 1;
-    if (!G->fit.converged)
-        fprintf(stderr,
-                "mw fit: note: v%d: the fit stopped at its iteration limit (%d) "
-                "before converging\n",
-                v, G->fit.iterations);
-    for (int j = 0; j < MW_ESCOBAR_NFIT; j++)
-        if (G->fit.used[j] && G->fit.value[j] < 0)
-            fprintf(stderr,
-                    "mw fit: note: v%d: fitted %s = %g < 0: these runs do not determine "
-                    "it (add runs whose N_Spop changes the rounds or chunk sizes)\n",
-                    v, mw_escobar_fit_names[j], G->fit.value[j]);
-    for (int i = 0; i < o->nruns; i++)
-        if (rows[i].p.version == v) mw_escobar_apply(&rows[i].p, G->fit.value, G->fit.used);
-    return 0;
-}
-
-/* The groups by version (g: 2), in fit mode fitted, then every row's prediction. 0, or the
- * exit status after a message. */
-static int predict(const fit_opts *o, fit_row *rows, fit_group *g, int *ng)
-{
-    *ng = 0;
-    for (int v = 2; v <= 3; v++) {
-        int cnt = 0;
-        for (int i = 0; i < o->nruns; i++)
-            cnt += rows[i].p.version == v;
-        if (!cnt) continue;
-        fit_group *G = &g[(*ng)++];
-        memset(G, 0, sizeof *G);
-        G->version = v;
-        G->nruns = cnt;
-        if (o->fit && fit_version(o, rows, v, cnt, G)) return MW_EXIT_USAGE;
-    }
-    char err[1024];
-    for (int i = 0; i < o->nruns; i++) {
-        if (o->fit) { /* checked by the fit; a fitted time may be < 0 */
-            mw_escobar_predict_raw(&rows[i].p, &rows[i].pr);
-            continue;
-        }
-        if (mw_escobar_predict(&rows[i].p, &rows[i].pr, err, sizeof err)) {
-            fprintf(stderr, "mw fit: %s: the model's parameters: %s\n", rows[i].run->dir, err);
-            return MW_EXIT_USAGE;
-        }
-    }
-    return 0;
-}
-
-/* NRMSE of time and energy per group. 0, or the exit status after a message. */
-static int nrmse_groups(const fit_opts *o, const fit_row *rows, fit_group *g, int ng)
-{
-    for (int k = 0; k < ng; k++) {
-        double *y = malloc((size_t)o->nruns * 4 * sizeof *y);
-        if (!y) {
-            fprintf(stderr, "mw fit: out of memory\n");
-            return MW_EXIT_USAGE;
-        }
-        double *yh = y + o->nruns, *e = yh + o->nruns, *eh = e + o->nruns;
-        size_t m = 0;
-        for (int i = 0; i < o->nruns; i++)
-            if (rows[i].p.version == g[k].version) {
-                y[m] = rows[i].run->t_measured_s;
-                yh[m] = rows[i].pr.t_cluster_s;
-                e[m] = rows[i].run->e_measured_j;
-                eh[m++] = rows[i].pr.energy_j;
-            }
-        g[k].nrmse_t = mw_escobar_nrmse(y, yh, m);
-        g[k].nrmse_e = mw_escobar_nrmse(e, eh, m);
-        free(y);
-    }
-    return 0;
+    (void)ctx;
+    fprintf(stderr, "mw fit: note: %s\n", text);
 }
 
 int cmd_fit(int argc, char **argv)
@@ -606,52 +368,28 @@ int cmd_fit(int argc, char **argv)
     }
     fit_opts o;
     int rc = parse_args(argc, argv, &o);
-    mw_escobar_run *runs = NULL, *cal = NULL;
-    fit_row *rows = NULL;
-    char err[1024], **xruns = NULL;
-    int nx = 0;
-    if (rc) goto out;
-    rc = MW_EXIT_USAGE;
-    /* a SWEEPDIR becomes its finished runs (sweepindex.h) */
-    if (mw_sweepidx_expand(o.nruns, o.runs, &xruns, &nx, err, sizeof err)) {
-        fprintf(stderr, "mw fit: %s\n", err);
-        goto out;
-    }
-    o.nruns = nx;
-    free(o.runs);
-    o.runs = xruns;
-    xruns = NULL;
-    runs = calloc((size_t)o.nruns, sizeof *runs);
-    rows = calloc((size_t)o.nruns, sizeof *rows);
-    if (!runs || !rows) {
-        fprintf(stderr, "mw fit: out of memory\n");
-        goto out;
-    }
-    if (o.calibration) {
-        cal = calloc(1, sizeof *cal);
-        if (!cal || mw_escobar_from_run(o.calibration, o.switch_name, cal, err, sizeof err)) {
-            fprintf(stderr, "mw fit: --calibration %s\n", cal ? err : "out of memory");
-            goto out;
-        }
-    }
-    fit_group g[2];
-    int ng = 0;
-    if (read_runs(&o, runs, rows, cal) || predict(&o, rows, g, &ng) ||
-        nrmse_groups(&o, rows, g, ng))
-        goto out;
-    if (o.table && write_table(o.table, rows, o.nruns)) goto out;
-    if (o.json)
-        json_out(stdout, &o, rows, o.nruns, g, ng);
-    else
-        text_out(stdout, &o, rows, o.nruns, g, ng);
-    rc = MW_EXIT_OK;
-out:
-    if (nx)
-        mw_sweepidx_free_list(o.runs, nx);
-    else
+    if (rc) {
         free(o.runs);
-    free(runs);
-    free(rows);
-    free(cal);
+        return rc;
+    }
+    mw_escobar_study_opts so = {.fit = o.fit,
+                                .confidence = o.confidence,
+                                .switch_name = o.switch_name,
+                                .calibration = o.calibration,
+                                .note = print_note};
+    mw_escobar_study *st;
+    char err[1024];
+    mw_escobar_study_status ss = mw_escobar_study_run(&so, o.runs, o.nruns, &st, err, sizeof err);
+    free(o.runs);
+    if (ss) {
+        fprintf(stderr, "mw fit: %s\n", err);
+        return ss == MW_ESCOBAR_STUDY_BAD_INPUT ? MW_EXIT_USAGE : MW_EXIT_FAIL;
+    }
+    rc = o.table ? write_table(o.table, st->rows, st->nrows) : 0;
+    if (!rc && o.json)
+        json_out(stdout, &o, st->rows, st->nrows, st->group, st->ngroups);
+    else if (!rc)
+        text_out(stdout, &o, st->rows, st->nrows, st->group, st->ngroups);
+    mw_escobar_study_free(st);
     return rc;
 }

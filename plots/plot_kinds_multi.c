@@ -10,20 +10,21 @@
  * GSL's quantiles of the sorted values, maximum, runs), drawn as candlesticks (gnuplot's own
  * boxplot style draws no box under four points), and the runs' points.
  *
- * model (seed 000 Figs. 5 and 9). `mw fit --model escobar --json` runs as a child process on
- * the eeg-mofs runs (each run's own parameters: predict mode), and again with --mode fit
- * when the runs are enough for a least-squares fit (else that series is left out, with the
- * reason as a note). Per version, measured and modelled time and energy over N_Spop, and
- * the NRMSE of each series (the library's, as mw fit prints it) in the legend. */
+ * model (seed 000 Figs. 5 and 9). libmwmodels' study of the Escobar model (escobar_study.h,
+ * what `mw fit --model escobar` prints) over the eeg-mofs runs: predict mode (each run's own
+ * parameters), then fit mode over the same runs as read, when they are enough for a
+ * least-squares fit (else that series is left out, with the reason, worded as mw fit says
+ * it, as a note). Per version, measured and modelled time and energy over N_Spop, and the
+ * NRMSE of each series (the study's) in the legend. */
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mw_alloc.h"
+#include "escobar_study.h"
 #include "levels.h"
+#include "mw_alloc.h"
 #include "mw_plot.h"
 
 #define BOX_W 1200
@@ -231,16 +232,13 @@ static int model_cmp(const void *a, const void *b)
     return strcmp(x->run, y->run);
 }
 
-/* mw fit's NRMSE of version v, time or energy */
-static double nrmse_of(struct json_object *fit, int v, const char *what)
+/* the study's NRMSE of version v: time or energy, the study's or the paper's; NaN for none */
+static double nrmse_of(const mw_escobar_study *s, int v, int energy, int paper)
 {
-    struct json_object *a = mw_plot_jget(fit, "nrmse");
-    for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-        struct json_object *e = json_object_array_get_idx(a, i);
-        if ((int)mw_plot_jnum(mw_plot_jget(e, "version")) == v)
-            return mw_plot_jnum(mw_plot_jget(e, what));
-    }
-    return NAN;
+    const mw_escobar_study_group *g = mw_escobar_study_group_of(s, v);
+    if (!g) return NAN;
+    if (paper) return energy ? g->paper_nrmse_e : g->paper_nrmse_t;
+    return energy ? g->nrmse_e : g->nrmse_t;
 }
 
 static void nrmse_text(char *buf, size_t len, double x)
@@ -251,54 +249,28 @@ static void nrmse_text(char *buf, size_t len, double x)
         snprintf(buf, len, "-");
 }
 
-/* argv of `mw fit --model escobar [--mode fit] --json RUN...` (NULL-terminated, malloc'd;
- * the strings are not copied) */
-static char **fit_argv(int fitted, char *const *runs, size_t n)
+/* The rows of the study's runs (predict mode, pred) with their fitted values (fit over the
+ * same runs, may be NULL: NaN), sorted by version, N_Spop, run; malloc'd, count in *nr. The
+ * strings point into pred. */
+static model_row *read_model_rows(const mw_escobar_study *pred, const mw_escobar_study *fit,
+                                  size_t *nr)
 {
-    char **argv = mw_xcalloc(1, (n + 10) * sizeof *argv);
-    int a = 0;
-    argv[a++] = "mw";
-    argv[a++] = "fit";
-    argv[a++] = "--model";
-    argv[a++] = "escobar";
-    if (fitted) {
-        argv[a++] = "--mode";
-        argv[a++] = "fit";
-    }
-    argv[a++] = "--json";
-    for (size_t i = 0; i < n; i++)
-        argv[a++] = runs[i];
-    argv[a] = NULL;
-    return argv;
-}
-
-/* The rows of mw fit's runs (predict mode, pred) with their fitted values (fit, may be NULL:
- * NaN) matched by run, sorted by version, N_Spop, run; malloc'd, count in *nr. The strings
- * point into pred. */
-static model_row *read_model_rows(struct json_object *pred, struct json_object *fit, size_t *nr)
-{
-    struct json_object *runs = mw_plot_jget(pred, "runs"), *fruns = mw_plot_jget(fit, "runs");
-    size_t n = runs ? json_object_array_length(runs) : 0;
+    size_t n = (size_t)pred->nrows;
     model_row *rows = mw_xcalloc(1, (n + 1) * sizeof *rows);
     for (size_t i = 0; i < n; i++) {
-        struct json_object *r = json_object_array_get_idx(runs, i);
+        const mw_escobar_study_row *r = &pred->rows[i];
         model_row *m = &rows[i];
-        m->version = (int)mw_plot_jnum(mw_plot_jget(r, "version"));
-        m->n_spop = (int)mw_plot_jnum(mw_plot_jget(r, "n_spop"));
-        m->run = json_object_get_string(mw_plot_jget(r, "run"));
-        if (!m->run) m->run = "-";
-        m->t_meas = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "time_s"), "measured"));
-        m->t_pred = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "time_s"), "predicted"));
-        m->e_meas = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "energy_j"), "measured"));
-        m->e_pred = mw_plot_jnum(mw_plot_jget(mw_plot_jget(r, "energy_j"), "predicted"));
+        m->version = r->p.version;
+        m->n_spop = r->p.n_spop;
+        m->run = r->run->dir;
+        m->t_meas = r->run->t_measured_s;
+        m->t_pred = r->pr.t_cluster_s;
+        m->e_meas = r->run->e_measured_j;
+        m->e_pred = r->pr.energy_j;
         m->t_fit = m->e_fit = NAN;
-        for (size_t k = 0; fruns && k < json_object_array_length(fruns); k++) {
-            struct json_object *fr = json_object_array_get_idx(fruns, k);
-            const char *d = json_object_get_string(mw_plot_jget(fr, "run"));
-            if (d && !strcmp(d, m->run)) {
-                m->t_fit = mw_plot_jnum(mw_plot_jget(mw_plot_jget(fr, "time_s"), "predicted"));
-                m->e_fit = mw_plot_jnum(mw_plot_jget(mw_plot_jget(fr, "energy_j"), "predicted"));
-            }
+        if (fit && i < (size_t)fit->nrows) { /* the same runs, in the same order */
+            m->t_fit = fit->rows[i].pr.t_cluster_s;
+            m->e_fit = fit->rows[i].pr.energy_j;
         }
     }
     qsort(rows, n, sizeof *rows, model_cmp);
@@ -313,23 +285,24 @@ typedef struct {
     const char *vname[8], *tp[8], *tf[8], *ep[8], *ef[8];
 } model_series;
 
-static void series_titles(model_series *s, int k, struct json_object *pred, struct json_object *fit)
+static void series_titles(model_series *s, int k, const mw_escobar_study *pred,
+                          const mw_escobar_study *fit)
 {
     int v = s->versions[k];
     char a1[32], a2[32];
     snprintf(s->vb[k], sizeof s->vb[k], "v%d", v);
     s->vname[k] = s->vb[k];
-    nrmse_text(a1, sizeof a1, nrmse_of(pred, v, "time"));
-    nrmse_text(a2, sizeof a2, nrmse_of(pred, v, "paper_time"));
+    nrmse_text(a1, sizeof a1, nrmse_of(pred, v, 0, 0));
+    nrmse_text(a2, sizeof a2, nrmse_of(pred, v, 0, 1));
     snprintf(s->tpb[k], sizeof s->tpb[k], "v%d model, each run's parameters: NRMSE %s (paper %s)",
              v, a1, a2);
-    nrmse_text(a1, sizeof a1, nrmse_of(fit, v, "time"));
+    nrmse_text(a1, sizeof a1, nrmse_of(fit, v, 0, 0));
     snprintf(s->tfb[k], sizeof s->tfb[k], "v%d model, fitted parameters: NRMSE %s", v, a1);
-    nrmse_text(a1, sizeof a1, nrmse_of(pred, v, "energy"));
-    nrmse_text(a2, sizeof a2, nrmse_of(pred, v, "paper_energy"));
+    nrmse_text(a1, sizeof a1, nrmse_of(pred, v, 1, 0));
+    nrmse_text(a2, sizeof a2, nrmse_of(pred, v, 1, 1));
     snprintf(s->epb[k], sizeof s->epb[k], "v%d model, each run's parameters: NRMSE %s (paper %s)",
              v, a1, a2);
-    nrmse_text(a1, sizeof a1, nrmse_of(fit, v, "energy"));
+    nrmse_text(a1, sizeof a1, nrmse_of(fit, v, 1, 0));
     snprintf(s->efb[k], sizeof s->efb[k], "v%d model, fitted parameters: NRMSE %s", v, a1);
     s->tp[k] = s->tpb[k];
     s->tf[k] = s->tfb[k];
@@ -339,7 +312,7 @@ static void series_titles(model_series *s, int k, struct json_object *pred, stru
 
 /* A block per version (n_spop, the six series, run) and the series' titles. */
 static void write_model_blocks(mw_plot_fig *f, const model_row *rows, size_t nr, model_series *s,
-                               struct json_object *pred, struct json_object *fit)
+                               const mw_escobar_study *pred, const mw_escobar_study *fit)
 {
     FILE *d = mw_plot_fig_tsv(f);
     s->nv = 0;
@@ -408,10 +381,10 @@ static void model_ranges(FILE *v, const model_row *rows, size_t nr, const model_
         mw_plot_var_str(v, list_names[q], lists[q]);
 }
 
-/* The model figure of mw fit's output (pred; fit NULL with the reason in why_fit); left: the
+/* The model figure of the studies (pred; fit NULL with the reason in why_fit); left: the
  * runs without eeg-mofs counters. 0, or -1 when it failed. */
-static int write_model(const mw_plot_job *j, const char *title, struct json_object *pred,
-                       struct json_object *fit, const char *why_fit, size_t left)
+static int write_model(const mw_plot_job *j, const char *title, const mw_escobar_study *pred,
+                       const mw_escobar_study *fit, const char *why_fit, size_t left)
 {
     size_t nr;
     model_row *rows = read_model_rows(pred, fit, &nr);
@@ -467,23 +440,23 @@ int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n)
                                    "no eeg-mofs run (counter 'eeg version') among the inputs",
                                    MODEL_W, MODEL_H);
     }
-    char why[1024], why_fit[1024] = "";
-    char **argv = fit_argv(0, eeg, neeg);
-    struct json_object *pred = mw_plot_mw_json(argv, why, sizeof why);
-    free(argv);
-    if (!pred) {
+    /* each run's own parameters; then the same runs with the time parameters fitted per
+     * version (needs enough runs per version); messages as mw fit words them */
+    mw_escobar_study_opts so = {.fit = 0};
+    mw_escobar_study *pred, *fit = NULL;
+    char err[1016], why_fit[1024] = ""; /* "mw fit: " err: at most 1023 characters */
+    if (mw_escobar_study_run(&so, eeg, (int)neeg, &pred, err, sizeof err)) {
         free(eeg);
         char note[1200];
-        snprintf(note, sizeof note, "%s%s", strncmp(why, "mw ", 3) ? "mw fit: " : "", why);
+        snprintf(note, sizeof note, "mw fit: %s", err);
         return mw_plot_note_figure(j->out, "model", title, note, MODEL_W, MODEL_H);
     }
-    /* the same runs with the time parameters fitted (needs enough runs per version) */
-    argv = fit_argv(1, eeg, neeg);
-    struct json_object *fit = mw_plot_mw_json(argv, why_fit, sizeof why_fit);
-    free(argv);
     free(eeg);
+    so.fit = 1;
+    if (mw_escobar_study_of_runs(&so, pred->runs, pred->nrows, NULL, &fit, err, sizeof err))
+        snprintf(why_fit, sizeof why_fit, "mw fit: %s", err);
     int rc = write_model(j, title, pred, fit, why_fit, n - neeg);
-    json_object_put(pred);
-    if (fit) json_object_put(fit);
+    mw_escobar_study_free(pred);
+    mw_escobar_study_free(fit);
     return rc;
 }

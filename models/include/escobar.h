@@ -26,7 +26,9 @@
  * (dN_Spop = chunk, x = 0 for the CPU thread, 1 for a GPU thread with P_GPU = 1).
  *
  * Functions returning int give 0, or -1 with a message in err. No NaN is returned where a
- * number is promised, except mw_escobar_nrmse (NaN: undefined, the caller prints null). */
+ * number is promised, except mw_escobar_nrmse (NaN: undefined, the caller prints null).
+ * The model against a set of runs (calibration, fit per version, NRMSE: what mw fit reports)
+ * is escobar_study.h. */
 #ifndef MW_ESCOBAR_H
 #define MW_ESCOBAR_H
 #include <stddef.h>
