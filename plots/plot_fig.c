@@ -1,6 +1,5 @@
 /* plot_fig — one figure of `mw plot`: its data file, its gnuplot script, gnuplot itself
- * (mw_plot.h). Also the child-process runner used for gnuplot and for the mw
- * commands whose JSON some kinds read.
+ * (mw_plot.h), run with an argument vector (mw_child.h); the only program libmwplot runs.
  *
  * NAME.gp is: a comment saying what wrote it and how to redraw it, the terminal and output
  * (pngcairo or svg, the kind's fixed size, no enhanced text so that names print as they
@@ -32,8 +31,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <json-c/json.h>
 
 #include "mw_child.h"
 #include "mw_alloc.h"
@@ -217,39 +214,6 @@ void mw_plot_safe_name(char *out, size_t len, const char *s)
         out[i++] = ok ? c : '_';
     }
     if (len) out[i] = 0;
-}
-
-struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen)
-{
-    char *out = NULL, *err = NULL;
-    int status;
-    why[0] = 0;
-    if (mw_child_run(NULL, argv, NULL, &out, &err, &status)) {
-        snprintf(why, whylen, "%s", err ? err : "cannot run mw");
-        free(out);
-        free(err);
-        return NULL;
-    }
-    struct json_object *j = NULL;
-    if (status == 0) {
-        struct json_tokener *tok = json_tokener_new();
-        if (tok) {
-            j = json_tokener_parse_ex(tok, out, (int)strlen(out));
-            if (json_tokener_get_error(tok) != json_tokener_success) {
-                if (j) json_object_put(j);
-                j = NULL;
-            }
-            json_tokener_free(tok);
-        }
-    }
-    if (!j) { /* the child's last line on stderr says why */
-        if (!*mw_child_last_line(err, why, whylen))
-            snprintf(why, whylen, "mw %s exited with status %d and wrote no JSON",
-                     argv[1] ? argv[1] : "", status);
-    }
-    free(out);
-    free(err);
-    return j;
 }
 
 void mw_plot_say(const mw_plot_out *o, const char *fmt, ...)

@@ -7,7 +7,6 @@
  * the counters; the gaps. Then the idle baseline (union of the recorder's idle-before and
  * idle-after) and each channel's mean power over it. Unusable input is a message naming
  * the run and exit status 2 (the caller's). */
-#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -472,19 +471,4 @@ size_t mw_plot_run_work_labels(const mw_plot_run *r, int c, unsigned char **labe
     size_t nw = mw_energy_label_windows(&ch->t, 0, ch->n, s, n, *labels);
     free(s);
     return nw;
-}
-
-struct json_object *mw_plot_jget(struct json_object *o, const char *k)
-{
-    struct json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v))
-        return v;
-    return NULL;
-}
-
-double mw_plot_jnum(struct json_object *o)
-{
-    if (!o || !(json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int)))
-        return NAN;
-    return json_object_get_double(o);
 }

@@ -195,12 +195,6 @@ void mw_plot_tsv_text(FILE *f, const char *s);
 /* s as a file-name part: characters other than [A-Za-z0-9._-] become '_' */
 void mw_plot_safe_name(char *out, size_t len, const char *s);
 
-/* Runs this executable as `mw ARGS...` (argv[0] = "mw", NULL-terminated) and parses its
- * standard output as JSON (json-c). NULL when it could not run, failed or wrote no JSON,
- * with the reason (its last line on standard error) in why. Free with json_object_put. */
-struct json_object;
-struct json_object *mw_plot_mw_json(char *const argv[], char *why, size_t whylen);
-
 /* ---- the kinds (plot_kinds_*.c) ---------------------------------------------------- */
 
 typedef struct {
@@ -277,11 +271,5 @@ typedef struct {
  * mw_plot_result_free, also after a refusal), or a refusal above with a message in err. */
 int mw_plot_run_job(const mw_plot_request *req, mw_plot_result *out, char *err, size_t errlen);
 void mw_plot_result_free(mw_plot_result *r);
-
-/* Shared helpers of the plot_*.c files: a json-c object's member (NULL when o is not an object or
- * has no such key); a JSON number as a double (NAN when o is not a number). */
-struct json_object;
-struct json_object *mw_plot_jget(struct json_object *o, const char *k);
-double mw_plot_jnum(struct json_object *o);
 
 #endif
