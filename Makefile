@@ -35,6 +35,10 @@ libinc = $(if $(filter host/sim/%,$(1)),$(INC_SIM),$(if $(filter host/% firmware
 CFLAGS   := -std=c11 -O2 -g $(WARN) -MMD -MP
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1
 
+# The libraries, in link order: right of each are the ones it calls (defined before the
+# fragments: their rules name the archives in prerequisites, expanded as they are read).
+MW_LIBNAMES := libmwcli libmwplot libmwmodels libmwsim libmw
+
 # Fragments append to these lists.
 FW_PORTABLE_SRCS :=   # firmware C that also compiles on the host
 FW_AVR_SRCS      :=   # firmware C for the AVR only (ISRs, registers)
@@ -101,8 +105,6 @@ $(eval $(call mw_library,libmwmodels,$(MODELS_SRCS)))
 $(eval $(call mw_library,libmwplot,$(PLOT_SRCS)))
 $(eval $(call mw_library,libmwcli,$(CLI_SRCS)))
 
-# Link order: right of each library are the ones it calls.
-MW_LIBNAMES := libmwcli libmwplot libmwmodels libmwsim libmw
 LIBMW      := $(BUILD)/lib/libmw.a
 LIBMW_ASAN := $(BUILD)/asan/lib/libmw.a
 

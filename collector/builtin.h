@@ -25,4 +25,7 @@ int cmd_dvfs(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+
+/* mw_merge_run's skipped-file callback as mw merge and mw record say it (cmd_merge.c) */
+void mw_merge_say_skipped(void *ctx, const char *message);
 #endif

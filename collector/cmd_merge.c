@@ -20,6 +20,12 @@ static void usage(FILE *out)
                  "not a run.\n");
 }
 
+/* a probe's file that cannot be merged is skipped: said, not an error */
+void mw_merge_say_skipped(void *ctx, const char *message)
+{
+    fprintf(stderr, "mw merge: %s (file skipped)\n", message);
+}
+
 int cmd_merge(int argc, char **argv)
 {
     if (mw_cli_wants_help(argc, argv)) {
@@ -39,7 +45,7 @@ int cmd_merge(int argc, char **argv)
         return MW_EXIT_FAIL;
     }
     mw_merge_stats st;
-    int rc = mw_merge_run(s, argv[1], &st, err, sizeof err);
+    int rc = mw_merge_run(s, argv[1], &st, mw_merge_say_skipped, NULL, err, sizeof err);
     mw_store_close(s);
     if (rc) {
         fprintf(stderr, "mw merge: %s\n", err);

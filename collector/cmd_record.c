@@ -295,7 +295,7 @@ static void finish_store(rec_t *r, const char *status)
     /* the instrumented program's events (libmwprobe), if any */
     mw_merge_stats ms;
     char err[9000];
-    if (mw_merge_run(r->st, r->o.rundir, &ms, err, sizeof err) != 0) {
+    if (mw_merge_run(r->st, r->o.rundir, &ms, mw_merge_say_skipped, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         r->store_failed = 1;
     } else if (ms.files) {

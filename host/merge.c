@@ -244,7 +244,9 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st, char *err, size_t errlen)
+int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st,
+                 void (*skipped)(void *ctx, const char *message), void *ctx, char *err,
+                 size_t errlen)
 {
     memset(st, 0, sizeof *st);
     char dir[4200];
@@ -282,7 +284,7 @@ int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st, char *err,
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         spill f;
         if (parse(path, &f, ferr, sizeof ferr) != 0) {
-            fprintf(stderr, "mw merge: %s (file skipped)\n", ferr);
+            if (skipped) skipped(ctx, ferr);
             st->skipped++;
             continue;
         }

@@ -5,6 +5,7 @@
  * the two clocks' difference read at that moment. */
 #include "mw_meter.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ struct mw_meter {
     uint32_t last_seq;
     uint64_t last_t1_us;
     mw_meter_stats st;
+    int have_rt_off;
+    int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once (rt_minus_mono) */
 };
 
 static int64_t now_ns(clockid_t c)
@@ -45,10 +48,32 @@ static int64_t now_ns(clockid_t c)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, read once when the meter is made and kept: every time stamp,
+ * live or restamped, uses the same offset, so that windows contiguous in meter time stay contiguous
+ * in host time (two clock reads per stamp gave each stamp its own jitter: a few ns on a
+ * quiet machine, up to a preemption under load, and windows that overlapped). Of five
+ * brackets monotonic-realtime-monotonic the tightest is taken. */
+static int64_t rt_minus_mono(mw_meter *m)
+{
+    if (m->have_rt_off) return m->rt_off_ns;
+    int64_t best = INT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        int64_t a = now_ns(CLOCK_MONOTONIC), r = now_ns(CLOCK_REALTIME);
+        int64_t b = now_ns(CLOCK_MONOTONIC);
+        if (b - a < best) {
+            best = b - a;
+            m->rt_off_ns = r - (a + (b - a) / 2);
+        }
+    }
+    m->have_rt_off = 1;
+    return m->rt_off_ns;
+}
+
 mw_meter *mw_meter_new(void)
 {
     mw_meter *m = calloc(1, sizeof *m);
     if (!m) return NULL;
+    rt_minus_mono(m);
     m->clock = mw_clock_new(NULL);
     if (!m->clock) {
         free(m);
@@ -141,7 +166,7 @@ int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t 
                                                             : NULL;
     int64_t mono;
     if (!c || mw_clock_map(c, meter_us, &mono) != 0) return -1;
-    *t_ns = mono + now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+    *t_ns = mono + m->rt_off_ns; /* read when the meter was made: rt_minus_mono */
     if (uncertainty_ns && mw_clock_uncertainty(c, meter_us, uncertainty_ns) != 0) {
         mw_clock_state cs;
         mw_clock_get_state(c, &cs);
@@ -175,9 +200,9 @@ static void window_event(mw_meter *m, mw_meter_event *ev)
     int64_t t0, t1;
     mw_clock_map(m->clock, w->t0_us, &t0);
     mw_clock_map(m->clock, w->t1_us, &t1);
-    int64_t rt_minus_mono = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
-    ev->t0_ns = t0 + rt_minus_mono;
-    ev->t1_ns = t1 + rt_minus_mono;
+    int64_t off = rt_minus_mono(m);
+    ev->t0_ns = t0 + off;
+    ev->t1_ns = t1 + off;
     mw_clock_state cs;
     mw_clock_get_state(m->clock, &cs);
     ev->uncertainty_ns = cs.uncertainty_ns;

@@ -9,6 +9,7 @@
  * prepared with bound parameters. A database is recognised as an index by PRAGMA
  * user_version (MW_SWEEPIDX_VERSION) and its tables. */
 #include "mw_sweepindex.h"
+#include "mw_err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,17 +26,6 @@
 #define MW_SWEEPIDX_VERSION 1
 #define MW_SWEEPIDX_DB "sweep.db"
 #define BUSY_MS 5000
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static char *db_path(const char *dir)
 {
@@ -132,8 +122,8 @@ static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, 
     long long v = count_rows(db, "PRAGMA user_version");
     if (v != MW_SWEEPIDX_VERSION) {
         if (v < 0) goto db_error;
-        set_err(err, errlen, "%s: not a sweep index (schema version %lld, want %d)", path, v,
-                MW_SWEEPIDX_VERSION);
+        mw_err(err, errlen, "%s: not a sweep index (schema version %lld, want %d)", path, v,
+               MW_SWEEPIDX_VERSION);
         return -1;
     }
     long long np = count_rows(db, "SELECT count(*) FROM params");
@@ -186,8 +176,8 @@ static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, 
         int id = sqlite3_column_int(st, 0);
         size_t lo = config_at(x, id);
         if (lo == x->nconfigs || x->configs[lo].id != id) {
-            set_err(err, errlen, "%s: run of configuration %d, which the index does not have", path,
-                    id);
+            mw_err(err, errlen, "%s: run of configuration %d, which the index does not have", path,
+                   id);
             goto fail;
         }
         const char *rel = (const char *)sqlite3_column_text(st, 2);
@@ -203,10 +193,10 @@ static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, 
     sqlite3_finalize(st);
     return 0;
 oom:
-    set_err(err, errlen, "%s: out of memory", path);
+    mw_err(err, errlen, "%s: out of memory", path);
     goto fail;
 db_error:
-    set_err(err, errlen, "%s: not a readable sweep index: %s", path, sqlite3_errmsg(db));
+    mw_err(err, errlen, "%s: not a readable sweep index: %s", path, sqlite3_errmsg(db));
 fail:
     sqlite3_finalize(st);
     return -1;
@@ -216,12 +206,12 @@ mw_sweepidx *mw_sweepidx_open(const char *dir, char *err, size_t errlen)
 {
     char *path = db_path(dir);
     if (!path) {
-        set_err(err, errlen, "%s: out of memory", dir);
+        mw_err(err, errlen, "%s: out of memory", dir);
         return NULL;
     }
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        set_err(err, errlen, "%s: not a sweep directory (%s: %s)", dir, path, strerror(errno));
+        mw_err(err, errlen, "%s: not a sweep directory (%s: %s)", dir, path, strerror(errno));
         free(path);
         return NULL;
     }
@@ -229,13 +219,13 @@ mw_sweepidx *mw_sweepidx_open(const char *dir, char *err, size_t errlen)
     mw_sweepidx *x = calloc(1, sizeof *x);
     int rc = -1;
     if (!x) {
-        set_err(err, errlen, "%s: out of memory", path);
+        mw_err(err, errlen, "%s: out of memory", path);
     } else if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "no memory");
+        mw_err(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "no memory");
     } else {
         sqlite3_busy_timeout(db, BUSY_MS);
         if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-            set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+            mw_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         else
             rc = load(x, db, dir, path, err, errlen);
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
@@ -334,7 +324,7 @@ int mw_sweepidx_expand(int argc, char *const *argv, char ***out, int *outc, char
             }
         mw_sweepidx_close(x);
         if (!done) {
-            set_err(err, errlen, "%s: the sweep has no finished run yet", argv[a]);
+            mw_err(err, errlen, "%s: the sweep has no finished run yet", argv[a]);
             goto fail;
         }
     }
@@ -343,7 +333,7 @@ int mw_sweepidx_expand(int argc, char *const *argv, char ***out, int *outc, char
     *outc = n;
     return 0;
 oom:
-    set_err(err, errlen, "out of memory");
+    mw_err(err, errlen, "out of memory");
 fail:
     mw_sweepidx_free_list(list, n);
     return -1;
@@ -373,7 +363,7 @@ static const char schema[] =
 
 static int w_fail(mw_sweepidx_w *w, char *err, size_t errlen, const char *what)
 {
-    set_err(err, errlen, "%s: %s: %s", w->path, what, sqlite3_errmsg(w->db));
+    mw_err(err, errlen, "%s: %s: %s", w->path, what, sqlite3_errmsg(w->db));
     return -1;
 }
 
@@ -392,25 +382,25 @@ static mw_sweepidx_w *w_connect(const char *dir, int create, char *err, size_t e
     mw_sweepidx_w *w = calloc(1, sizeof *w);
     if (!w || !(w->path = db_path(dir))) {
         free(w);
-        set_err(err, errlen, "%s: out of memory", dir);
+        mw_err(err, errlen, "%s: out of memory", dir);
         return NULL;
     }
     w->lock_fd = open(w->path, O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0), 0666);
     if (w->lock_fd < 0) {
-        set_err(err, errlen, "%s: %s", w->path, strerror(errno));
+        mw_err(err, errlen, "%s: %s", w->path, strerror(errno));
         mw_sweepidx_w_close(w);
         return NULL;
     }
     if (flock(w->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        set_err(err, errlen, "%s: %s", w->path,
-                errno == EWOULDBLOCK ? "another mw sweep is working on this sweep directory"
-                                     : strerror(errno));
+        mw_err(err, errlen, "%s: %s", w->path,
+               errno == EWOULDBLOCK ? "another mw sweep is working on this sweep directory"
+                                    : strerror(errno));
         mw_sweepidx_w_close(w);
         return NULL;
     }
     if (sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: cannot open: %s", w->path,
-                w->db ? sqlite3_errmsg(w->db) : "no memory");
+        mw_err(err, errlen, "%s: cannot open: %s", w->path,
+               w->db ? sqlite3_errmsg(w->db) : "no memory");
         mw_sweepidx_w_close(w);
         return NULL;
     }
@@ -519,8 +509,8 @@ mw_sweepidx_w *mw_sweepidx_w_open(const char *dir, char *err, size_t errlen)
         if (v < 0)
             w_fail(w, err, errlen, "not a sweep index");
         else
-            set_err(err, errlen, "%s: not a sweep index (schema version %lld, want %d)", w->path, v,
-                    MW_SWEEPIDX_VERSION);
+            mw_err(err, errlen, "%s: not a sweep index (schema version %lld, want %d)", w->path, v,
+                   MW_SWEEPIDX_VERSION);
         mw_sweepidx_w_close(w);
         return NULL;
     }
@@ -539,15 +529,15 @@ int mw_sweepidx_w_same(mw_sweepidx_w *w, const mw_sweepidx_param *p, size_t np, 
     for (; same && sqlite3_step(st) == SQLITE_ROW; i++) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         if (i >= np || !name || strcmp(name, p[i].name)) {
-            set_err(why, whylen, "its parameter %zu is '%s', not '%s'", i + 1, name ? name : "",
-                    i < np ? p[i].name : "(none)");
+            mw_err(why, whylen, "its parameter %zu is '%s', not '%s'", i + 1, name ? name : "",
+                   i < np ? p[i].name : "(none)");
             same = 0;
         }
     }
     sqlite3_finalize(st);
     st = NULL;
     if (same && i != np) {
-        set_err(why, whylen, "it has %zu parameters, not %zu", i, np);
+        mw_err(why, whylen, "it has %zu parameters, not %zu", i, np);
         same = 0;
     }
     for (size_t k = 0; same && k < np; k++) {
@@ -562,7 +552,7 @@ int mw_sweepidx_w_same(mw_sweepidx_w *w, const mw_sweepidx_param *p, size_t np, 
             if (v >= p[k].nvalues || !val || strcmp(val, p[k].values[v])) same = 0;
         }
         if (v != p[k].nvalues) same = 0;
-        if (!same) set_err(why, whylen, "the values of parameter '%s' differ", p[k].name);
+        if (!same) mw_err(why, whylen, "the values of parameter '%s' differ", p[k].name);
         sqlite3_finalize(st);
         st = NULL;
     }
@@ -576,12 +566,12 @@ int mw_sweepidx_w_same(mw_sweepidx_w *w, const mw_sweepidx_param *p, size_t np, 
             if (a >= argc || !arg || strcmp(arg, argv[a])) same = 0;
         }
         if (a != argc) same = 0;
-        if (!same) set_err(why, whylen, "its command differs");
+        if (!same) mw_err(why, whylen, "its command differs");
         sqlite3_finalize(st);
     }
     return same;
 db_error:
-    set_err(why, whylen, "%s: %s", w->path, sqlite3_errmsg(w->db));
+    mw_err(why, whylen, "%s: %s", w->path, sqlite3_errmsg(w->db));
     sqlite3_finalize(st);
     return -1;
 }
@@ -667,7 +657,7 @@ int mw_sweepidx_w_plan(mw_sweepidx_w *w, int config, int rep, const char *dir,
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW) {
         if (rc == SQLITE_DONE) { /* another run holds dir */
-            set_err(err, errlen, "%s: run directory %s belongs to another run", w->path, dir);
+            mw_err(err, errlen, "%s: run directory %s belongs to another run", w->path, dir);
             return -1;
         }
         return w_fail(w, err, errlen, "reading a run");
@@ -728,7 +718,7 @@ int mw_sweepidx_w_runs(mw_sweepidx_w *w, int config, mw_sweepidx_w_run **out, si
                 free(*out);
                 *out = NULL;
                 *n = 0;
-                set_err(err, errlen, "%s: out of memory", w->path);
+                mw_err(err, errlen, "%s: out of memory", w->path);
                 return -1;
             }
             *out = r;

@@ -25,6 +25,7 @@
  *
  * Parameters from a recorded run are read by escobar_run.c (mw_escobar_from_run). */
 #include "escobar.h"
+#include "mw_err.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -44,19 +45,6 @@
 
 const char *const mw_escobar_fit_names[MW_ESCOBAR_NFIT] = {"t_cpu_s", "t_gpu_s", "t_lm_s",
                                                            "t_ovh_s"};
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ceil with a relative slack for floating-point counts */
 static double ceil_count(double c)
@@ -86,36 +74,37 @@ static int bad_time(double t)
 int mw_escobar_check(const mw_escobar_params *p, char *err, size_t errlen)
 {
     if (p->version != 2 && p->version != 3)
-        return fail(err, errlen, "version %d (2 or 3)", p->version);
-    if (p->individuals < 1) return fail(err, errlen, "N (individuals) %d < 1", p->individuals);
-    if (p->n_spop < 1) return fail(err, errlen, "N_Spop %d < 1", p->n_spop);
-    if (p->g < 1) return fail(err, errlen, "g (generations per local epoch) %d < 1", p->g);
-    if (p->n_lm < 1) return fail(err, errlen, "N_Lm %d < 1", p->n_lm);
-    if (p->n_gm < 1) return fail(err, errlen, "N_Gm %d < 1", p->n_gm);
-    if (bad_time(p->t_master_s)) return fail(err, errlen, "T_master not a time >= 0");
-    if (bad_time(p->t_com_s)) return fail(err, errlen, "T_com not a time >= 0");
-    if (bad_time(p->t_lm_s)) return fail(err, errlen, "T_Lm not a time >= 0");
+        return mw_err(err, errlen, "version %d (2 or 3)", p->version);
+    if (p->individuals < 1) return mw_err(err, errlen, "N (individuals) %d < 1", p->individuals);
+    if (p->n_spop < 1) return mw_err(err, errlen, "N_Spop %d < 1", p->n_spop);
+    if (p->g < 1) return mw_err(err, errlen, "g (generations per local epoch) %d < 1", p->g);
+    if (p->n_lm < 1) return mw_err(err, errlen, "N_Lm %d < 1", p->n_lm);
+    if (p->n_gm < 1) return mw_err(err, errlen, "N_Gm %d < 1", p->n_gm);
+    if (bad_time(p->t_master_s)) return mw_err(err, errlen, "T_master not a time >= 0");
+    if (bad_time(p->t_com_s)) return mw_err(err, errlen, "T_com not a time >= 0");
+    if (bad_time(p->t_lm_s)) return mw_err(err, errlen, "T_Lm not a time >= 0");
     if (p->nworkers < 1 || p->nworkers > MW_ESCOBAR_MAX_WORKERS)
-        return fail(err, errlen, "%d requesters (1 to %d)", p->nworkers, MW_ESCOBAR_MAX_WORKERS);
+        return mw_err(err, errlen, "%d requesters (1 to %d)", p->nworkers, MW_ESCOBAR_MAX_WORKERS);
     if (p->nnodes < 0 || p->nnodes > MW_ESCOBAR_MAX_NODES)
-        return fail(err, errlen, "%d nodes (0 to %d)", p->nnodes, MW_ESCOBAR_MAX_NODES);
+        return mw_err(err, errlen, "%d nodes (0 to %d)", p->nnodes, MW_ESCOBAR_MAX_NODES);
     for (int i = 0; i < p->nworkers; i++) {
         const mw_escobar_worker *w = &p->w[i];
         if (w->delta_spop < 1)
-            return fail(err, errlen, "requester %d: dN_Spop %d < 1", i, w->delta_spop);
-        if (!(w->x >= 0 && w->x <= 1)) return fail(err, errlen, "requester %d: x not in [0, 1]", i);
+            return mw_err(err, errlen, "requester %d: dN_Spop %d < 1", i, w->delta_spop);
+        if (!(w->x >= 0 && w->x <= 1))
+            return mw_err(err, errlen, "requester %d: x not in [0, 1]", i);
         if (w->x < 1 && (w->p_cpu < 1 || bad_time(w->t_cpu_s)))
-            return fail(err, errlen, "requester %d: CPU work without P_CPU >= 1 and W_CPU/F_CPU",
-                        i);
+            return mw_err(err, errlen, "requester %d: CPU work without P_CPU >= 1 and W_CPU/F_CPU",
+                          i);
         if (w->x > 0 && (w->p_gpu < 1 || bad_time(w->t_gpu_s)))
-            return fail(err, errlen, "requester %d: GPU work without P_GPU >= 1 and W_GPU/F_GPU",
-                        i);
+            return mw_err(err, errlen, "requester %d: GPU work without P_GPU >= 1 and W_GPU/F_GPU",
+                          i);
     }
     for (int i = 0; i < p->nnodes; i++)
         if (!isfinite(p->node[i].pow_w) || !isfinite(p->node[i].pow_idle_w))
-            return fail(err, errlen, "node %s: Pow_i or Pow_i^idle not finite", p->node[i].name);
+            return mw_err(err, errlen, "node %s: Pow_i or Pow_i^idle not finite", p->node[i].name);
     if (p->has_switch && (!isfinite(p->pow_sw_w) || !isfinite(p->pow_sw_idle_w)))
-        return fail(err, errlen, "Pow_SW or Pow_SW^idle not finite");
+        return mw_err(err, errlen, "Pow_SW or Pow_SW^idle not finite");
     return 0;
 }
 
@@ -241,7 +230,7 @@ static int fit_used(const mw_escobar_params *runs, const double *t_s, size_t n, 
     for (size_t i = 0; i < n; i++) {
         const mw_escobar_params *p = &runs[i];
         if (mw_escobar_check(p, err, errlen)) return -1;
-        if (!isfinite(t_s[i])) return fail(err, errlen, "run %zu: measured time not finite", i);
+        if (!isfinite(t_s[i])) return mw_err(err, errlen, "run %zu: measured time not finite", i);
         for (int w = 0; w < p->nworkers; w++) {
             if (p->w[w].x < 1) {
                 out->used[MW_ESCOBAR_FIT_T_CPU] = 1;
@@ -305,7 +294,7 @@ static int fit_solve(fit_ctx *ctx, gsl_vector *x0, double confidence, mw_escobar
         gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, np);
     int rc = -1;
     if (!covar || !ws) {
-        fail(err, errlen, "out of memory");
+        mw_err(err, errlen, "out of memory");
         goto done;
     }
     gsl_multifit_nlinear_fdf fdf = {0};
@@ -321,7 +310,7 @@ static int fit_solve(fit_ctx *ctx, gsl_vector *x0, double confidence, mw_escobar
         st = gsl_multifit_nlinear_driver(200, 1e-12, 1e-12, 0.0, NULL, NULL, &info, ws);
     if (st != GSL_SUCCESS && st != GSL_EMAXITER) {
         gsl_set_error_handler(old);
-        fail(err, errlen, "the least-squares fit failed: %s", gsl_strerror(st));
+        mw_err(err, errlen, "the least-squares fit failed: %s", gsl_strerror(st));
         goto done;
     }
     out->iterations = (int)gsl_multifit_nlinear_niter(ws);
@@ -348,7 +337,7 @@ int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t
 {
     memset(out, 0, sizeof *out);
     if (!(confidence > 0 && confidence < 1))
-        return fail(err, errlen, "confidence %g not in (0, 1)", confidence);
+        return mw_err(err, errlen, "confidence %g not in (0, 1)", confidence);
     double sum[MW_ESCOBAR_NFIT] = {0};
     int cnt[MW_ESCOBAR_NFIT] = {0};
     if (fit_used(runs, t_s, n, out, sum, cnt, err, errlen)) return -1;
@@ -363,13 +352,13 @@ int mw_escobar_fit_time(const mw_escobar_params *runs, const double *t_s, size_t
         }
     out->nparams = np;
     if (n < (size_t)np || n == 0)
-        return fail(err, errlen, "%zu runs for %d parameters (%s): the fit needs at least %d", n,
-                    np, names, np);
+        return mw_err(err, errlen, "%zu runs for %d parameters (%s): the fit needs at least %d", n,
+                      np, names, np);
     mw_escobar_params *work = mw_xcalloc(1, sizeof *work);
     gsl_vector *x0 = gsl_vector_alloc((size_t)np);
     int rc = -1;
     if (!x0) {
-        fail(err, errlen, "out of memory");
+        mw_err(err, errlen, "out of memory");
     } else {
         for (int k = 0; k < np; k++) {
             double v = cnt[index[k]] ? sum[index[k]] / cnt[index[k]] : 0;

@@ -20,6 +20,7 @@
  * 2^53 exactly, as SQLite's did), and the span's ends are doubles (SQLite's max() read as a
  * double), which the energy integral takes back as integers. */
 #include "escobar.h"
+#include "mw_err.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -39,22 +40,9 @@
 #define HOWTO "record eeg-mofs under 'mw record' (its libmwprobe counters)"
 #define NSTRUCT 8
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static int store_fail(mw_store *s, char *err, size_t errlen)
 {
-    return fail(err, errlen, "%s", mw_store_error(s));
+    return mw_err(err, errlen, "%s", mw_store_error(s));
 }
 
 static int icase_contains(const char *s, const char *sub)
@@ -101,10 +89,10 @@ static int read_struct_counters(mw_store *s, int *val, char *err, size_t errlen)
     if (rc < 0) return store_fail(s, err, errlen);
     for (int k = 0; k < NSTRUCT; k++)
         if (!have[k])
-            return fail(err, errlen,
-                        "missing parameter %s: no counter '%s' on rank 0 (%s, a version that "
-                        "writes its model counters)",
-                        struct_what[k], struct_keys[k], HOWTO);
+            return mw_err(err, errlen,
+                          "missing parameter %s: no counter '%s' on rank 0 (%s, a version that "
+                          "writes its model counters)",
+                          struct_what[k], struct_keys[k], HOWTO);
     return 0;
 }
 
@@ -122,20 +110,21 @@ static int read_structure(mw_store *s, mw_escobar_run *r, char *err, size_t errl
     r->chunk = val[6];
     r->ranks = val[7];
     if (p->version != 2 && p->version != 3)
-        return fail(err, errlen, "counter 'eeg version' is %d (2 or 3)", p->version);
+        return mw_err(err, errlen, "counter 'eeg version' is %d (2 or 3)", p->version);
     if (p->individuals < 1 || p->n_spop < 1 || r->generations < 1 || r->global_every < 1 ||
         r->chunk < 1 || r->ranks < 1 || r->ranks > 4096 || r->generations % r->global_every != 0)
-        return fail(err, errlen,
-                    "inconsistent eeg counters (individuals %d, subpops %d, "
-                    "generations %d, global every %d, chunk %d, ranks %d)",
-                    p->individuals, p->n_spop, r->generations, r->global_every, r->chunk, r->ranks);
+        return mw_err(err, errlen,
+                      "inconsistent eeg counters (individuals %d, subpops %d, "
+                      "generations %d, global every %d, chunk %d, ranks %d)",
+                      p->individuals, p->n_spop, r->generations, r->global_every, r->chunk,
+                      r->ranks);
     p->n_gm = r->generations / r->global_every;
     if (p->version == 2) {
         if (r->local_every < 1 || r->global_every % r->local_every != 0)
-            return fail(err, errlen,
-                        "missing parameter N_Lm: counter 'eeg local every' is %d "
-                        "for a v2 run (%s)",
-                        r->local_every, HOWTO);
+            return mw_err(err, errlen,
+                          "missing parameter N_Lm: counter 'eeg local every' is %d "
+                          "for a v2 run (%s)",
+                          r->local_every, HOWTO);
         p->g = r->local_every;
         p->n_lm = r->global_every / r->local_every;
     } else {
@@ -314,10 +303,10 @@ static int make_requesters(mw_escobar_run *r, const rank_info *ri, char *err, si
     p->nworkers = 0;
     for (int k = first; k < r->ranks; k++) {
         if (!ri[k].have_threads || !ri[k].have_gpus)
-            return fail(err, errlen,
-                        "missing parameter P_CPU/P_GPU of rank %d: no counters 'eeg cpu "
-                        "threads' and 'eeg gpus' on it (%s)",
-                        k, HOWTO);
+            return mw_err(err, errlen,
+                          "missing parameter P_CPU/P_GPU of rank %d: no counters 'eeg cpu "
+                          "threads' and 'eeg gpus' on it (%s)",
+                          k, HOWTO);
         /* this rank's own W/F, else the mean over the workers */
         double tc =
             ri[k].cpu_units > 0 ? ri[k].cpu_s / ri[k].cpu_units : (cpu_u > 0 ? cpu_s / cpu_u : 0);
@@ -326,7 +315,7 @@ static int make_requesters(mw_escobar_run *r, const rank_info *ri, char *err, si
         int nreq = p->version == 2 ? 1 : ndev;
         if (p->nworkers + nreq > MW_ESCOBAR_MAX_WORKERS) {
             add_requesters(r, &ri[k], k, tc, tg, MW_ESCOBAR_MAX_WORKERS - p->nworkers);
-            return fail(err, errlen, "more than %d requesters", MW_ESCOBAR_MAX_WORKERS);
+            return mw_err(err, errlen, "more than %d requesters", MW_ESCOBAR_MAX_WORKERS);
         }
         add_requesters(r, &ri[k], k, tc, tg, nreq);
     }
@@ -399,14 +388,15 @@ static int read_times(mw_store *s, mw_escobar_run *r, double *start_ns, double *
         p->t_com_s = (double)st.sum_ns * 1e-9 / ((double)p->nworkers * p->n_gm);
     }
     if (user_spans(s, "init", MW_RUN_ANY_RANK, MW_RUN_ANY_RANK, &st, err, errlen)) return -1;
-    if (!st.n) return fail(err, errlen, "missing the modelled span: no 'init' phases (%s)", HOWTO);
+    if (!st.n)
+        return mw_err(err, errlen, "missing the modelled span: no 'init' phases (%s)", HOWTO);
     *start_ns = (double)st.max_end_ns;
     *end_ns = (double)gm.max_end_ns;
     if (!gm.n || *end_ns <= *start_ns)
-        return fail(err, errlen,
-                    "missing parameter T_master and the measured T_cluster: no 'global "
-                    "migration' phases on rank 0 after init (%s)",
-                    HOWTO);
+        return mw_err(err, errlen,
+                      "missing parameter T_master and the measured T_cluster: no 'global "
+                      "migration' phases on rank 0 after init (%s)",
+                      HOWTO);
     r->t_measured_s = (*end_ns - *start_ns) * 1e-9;
     double c0, c1;
     int n0 = meta_number(s, "cmd_start_ns", &c0), n1 = meta_number(s, "cmd_end_ns", &c1);
@@ -438,14 +428,14 @@ static int channel_power(mw_store *s, int channel, int64_t from_ns, int64_t to_n
         nd->pow_w = lv.work_w;
         nd->pow_idle_w = lv.idle_w;
     } else {
-        rc = fail(err, errlen, "channel %s: no power levels (%s)", nd->name, lv.note);
+        rc = mw_err(err, errlen, "channel %s: no power levels (%s)", nd->name, lv.note);
     }
     free(pw);
     mw_energy_trace tr;
     char e2[256];
     if (!rc && mw_energy_trace_init(&tr, w, n, e2, sizeof e2)) {
         free(w);
-        return fail(err, errlen, "channel %s: %s", nd->name, e2);
+        return mw_err(err, errlen, "channel %s: %s", nd->name, e2);
     }
     if (!rc) {
         *energy_j = mw_energy_j(mw_energy_span_pj(&tr, from_ns, to_ns));
@@ -468,8 +458,8 @@ static int add_channel(mw_escobar_params *p, const mw_escobar_node *nd, const ch
         p->node[p->nnodes++] = *nd;
     } else {
         /* its energy is measured but the model could not predict it */
-        return fail(err, errlen, "the run has more than %d node channels (the model's limit)",
-                    MW_ESCOBAR_MAX_NODES);
+        return mw_err(err, errlen, "the run has more than %d node channels (the model's limit)",
+                      MW_ESCOBAR_MAX_NODES);
     }
     return 0;
 }
@@ -502,9 +492,9 @@ static int read_channels(mw_store *s, mw_escobar_run *r, const char *master_host
     mw_run_close(c);
     if (rc != 0) return rc < 0 ? store_fail(s, err, errlen) : -1;
     if (total == 0)
-        return fail(err, errlen,
-                    "missing parameters Pow_i and Pow_i^idle: the run has no power samples "
-                    "(record it with a meter: mw record --meter PORT|sim)");
+        return mw_err(err, errlen,
+                      "missing parameters Pow_i and Pow_i^idle: the run has no power samples "
+                      "(record it with a meter: mw record --meter PORT|sim)");
     return 0;
 }
 
@@ -532,14 +522,14 @@ int mw_escobar_from_run(const char *rundir, const char *switch_name, mw_escobar_
     memset(out, 0, sizeof *out);
     snprintf(out->dir, sizeof out->dir, "%s", rundir);
     if (!mw_store_exists(rundir))
-        return fail(err, errlen, "%s: not a run (no %s there)", rundir, MW_STORE_DB_NAME);
+        return mw_err(err, errlen, "%s: not a run (no %s there)", rundir, MW_STORE_DB_NAME);
     char e2[512];
     mw_store *s = mw_store_open(rundir, e2, sizeof e2);
-    if (!s) return fail(err, errlen, "%s", e2);
+    if (!s) return mw_err(err, errlen, "%s", e2);
     mw_run_snapshot_begin(s);
     int rc = from_store(s, switch_name, out, e2, sizeof e2);
     mw_run_snapshot_end(s);
     mw_store_close(s);
-    if (rc) return fail(err, errlen, "%s: %s", rundir, e2);
+    if (rc) return mw_err(err, errlen, "%s: %s", rundir, e2);
     return 0;
 }

@@ -20,6 +20,7 @@
  * The study owns copies of its runs; rows point into them. Messages are worded for mw fit,
  * which prints them after "mw fit: " (notes after "mw fit: note: "). */
 #include "escobar_study.h"
+#include "mw_err.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -38,12 +39,10 @@ static mw_escobar_study_status fail(mw_escobar_study_status st, char *err, size_
 static mw_escobar_study_status fail(mw_escobar_study_status st, char *err, size_t errlen,
                                     const char *fmt, ...)
 {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    mw_verr(err, errlen, fmt, ap);
+    va_end(ap);
     return st;
 }
 

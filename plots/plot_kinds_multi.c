@@ -79,14 +79,14 @@ static void box_levels_free(box_levels *b)
 
 /* Run i (dirs[i], sweep label or NULL): its group, and each selected channel's kde levels
  * (channels with fewer than two windows, or past the channel limit, left out). 0, or -1
- * when the run is left out (said on stderr). */
+ * when the run is left out (said through mw_plot_say). */
 static int add_run_levels(const mw_plot_job *j, const char *dir, const char *label, size_t i,
                           box_levels *b)
 {
     mw_plot_run *r;
     char err[1024];
     if (mw_plot_run_load(dir, &r, err, sizeof err)) {
-        fprintf(stderr, "mw plot: boxplot: %s (left out)\n", err);
+        mw_plot_say(j->out, "mw plot: boxplot: %s (left out)", err);
         return -1;
     }
     int64_t version;
@@ -97,7 +97,7 @@ static int add_run_levels(const mw_plot_job *j, const char *dir, const char *lab
         snprintf(g, sizeof g, "%s", label ? label : "runs");
     int gi = find_or_add(b->groups, &b->ng, MAX_GROUPS, g);
     if (gi < 0) {
-        fprintf(stderr, "mw plot: boxplot: more than %d groups; %s left out\n", MAX_GROUPS, dir);
+        mw_plot_say(j->out, "mw plot: boxplot: more than %d groups; %s left out", MAX_GROUPS, dir);
         mw_plot_run_free(r);
         return 0;
     }

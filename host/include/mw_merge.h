@@ -21,6 +21,9 @@ typedef struct {
 } mw_merge_stats;
 
 /* Merge RUNDIR/probe/NAME.mwp into s (open for writing). Returns 0, or -1 with a message in
- * err (a skipped file is not an error: its message is printed to stderr and counted). */
-int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st, char *err, size_t errlen);
+ * err. A skipped file is not an error: it is counted, and its message ("FILE:LINE: what")
+ * goes to skipped(ctx, message) when skipped is not NULL. */
+int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st,
+                 void (*skipped)(void *ctx, const char *message), void *ctx, char *err,
+                 size_t errlen);
 #endif

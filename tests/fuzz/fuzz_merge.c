@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(fclose(f) == 0);
     mw_merge_stats st;
     char err[8192] = "";
-    int rc = mw_merge_run(g_store, g_run, &st, err, sizeof err);
+    int rc = mw_merge_run(g_store, g_run, &st, NULL, NULL, err, sizeof err);
     if (rc) dprintf(2, "fuzz_merge: %s\n", err);
     FUZZ_CHECK(rc == 0);
     FUZZ_CHECK(st.files + st.skipped == 1);

@@ -20,8 +20,10 @@ plain_run() {
   # the simulated loads (seed 000 Table 5 idle powers): node0 156.3 W within 1 %
   expect_num "node0 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=1")" 154.7 157.9
   expect_num "node2 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=3")" 171.1 174.5
-  # windows tile host time: each starts where the previous ended (within 1 ms), 250 ms long
-  expect_eq "windows tile time" "$(q "$r" "select count(*) from samples a join samples b on b.channel=a.channel and b.segment=a.segment and b.seq=a.seq+1 where a.channel=1 and abs(b.t0_ns-a.t1_ns) > 1000000")" 0
+  # windows tile host time: each starts exactly where the previous ended (one map of meter
+  # time for all: they overlapped by a few ns, more under load, when each stamp read the
+  # realtime-monotonic offset anew), 250 ms long
+  expect_eq "windows tile time" "$(q "$r" "select count(*) from samples a join samples b on b.channel=a.channel and b.segment=a.segment and b.seq=a.seq+1 where b.t0_ns <> a.t1_ns")" 0
   expect_num "window length (ms)" "$(q "$r" "select avg(t1_ns-t0_ns)/1e6 from samples where channel=1")" 249.5 250.5
   # the command lies inside measured time
   expect_eq "command covered" "$(q "$r" "select (select min(t0_ns) from samples) <= cast((select value from meta where key='cmd_start_ns') as integer) and (select max(t1_ns) from samples) >= cast((select value from meta where key='cmd_end_ns') as integer)")" 1

@@ -72,7 +72,7 @@ static void merges_with_interpolated_offsets(void **state)
     write_file("bad.1.mwp", "H\t1\tbad\t1\tCLOCK_REALTIME\nE\t0\t2\t9\t1\t2\t0\t-1\n");
 
     mw_merge_stats st;
-    assert_int_equal(mw_merge_run(s, rundir, &st, err, sizeof err), 0);
+    assert_int_equal(mw_merge_run(s, rundir, &st, NULL, NULL, err, sizeof err), 0);
     assert_int_equal(st.files, 2);
     assert_int_equal(st.skipped, 1);
     assert_int_equal(st.events, 3);
@@ -102,7 +102,7 @@ static void merges_with_interpolated_offsets(void **state)
     assert_int_equal(q1(s, "select uncertainty_ns from clock_sync order by local_ns desc"), 30000);
 
     /* again: the same, not twice; the recorder's phase is kept */
-    assert_int_equal(mw_merge_run(s, rundir, &st, err, sizeof err), 0);
+    assert_int_equal(mw_merge_run(s, rundir, &st, NULL, NULL, err, sizeof err), 0);
     assert_int_equal(q1(s, "select count(*) from phases"), 4);
     assert_int_equal(q1(s, "select count(*) from clock_sync"), 2);
     assert_int_equal(q1(s, "select count(*) from phases where kind='mw'"), 1);
