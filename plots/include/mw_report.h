@@ -1,7 +1,6 @@
-/* report_internal — what the files of `mw report` share: the runs, sweeps and figures of
- * one report (filled by cmd_report.c: inputs, child processes, metadata) and the page
- * writer (report_page.c: the HTML of docs/report.md). Names: rp_ (report). Not a public
- * interface: only collector/cmd_report.c and collector/report_page.c include it. */
+/* mw_report — what the files of `mw report` share: the runs, sweeps and figures of one report
+ * (filled by cmd_report.c: inputs, child processes, metadata) and the page writer
+ * (plots/report_page.c and its sections: the HTML of docs/report.md). Names: rp_ (report). */
 #ifndef MW_REPORT_INTERNAL_H
 #define MW_REPORT_INTERNAL_H
 #include <json.h>
@@ -72,7 +71,7 @@ typedef struct {
     char fig_note[512]; /* why mw plot could not run */
 } rp_report;
 
-/* The JSON of mw analyze and mw fit, read leniently (report_page.c): a member or NULL; a
+/* The JSON of mw analyze and mw fit, read leniently (report_model.c): a member or NULL; a
  * number, or NaN for null or missing; a string or NULL; 1 true, 0 false, -1 null or
  * missing; an array's length (0 for anything else) and its element i or NULL. */
 json_object *rp_jget(json_object *o, const char *k);
