@@ -4,13 +4,13 @@
  *
  * Design. The report computes nothing of its own that another command computes: the
  * energy per channel, phase and rank, the power levels and the mean +- sd across runs are
- * `mw analyze --json` over every run (one child process; its JSON is read with json-c);
- * the model table is `mw fit --model escobar --json` (predict, then fit mode) over the runs
- * that models/escobar.h recognises as eeg-mofs runs (mw_escobar_from_run). Those two
- * children (this executable, /proc/self/exe, with an argument vector: report_child.h) are
- * report_analysis and report_fit, the only places mw report runs mw: mw analyze's phase
- * unions and rank-to-channel attribution still live in the command, and the page must show
- * exactly its numbers; each is to become a library call. The figures are drawn in this
+ * the analysis of `mw analyze`, in this process (rp_report_analyse, plots/report_analysis.c:
+ * libmwmodels' mw_analysis_read per run and mw_analysis_aggregate_runs), shown as
+ * `mw analyze --json` states them; the model table is `mw fit --model escobar --json`
+ * (predict, then fit mode) over the runs that models/escobar.h recognises as eeg-mofs runs
+ * (mw_escobar_from_run), a child of this executable (/proc/self/exe, with an argument vector:
+ * report_child.h): report_fit, the one place mw report runs mw, to become a library call
+ * without changing its caller. The figures are drawn in this
  * process by libmwplot (mw_plot_run_job, the job of `mw plot`): INPUTS... into DIR/fig as
  * png (for several runs only the figures across them) and, for 2 to RP_MAX_RUN_FIGURES
  * runs, each RUNDIR into DIR/fig/runN; a figure's kind is the start of its file name
@@ -22,8 +22,8 @@
  * This file gathers (inputs, metadata, the analysis, figures); plots/report_page.c writes
  * the page from what it gathered (mw_report.h).
  *
- * Order: arguments, inputs (each a run or a sweep, else exit 2), the analysis (its failure
- * on unusable input is exit 2 with analyze's own reason), then DIR is created, the figures
+ * Order: arguments, inputs (each a run or a sweep, else exit 2), the analysis (a run that
+ * cannot be analysed is exit 2 with the analysis's reason), then DIR is created, the figures
  * made, and the page written to DIR/index.html.tmp and renamed: nothing is created before
  * the input is known to be good, and a failed write leaves no half page. Every string from
  * outside (run directories, metadata, channel and phase names, file names) is escaped
@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <json.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +220,7 @@ static void run_free(rp_run *r)
 {
     free(r->dir);
     free(r->title);
+    mw_analysis_free(r->an);
     for (size_t i = 0; i < r->nmeta; i++) {
         free(r->key[i]);
         free(r->val[i]);
@@ -249,7 +249,7 @@ static void report_free(rp_report *rp)
         mw_sweepidx_close(rp->sw[i].x);
     }
     free(rp->sw);
-    if (rp->analysis) json_object_put(rp->analysis);
+    mw_analysis_aggregate_free(&rp->agg);
     if (rp->fit) json_object_put(rp->fit);
     if (rp->fit_mode) json_object_put(rp->fit_mode);
     for (size_t i = 0; i < rp->nfig; i++) {
@@ -275,31 +275,6 @@ static json_object *parse_json(const char *text, const char *what)
     return o;
 }
 
-/* The command's duration and every channel's energy during it (the mw phase "command"),
- * and every channel's energy over the range. */
-static void derive_run(rp_run *r)
-{
-    r->duration_s = rp_jnum(r->an, "duration_s");
-    r->cmd_s = r->cmd_j = NAN;
-    r->total_j = 0;
-    json_object *ch = rp_jget(r->an, "channels");
-    for (size_t i = 0; i < rp_jlen(ch); i++)
-        r->total_j += rp_jnum(rp_jat(ch, i), "energy_j");
-    if (!rp_jlen(ch)) r->total_j = NAN;
-    json_object *ph = rp_jget(r->an, "phases");
-    for (size_t i = 0; i < rp_jlen(ph); i++) {
-        json_object *p = rp_jat(ph, i);
-        const char *kind = rp_jstr(p, "kind"), *name = rp_jstr(p, "name");
-        if (!kind || !name || strcmp(kind, "mw") || strcmp(name, "command")) continue;
-        r->cmd_s = rp_jnum(p, "duration_s");
-        json_object *pc = rp_jget(p, "channels");
-        double e = 0;
-        for (size_t k = 0; k < rp_jlen(pc); k++)
-            e += rp_jnum(rp_jat(pc, k), "energy_j");
-        r->cmd_j = rp_jlen(pc) ? e : NAN;
-    }
-}
-
 /* ---- progress ---------------------------------------------------------------------- */
 
 static int quiet;
@@ -314,6 +289,16 @@ static void progress(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+/* What the analysis says (rp_report.say): mw analyze's notes, progress. */
+static void say(void *ctx, rp_say_kind kind, const char *text)
+{
+    (void)ctx;
+    if (kind == RP_SAY_WARNING)
+        fprintf(stderr, "mw report: warning: %s\n", text);
+    else if (!quiet)
+        fprintf(stderr, kind == RP_SAY_PROGRESS ? "mw report: %s\n" : "%s\n", text);
 }
 
 /* ---- inputs ------------------------------------------------------------------------ */
@@ -395,47 +380,10 @@ static int collect_runs(const rp_opts *o, rp_report *rp)
     return 0;
 }
 
-/* ---- the analysis, the model: the two mw children ------------------------------------
- * report_analysis and report_fit are the only places mw report still runs mw (as children,
- * report_child.h); each is to become one library call with the same result (libmwmodels'
- * analysis, the escobar fit) without changing its callers. */
-
-/* `mw analyze --json` over every run: 0 with its JSON in *out, else the exit status, said on
- * stderr (unusable input: MW_EXIT_USAGE with analyze's own reason). Its notes (a constant
- * channel, ...) are progress. */
-static int report_analysis(const rp_report *rp, json_object **out)
-{
-    char **argv = mw_xcalloc(rp->nrun + 4, sizeof *argv);
-    int k = 0;
-    argv[k++] = "mw";
-    argv[k++] = "analyze";
-    argv[k++] = "--json";
-    for (size_t i = 0; i < rp->nrun; i++)
-        argv[k++] = rp->run[i].dir;
-    argv[k] = NULL;
-    mw_report_child c;
-    int rc = mw_report_child_run(argv, &c);
-    free(argv);
-    char line[512];
-    if (rc != 0 || c.status != 0) {
-        mw_report_child_last_err(&c, line, sizeof line);
-        int st = c.status;
-        mw_report_child_free(&c);
-        if (st == MW_EXIT_USAGE) {
-            fprintf(stderr, "mw report: %s\n", line);
-            return MW_EXIT_USAGE;
-        }
-        if (st < 0)
-            fprintf(stderr, "mw report: mw analyze could not run: %s\n", line);
-        else
-            fprintf(stderr, "mw report: mw analyze failed (exit %d): %s\n", st, line);
-        return MW_EXIT_FAIL;
-    }
-    if (!quiet && c.err && c.err[0]) fputs(c.err, stderr);
-    *out = parse_json(c.out, "mw analyze --json");
-    mw_report_child_free(&c);
-    return *out ? 0 : MW_EXIT_FAIL;
-}
+/* ---- the model: the one mw child -------------------------------------------------------
+ * report_fit is the only place mw report still runs mw (a child, report_child.h); it is to
+ * become one library call with the same result (the escobar fit) without changing its
+ * callers. */
 
 /* `mw fit --model escobar --mode MODE --json` over the eeg-mofs runs: 0 with its JSON in
  * *out (NULL, and note saying so, when it does not parse), or -1 when mw fit failed (note:
@@ -469,24 +417,6 @@ static int report_fit(const rp_report *rp, const char *mode, json_object **out, 
     mw_report_child_free(&c);
     free(argv);
     return rc;
-}
-
-/* The analysis of every run, and what the page derives from it. */
-static int analyze(rp_report *rp)
-{
-    int rc = report_analysis(rp, &rp->analysis);
-    if (rc) return rc;
-    json_object *runs = rp_jget(rp->analysis, "runs");
-    if (rp_jlen(runs) != rp->nrun) {
-        fprintf(stderr, "mw report: mw analyze --json gave %zu runs for %zu\n", rp_jlen(runs),
-                rp->nrun);
-        return MW_EXIT_FAIL;
-    }
-    for (size_t i = 0; i < rp->nrun; i++) {
-        rp->run[i].an = rp_jat(runs, i);
-        derive_run(&rp->run[i]);
-    }
-    return 0;
 }
 
 /* The escobar model over the eeg-mofs runs: predict mode, and fit mode when it can. */
@@ -632,6 +562,7 @@ int cmd_report(int argc, char **argv)
     quiet = o.quiet;
     rp_report rp;
     memset(&rp, 0, sizeof rp);
+    rp.say = say;
     char *out_dir = o.out_dir ? mw_xstrdup(o.out_dir) : join(o.inputs[0], "report");
     char *page = join(out_dir, "index.html");
     char *tmp = join(out_dir, "index.html.tmp");
@@ -648,7 +579,11 @@ int cmd_report(int argc, char **argv)
             goto done;
         }
     /* no progress before this: unusable input is one line on stderr */
-    if ((rc = analyze(&rp)) != 0) goto done;
+    if (rp_report_analyse(&rp, err, sizeof err) != 0) {
+        fprintf(stderr, "mw report: mw analyze: %s\n", err);
+        rc = MW_EXIT_USAGE;
+        goto done;
+    }
     progress("analysed %zu run%s (mw analyze)", rp.nrun, rp.nrun == 1 ? "" : "s");
     model(&rp);
     if (mw_fs_mkdirs(out_dir, NULL, err, sizeof err) != 0) {

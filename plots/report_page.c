@@ -1,13 +1,15 @@
-/* report_page — the HTML page of `mw report` (docs/report.md), written from what cmd_report.c
- * gathered (mw_report.h): summary, sweep (report_sweep.c), energy per channel and phase, power
- * levels, statistics across runs, the model (report_model.c), the figures and the metadata
- * (report_meta.c), in that order.
+/* report_page — the HTML page of `mw report` (docs/report.md; mw_report.h: rp_write_page),
+ * written from a built report: summary, sweep (report_sweep.c), energy per channel and phase,
+ * power levels, statistics across runs, the model (report_model.c), the figures and the
+ * metadata (report_meta.c), in that order.
  *
- * Every string from outside goes through mw_html_text (report_html.h); numbers are
- * formatted with their units, a missing one as an en dash (report_cells.c). Tables that
- * tests read carry ids (energy-N, levels-N, across-channels, sweep-N-runs, ...) and a
- * data-channel attribute on per-channel rows, one row a line. Intervals across runs come
- * from models/stats.h. */
+ * The analysis's numbers are read from its structs (models/include/mw_analysis.h) as
+ * `mw analyze --json` states them (rp_an_*, report_analysis.c), so the page shows exactly
+ * analyze's numbers, rounded again for display. Every string from outside goes through
+ * mw_html_text (report_html.h); numbers are formatted with their units, a missing one as an
+ * en dash (report_cells.c). Tables that tests read carry ids (energy-N, levels-N,
+ * across-channels, sweep-N-runs, ...) and a data-channel attribute on per-channel rows, one row
+ * a line. Intervals across runs come from models/stats.h. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +21,6 @@
 #include "report_css.h"
 #include "report_html.h"
 #include "report_page.h"
-
-/* ---- figure kinds ------------------------------------------------------------------------ */
 
 /* The figure kinds of mw plot (docs/plots.md), in page order: a figure belongs to the kind
  * its file name begins with (mw plot names a run's figures KIND[-CHANNEL]). */
@@ -58,7 +58,7 @@ static int kind_of(const char *name)
     return -1;
 }
 
-/* ---- HTML: sections ------------------------------------------------------------------ */
+/* ---- summary ------------------------------------------------------------------------------- */
 
 static void section_summary(FILE *f, const rp_report *rp)
 {
@@ -83,7 +83,7 @@ static void section_summary(FILE *f, const rp_report *rp)
         const rp_run *r = &rp->run[i];
         fputs("<tr>", f);
         rp_td_code(f, r->title);
-        rp_td_text(f, rp_jstr(r->an, "status"));
+        rp_td_text(f, r->an->status);
         char b[64];
         long long t;
         rp_td_text(f, rp_meta_ll(r, "start_ns", &t) == 0 ? mw_html_utc(b, sizeof b, t) : NULL);
@@ -95,6 +95,32 @@ static void section_summary(FILE *f, const rp_report *rp)
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table></div>\n</section>\n", f);
+}
+
+/* ---- energy per channel -------------------------------------------------------------------- */
+
+/* <tr data-channel="NAME"> */
+static void tr_channel(FILE *f, const char *name)
+{
+    fputs("<tr data-channel=\"", f);
+    mw_html_text(f, name);
+    fputs("\">", f);
+}
+
+static void energy_row(FILE *f, const mw_analysis_channel *c)
+{
+    tr_channel(f, c->name);
+    rp_td_text(f, c->name);
+    rp_td_text(f, c->has_host ? c->host : NULL);
+    rp_td_num(f, (double)c->windows, 0, "");
+    rp_td_seconds(f, rp_an_seconds(c->covered_ns));
+    rp_td_energy(f, rp_an_joules(c->energy_pj));
+    rp_td_energy(f, c->have_meter ? rp_an_joules(c->meter_pj) : NAN);
+    rp_td_num(f, rp_an_round(mw_analysis_meter_difference_pct(c), 4), 4, "%");
+    rp_td_num(f, rp_an_mean_w(c->energy_pj, c->covered_ns), 3, "W");
+    rp_td_num(f, c->idle_source ? rp_an_round(c->idle_power_w, 6) : NAN, 3, "W");
+    rp_td_energy(f, rp_an_round(mw_analysis_dynamic_j(c, c->energy_pj, c->covered_ns), 6));
+    fputs("</tr>\n", f);
 }
 
 static void section_energy(FILE *f, const rp_report *rp)
@@ -110,33 +136,97 @@ static void section_energy(FILE *f, const rp_report *rp)
                                        ">Difference",     ">Mean power", ">Idle power",
                                        ">Dynamic energy", NULL};
     for (size_t i = 0; i < rp->nrun; i++) {
-        const rp_run *r = &rp->run[i];
+        const mw_analysis_run *an = rp->run[i].an;
         rp_run_open(f, rp, i);
         fprintf(f, "<div class=\"scroll\"><table id=\"energy-%zu\">\n", i + 1);
         rp_thead(f, cols);
         fputs("<tbody>\n", f);
-        json_object *ch = rp_jget(r->an, "channels");
-        for (size_t k = 0; k < rp_jlen(ch); k++) {
-            json_object *c = rp_jat(ch, k);
-            fputs("<tr data-channel=\"", f);
-            mw_html_text(f, rp_jstr(c, "name"));
-            fputs("\">", f);
-            rp_td_text(f, rp_jstr(c, "name"));
-            rp_td_text(f, rp_jstr(c, "host"));
-            rp_td_num(f, rp_jnum(c, "windows"), 0, "");
-            rp_td_seconds(f, rp_jnum(c, "covered_s"));
-            rp_td_energy(f, rp_jnum(c, "energy_j"));
-            rp_td_energy(f, rp_jnum(c, "meter_energy_j"));
-            rp_td_num(f, rp_jnum(c, "meter_difference_pct"), 4, "%");
-            rp_td_num(f, rp_jnum(c, "mean_power_w"), 3, "W");
-            rp_td_num(f, rp_jnum(c, "idle_power_w"), 3, "W");
-            rp_td_energy(f, rp_jnum(c, "dynamic_energy_j"));
-            fputs("</tr>\n", f);
-        }
+        for (size_t k = 0; k < an->nchannels; k++)
+            energy_row(f, &an->channels[k]);
         fputs("</tbody></table></div>\n", f);
         rp_run_close(f, rp);
     }
     fputs("</section>\n", f);
+}
+
+/* ---- energy per phase ---------------------------------------------------------------------- */
+
+/* A row of phase group p: its own cells on its first row (first), and its figures on channel
+ * index c (c < 0: on no channel, dashes). */
+static void phase_row(FILE *f, const mw_analysis_run *an, const mw_analysis_phase *p, int first,
+                      long c)
+{
+    fputs("<tr>", f);
+    if (first) {
+        rp_td_text(f, p->kind);
+        rp_td_text(f, p->name);
+        rp_td_num(f, (double)p->intervals, 0, "");
+        rp_td_seconds(f, rp_an_seconds(p->duration_ns));
+    } else {
+        fputs("<td></td><td></td><td></td><td></td>", f);
+    }
+    const mw_analysis_channel *ch = c >= 0 ? &an->channels[c] : NULL;
+    mw_energy_pj pj = ch ? p->channel_energy_pj[c] : 0;
+    int64_t cov = ch ? p->channel_covered_ns[c] : 0;
+    rp_td_text(f, ch ? ch->name : NULL);
+    rp_td_seconds(f, ch ? rp_an_seconds(p->channel_duration_ns[c]) : NAN);
+    rp_td_energy(f, ch ? rp_an_joules(pj) : NAN);
+    rp_td_num(f, ch ? rp_an_mean_w(pj, cov) : NAN, 3, "W");
+    rp_td_energy(f, ch ? rp_an_round(mw_analysis_dynamic_j(ch, pj, cov), 6) : NAN);
+    fputs("</tr>\n", f);
+}
+
+static void phases_table(FILE *f, const mw_analysis_run *an, size_t i)
+{
+    static const char *const cols[] = {
+        "Kind",    "Phase",       ">Intervals",      ">Duration", "Channel", ">On the channel",
+        ">Energy", ">Mean power", ">Dynamic energy", NULL};
+    if (!an->nphases) {
+        fputs("<p>No phases recorded.</p>\n", f);
+        return;
+    }
+    fprintf(f, "<div class=\"scroll\"><table id=\"phases-%zu\">\n", i + 1);
+    rp_thead(f, cols);
+    fputs("<tbody>\n", f);
+    for (size_t k = 0; k < an->nphases; k++) {
+        const mw_analysis_phase *p = &an->phases[k];
+        int rows = 0; /* a row per channel the group is on (mw analyze lists those) */
+        for (size_t c = 0; c < an->nchannels; c++)
+            if (p->channel_duration_ns[c]) phase_row(f, an, p, !rows++, (long)c);
+        if (!rows) phase_row(f, an, p, 1, -1);
+    }
+    fputs("</tbody></table></div>\n", f);
+}
+
+static void ranks_table(FILE *f, const mw_analysis_run *an)
+{
+    static const char *const cols[] = {
+        "Rank",      "Host",    "Channels",      ">Start",
+        ">Duration", ">Energy", ">Working time", ">Energy while working",
+        NULL};
+    if (!an->nranks) return;
+    fputs("<h3>Ranks</h3>\n<div class=\"scroll\"><table>\n", f);
+    rp_thead(f, cols);
+    fputs("<tbody>\n", f);
+    for (size_t k = 0; k < an->nranks; k++) {
+        const mw_analysis_rank *x = &an->ranks[k];
+        fputs("<tr>", f);
+        rp_td_num(f, x->rank, 0, "");
+        rp_td_text(f, x->host);
+        fputs("<td>", f);
+        for (size_t c = 0; c < x->nchannels; c++) {
+            if (c) fputs(", ", f);
+            mw_html_text(f, an->channels[x->channels[c]].name);
+        }
+        fputs("</td>", f);
+        rp_td_seconds(f, rp_an_seconds(mw_analysis_since_ns(an, x->start_ns)));
+        rp_td_seconds(f, rp_an_seconds((__int128)x->end_ns - x->start_ns));
+        rp_td_energy(f, rp_an_joules(x->energy_pj));
+        rp_td_seconds(f, rp_an_seconds(x->work_ns));
+        rp_td_energy(f, rp_an_joules(x->work_energy_pj));
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table></div>\n", f);
 }
 
 static void section_phases(FILE *f, const rp_report *rp)
@@ -146,82 +236,66 @@ static void section_phases(FILE *f, const rp_report *rp)
           "of its intervals over the ranks that channel measures, so overlapping intervals "
           "count once. Kind <code>mw</code>: the recorder's idle baseline and command.</p>\n",
           f);
-    static const char *const cols[] = {
-        "Kind",    "Phase",       ">Intervals",      ">Duration", "Channel", ">On the channel",
-        ">Energy", ">Mean power", ">Dynamic energy", NULL};
-    static const char *const rcols[] = {
-        "Rank",      "Host",    "Channels",      ">Start",
-        ">Duration", ">Energy", ">Working time", ">Energy while working",
-        NULL};
     for (size_t i = 0; i < rp->nrun; i++) {
-        const rp_run *r = &rp->run[i];
         rp_run_open(f, rp, i);
-        json_object *ph = rp_jget(r->an, "phases");
-        if (!rp_jlen(ph)) {
-            fputs("<p>No phases recorded.</p>\n", f);
-        } else {
-            fprintf(f, "<div class=\"scroll\"><table id=\"phases-%zu\">\n", i + 1);
-            rp_thead(f, cols);
-            fputs("<tbody>\n", f);
-            for (size_t k = 0; k < rp_jlen(ph); k++) {
-                json_object *p = rp_jat(ph, k);
-                json_object *pc = rp_jget(p, "channels");
-                size_t nc = rp_jlen(pc) ? rp_jlen(pc) : 1;
-                for (size_t c = 0; c < nc; c++) {
-                    json_object *x = rp_jat(pc, c);
-                    fputs("<tr>", f);
-                    if (c == 0) {
-                        rp_td_text(f, rp_jstr(p, "kind"));
-                        rp_td_text(f, rp_jstr(p, "name"));
-                        rp_td_num(f, rp_jnum(p, "intervals"), 0, "");
-                        rp_td_seconds(f, rp_jnum(p, "duration_s"));
-                    } else {
-                        fputs("<td></td><td></td><td></td><td></td>", f);
-                    }
-                    rp_td_text(f, rp_jstr(x, "name"));
-                    rp_td_seconds(f, rp_jnum(x, "duration_s"));
-                    rp_td_energy(f, rp_jnum(x, "energy_j"));
-                    rp_td_num(f, rp_jnum(x, "mean_power_w"), 3, "W");
-                    rp_td_energy(f, rp_jnum(x, "dynamic_energy_j"));
-                    fputs("</tr>\n", f);
-                }
-            }
-            fputs("</tbody></table></div>\n", f);
-        }
-        json_object *rk = rp_jget(r->an, "ranks");
-        if (rp_jlen(rk)) {
-            fputs("<h3>Ranks</h3>\n<div class=\"scroll\"><table>\n", f);
-            rp_thead(f, rcols);
-            fputs("<tbody>\n", f);
-            for (size_t k = 0; k < rp_jlen(rk); k++) {
-                json_object *x = rp_jat(rk, k);
-                fputs("<tr>", f);
-                rp_td_num(f, rp_jnum(x, "rank"), 0, "");
-                rp_td_text(f, rp_jstr(x, "host"));
-                json_object *chs = rp_jget(x, "channels");
-                fputs("<td>", f);
-                for (size_t c = 0; c < rp_jlen(chs); c++) {
-                    if (c) fputs(", ", f);
-                    mw_html_text(f, json_object_get_string(rp_jat(chs, c)));
-                }
-                fputs("</td>", f);
-                rp_td_seconds(f, rp_jnum(x, "start_s"));
-                rp_td_seconds(f, rp_jnum(x, "duration_s"));
-                rp_td_energy(f, rp_jnum(x, "energy_j"));
-                rp_td_seconds(f, rp_jnum(x, "work_s"));
-                rp_td_energy(f, rp_jnum(x, "work_energy_j"));
-                fputs("</tr>\n", f);
-            }
-            fputs("</tbody></table></div>\n", f);
-        }
+        phases_table(f, rp->run[i].an, i);
+        ranks_table(f, rp->run[i].an);
         rp_run_close(f, rp);
     }
     fputs("</section>\n", f);
 }
 
-static void td_level(FILE *f, json_object *est, const char *key, const char *sdkey)
+/* ---- power levels -------------------------------------------------------------------------- */
+
+/* an estimate's level ± its sd (the mixture's and the split's) */
+static void td_level(FILE *f, const mw_analysis_estimate *e, int idle)
 {
-    rp_td_mean_sd(f, rp_jnum(est, key), sdkey ? rp_jnum(est, sdkey) : NAN, 3, "W", 0);
+    double level = idle ? mw_analysis_idle_w(e) : mw_analysis_work_w(e);
+    double sd = e->state == MW_ANALYSIS_OK ? idle ? e->levels.idle_sd_w : e->levels.work_sd_w : NAN;
+    rp_td_mean_sd(f, rp_an_round(level, 3), rp_an_round(sd, 3), 3, "W", 0);
+}
+
+static void levels_row(FILE *f, const mw_analysis_channel *c)
+{
+    tr_channel(f, c->name);
+    rp_td_text(f, c->name);
+    rp_td_num(f, rp_an_round(mw_analysis_idle_w(&c->kde), 3), 3, "W");
+    rp_td_num(f, rp_an_round(mw_analysis_work_w(&c->kde), 3), 3, "W");
+    int ok = c->kde.state == MW_ANALYSIS_OK;
+    rp_td_text(f, !ok ? NULL : c->kde.levels.bimodal ? "yes" : "no");
+    td_level(f, &c->gmm, 1);
+    td_level(f, &c->gmm, 0);
+    td_level(f, &c->split, 1);
+    td_level(f, &c->split, 0);
+    fputs("</tr>\n", f);
+}
+
+/* an estimate's note, NULL when it has none */
+static const char *est_note(const mw_analysis_estimate *e)
+{
+    return e->state != MW_ANALYSIS_SKIPPED && e->levels.note[0] ? e->levels.note : NULL;
+}
+
+/* the estimators' notes: why one level, or why no estimate */
+static void levels_notes(FILE *f, const mw_analysis_run *an)
+{
+    int any = 0;
+    for (size_t k = 0; k < an->nchannels; k++) {
+        const mw_analysis_channel *c = &an->channels[k];
+        const char *notes[] = {est_note(&c->kde), est_note(&c->gmm),
+                               c->split.state == MW_ANALYSIS_SKIPPED ? "no working phases"
+                                                                     : est_note(&c->split)};
+        const char *who[] = {"KDE", "GMM", "split"};
+        for (int n = 0; n < 3; n++) {
+            if (!notes[n]) continue;
+            fputs(any++ ? "<li>" : "<ul class=\"note\">\n<li>", f);
+            mw_html_text(f, c->name);
+            fprintf(f, ", %s: ", who[n]);
+            mw_html_text(f, notes[n]);
+            fputs("</li>\n", f);
+        }
+    }
+    if (any) fputs("</ul>\n", f);
 }
 
 static void section_levels(FILE *f, const rp_report *rp)
@@ -237,76 +311,92 @@ static void section_levels(FILE *f, const rp_report *rp)
                                        "Two levels",    ">Idle (GMM)",     ">Work (GMM)",
                                        ">Idle (split)", ">Work (split)",   NULL};
     for (size_t i = 0; i < rp->nrun; i++) {
-        const rp_run *r = &rp->run[i];
+        const mw_analysis_run *an = rp->run[i].an;
         rp_run_open(f, rp, i);
         fprintf(f, "<div class=\"scroll\"><table id=\"levels-%zu\">\n", i + 1);
         rp_thead(f, cols);
         fputs("<tbody>\n", f);
-        json_object *ch = rp_jget(r->an, "channels");
-        for (size_t k = 0; k < rp_jlen(ch); k++) {
-            json_object *c = rp_jat(ch, k);
-            json_object *gmm = rp_jget(c, "gmm"), *split = rp_jget(c, "split");
-            fputs("<tr data-channel=\"", f);
-            mw_html_text(f, rp_jstr(c, "name"));
-            fputs("\">", f);
-            rp_td_text(f, rp_jstr(c, "name"));
-            rp_td_num(f, rp_jnum(c, "pow_idle_w"), 3, "W");
-            rp_td_num(f, rp_jnum(c, "pow_work_w"), 3, "W");
-            int b = rp_jbool(c, "bimodal");
-            rp_td_text(f, b < 0 ? NULL : b ? "yes" : "no");
-            td_level(f, gmm, "pow_idle_w", "idle_sd_w");
-            td_level(f, gmm, "pow_work_w", "work_sd_w");
-            td_level(f, split, "pow_idle_w", "idle_sd_w");
-            td_level(f, split, "pow_work_w", "work_sd_w");
-            fputs("</tr>\n", f);
-        }
+        for (size_t k = 0; k < an->nchannels; k++)
+            levels_row(f, &an->channels[k]);
         fputs("</tbody></table></div>\n", f);
-        /* the estimators' notes: why one level, or why no estimate */
-        int any = 0;
-        for (size_t k = 0; k < rp_jlen(ch); k++) {
-            json_object *c = rp_jat(ch, k);
-            json_object *split = rp_jget(c, "split");
-            const char *notes[] = {rp_jstr(rp_jget(c, "kde"), "note"),
-                                   rp_jstr(rp_jget(c, "gmm"), "note"),
-                                   split ? rp_jstr(split, "note") : "no working phases"};
-            const char *who[] = {"KDE", "GMM", "split"};
-            for (int n = 0; n < 3; n++) {
-                if (!notes[n]) continue;
-                fputs(any++ ? "<li>" : "<ul class=\"note\">\n<li>", f);
-                mw_html_text(f, rp_jstr(c, "name"));
-                fprintf(f, ", %s: ", who[n]);
-                mw_html_text(f, notes[n]);
-                fputs("</li>\n", f);
-            }
-        }
-        if (any) fputs("</ul>\n", f);
+        levels_notes(f, an);
         rp_run_close(f, rp);
     }
     fputs("</section>\n", f);
 }
 
-/* Per-run values of one channel's figure, for the intervals across runs. */
-static size_t channel_values(const rp_report *rp, const char *name, const char *key, double *x)
+/* ---- statistics across runs ---------------------------------------------------------------- */
+
+/* The runs' energies of the channels called name, for the interval across runs; x has room
+ * for every channel of every run. */
+static size_t channel_energies(const rp_report *rp, const char *name, double *x)
 {
     size_t n = 0;
     for (size_t i = 0; i < rp->nrun; i++) {
-        json_object *ch = rp_jget(rp->run[i].an, "channels");
-        for (size_t k = 0; k < rp_jlen(ch); k++) {
-            json_object *c = rp_jat(ch, k);
-            const char *cn = rp_jstr(c, "name");
-            if (!cn || strcmp(cn, name)) continue;
-            double v = rp_jnum(c, key);
-            if (isfinite(v)) x[n++] = v;
-        }
+        const mw_analysis_run *an = rp->run[i].an;
+        for (size_t k = 0; k < an->nchannels; k++)
+            if (!strcmp(an->channels[k].name, name))
+                x[n++] = rp_an_joules(an->channels[k].energy_pj);
     }
     return n;
 }
 
-static void td_agg(FILE *f, json_object *agg, const char *key, int decimals, const char *unit,
-                   int energy)
+/* mean ± sd across runs, as mw analyze --json states them (6 decimals) */
+static void td_agg(FILE *f, const mw_analysis_summary *s, const char *unit, int energy)
 {
-    json_object *a = rp_jget(agg, key);
-    rp_td_mean_sd(f, rp_jnum(a, "mean"), rp_jnum(a, "sd"), decimals, unit, energy);
+    rp_td_mean_sd(f, rp_an_round(s->mean, 6), rp_an_round(s->sd, 6), 3, unit, energy);
+}
+
+/* the runs as a whole: command time, its energy, the run's energy */
+static void across_runs(FILE *f, const rp_report *rp, double *x)
+{
+    fputs("<div class=\"scroll\"><table id=\"across-runs\">\n", f);
+    static const char *const tcols[] = {"Figure", ">Runs", ">Mean \xC2\xB1 sd", ">95 % interval",
+                                        NULL};
+    rp_thead(f, tcols);
+    fputs("<tbody>\n", f);
+    const char *labels[] = {"Command time", "Energy during the command", "Energy, whole run"};
+    for (int q = 0; q < 3; q++) {
+        size_t n = 0;
+        for (size_t i = 0; i < rp->nrun; i++) {
+            const rp_run *r = &rp->run[i];
+            double v = q == 0 ? r->cmd_s : q == 1 ? r->cmd_j : r->total_j;
+            if (isfinite(v)) x[n++] = v;
+        }
+        fprintf(f, "<tr><td>%s</td><td class=\"n\">%zu</td>", labels[q], n);
+        double mean = n ? gsl_stats_mean(x, 1, n) : NAN;
+        double sd = n > 1 ? gsl_stats_sd(x, 1, n) : NAN;
+        rp_td_mean_sd(f, mean, sd, 3, q == 0 ? "s" : "J", q != 0);
+        rp_td_ci(f, x, n, 3, q == 0 ? "s" : "J", q != 0);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table></div>\n", f);
+}
+
+/* per channel name: mw analyze's aggregate, and the interval of the energy */
+static void across_channels(FILE *f, const rp_report *rp, double *x)
+{
+    static const char *const cols[] = {
+        "Channel",         ">Runs",           ">Energy",     ">95 % interval", ">Mean power",
+        ">Pow_idle (KDE)", ">Pow_work (KDE)", ">Idle (GMM)", ">Work (GMM)",    NULL};
+    fputs("<h3>Per channel</h3>\n<div class=\"scroll\"><table id=\"across-channels\">\n", f);
+    rp_thead(f, cols);
+    fputs("<tbody>\n", f);
+    for (size_t k = 0; k < rp->agg.nchannels; k++) {
+        const mw_analysis_name_summary *a = &rp->agg.channels[k];
+        tr_channel(f, a->name);
+        rp_td_text(f, a->name);
+        rp_td_num(f, (double)a->runs, 0, "");
+        td_agg(f, &a->metric[MW_ANALYSIS_ENERGY], "J", 1);
+        rp_td_ci(f, x, channel_energies(rp, a->name, x), 3, "J", 1);
+        td_agg(f, &a->metric[MW_ANALYSIS_MEAN_POWER], "W", 0);
+        td_agg(f, &a->metric[MW_ANALYSIS_KDE_IDLE], "W", 0);
+        td_agg(f, &a->metric[MW_ANALYSIS_KDE_WORK], "W", 0);
+        td_agg(f, &a->metric[MW_ANALYSIS_GMM_IDLE], "W", 0);
+        td_agg(f, &a->metric[MW_ANALYSIS_GMM_WORK], "W", 0);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table></div>\n", f);
 }
 
 static void section_stats(FILE *f, const rp_report *rp)
@@ -324,71 +414,17 @@ static void section_stats(FILE *f, const rp_report *rp)
             "</code>), and the %g %% Student-t interval of the mean (<code>models/stats.h"
             "</code>).</p>\n",
             rp->nrun, RP_CONFIDENCE * 100);
-    double *x = mw_xcalloc(rp->nrun, sizeof *x);
-    size_t n = 0;
-    /* the runs as a whole */
-    fputs("<div class=\"scroll\"><table id=\"across-runs\">\n", f);
-    static const char *const tcols[] = {"Figure", ">Runs", ">Mean \xC2\xB1 sd", ">95 % interval",
-                                        NULL};
-    rp_thead(f, tcols);
-    fputs("<tbody>\n", f);
-    const char *labels[] = {"Command time", "Energy during the command", "Energy, whole run"};
-    for (int q = 0; q < 3; q++) {
-        n = 0;
-        for (size_t i = 0; i < rp->nrun; i++) {
-            const rp_run *r = &rp->run[i];
-            double v = q == 0 ? r->cmd_s : q == 1 ? r->cmd_j : r->total_j;
-            if (isfinite(v)) x[n++] = v;
-        }
-        fprintf(f, "<tr><td>%s</td><td class=\"n\">%zu</td>", labels[q], n);
-        double mean = n ? gsl_stats_mean(x, 1, n) : NAN;
-        double sd = n > 1 ? gsl_stats_sd(x, 1, n) : NAN;
-        if (q == 0) {
-            char a[64], b[64];
-            if (isfinite(sd))
-                fprintf(f, "<td class=\"n\">%s \xC2\xB1 %s</td>",
-                        mw_html_num(a, sizeof a, mean, 3, "s"),
-                        mw_html_num(b, sizeof b, sd, 3, "s"));
-            else
-                rp_td_num(f, mean, 3, "s");
-        } else {
-            rp_td_mean_sd(f, mean, sd, 3, "J", 1);
-        }
-        rp_td_ci(f, x, n, 3, q == 0 ? "s" : "J", q != 0);
-        fputs("</tr>\n", f);
-    }
-    fputs("</tbody></table></div>\n", f);
-    /* per channel */
-    static const char *const cols[] = {
-        "Channel",         ">Runs",           ">Energy",     ">95 % interval", ">Mean power",
-        ">Pow_idle (KDE)", ">Pow_work (KDE)", ">Idle (GMM)", ">Work (GMM)",    NULL};
-    fputs("<h3>Per channel</h3>\n<div class=\"scroll\"><table id=\"across-channels\">\n", f);
-    rp_thead(f, cols);
-    fputs("<tbody>\n", f);
-    json_object *agg = rp_jget(rp_jget(rp->analysis, "aggregate"), "channels");
-    for (size_t k = 0; k < rp_jlen(agg); k++) {
-        json_object *a = rp_jat(agg, k);
-        const char *name = rp_jstr(a, "name");
-        if (!name) continue;
-        fputs("<tr data-channel=\"", f);
-        mw_html_text(f, name);
-        fputs("\">", f);
-        rp_td_text(f, name);
-        rp_td_num(f, rp_jnum(a, "runs"), 0, "");
-        td_agg(f, a, "energy_j", 3, "J", 1);
-        n = channel_values(rp, name, "energy_j", x);
-        rp_td_ci(f, x, n, 3, "J", 1);
-        td_agg(f, a, "mean_power_w", 3, "W", 0);
-        td_agg(f, a, "pow_idle_w", 3, "W", 0);
-        td_agg(f, a, "pow_work_w", 3, "W", 0);
-        td_agg(f, rp_jget(a, "gmm"), "pow_idle_w", 3, "W", 0);
-        td_agg(f, rp_jget(a, "gmm"), "pow_work_w", 3, "W", 0);
-        fputs("</tr>\n", f);
-    }
-    fputs("</tbody></table></div>\n", f);
+    size_t room = rp->nrun;
+    for (size_t i = 0; i < rp->nrun; i++)
+        room += rp->run[i].an->nchannels;
+    double *x = mw_xcalloc(room, sizeof *x);
+    across_runs(f, rp, x);
+    across_channels(f, rp, x);
     free(x);
     fputs("</section>\n", f);
 }
+
+/* ---- figures ------------------------------------------------------------------------------- */
 
 /* The figures of one run (or run -1: over every input), a heading per kind. */
 static void figure_group(FILE *f, const rp_report *rp, int run, int level)
@@ -474,6 +510,8 @@ static void section_figures(FILE *f, const rp_report *rp, int wanted)
     }
     fputs("</section>\n", f);
 }
+
+/* ---- the page ------------------------------------------------------------------------------ */
 
 void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninputs, int figures,
                    int argc, char **argv)
