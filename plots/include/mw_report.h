@@ -1,16 +1,25 @@
-/* mw_report — `mw report` in libmwplot (docs/report.md): what one report is made of and the
- * HTML page written from it. Names: rp_ (report).
+/* mw_report — `mw report` as a library (libmwplot; docs/report.md): what one report is made
+ * of and the HTML page written from it. Names: rp_ (report).
  *
- * collector/cmd_report.c fills the runs, sweeps, metadata and figures; rp_report_analyse
- * (report_analysis.c) analyses every run as `mw analyze` does (libmwmodels:
- * mw_analysis_read, no options), with the mean +- sd across runs
- * (mw_analysis_aggregate_runs) and the figures derived per run; rp_write_page (report_page.c
- * and the section files report_*.c) writes the page. The model tables are read from
- * rp_report.fit and fit_mode, `mw fit --json`'s documents, which the caller provides until the
- * fit is a library call.
+ * A report is built in steps, each a call here, and then written:
+ *   rp_report_collect   the inputs (runs and sweeps) become the runs, each with its metadata,
+ *                       channels and gaps (the run store, read-only) and the sweeps' tables
+ *                       (report_build.c);
+ *   rp_report_analyse   every run's analysis, the analysis of `mw analyze` (libmwmodels:
+ *                       mw_analysis_read, no options), the mean +- sd across runs
+ *                       (mw_analysis_aggregate_runs) and the figures derived per run
+ *                       (report_analysis.c);
+ *   rp_report_escobar   which runs the Escobar model reads (eeg-mofs runs, models/escobar.h);
+ *   rp_report_figures   the figures of `mw plot`, drawn in-process (mw_plot_run_job) into
+ *                       DIR/fig and, for 2 to RP_MAX_RUN_FIGURES runs, DIR/fig/runN
+ *                       (report_figures.c);
+ *   rp_write_page       the page (report_page.c and the section files report_*.c).
+ * The model tables are read from rp_report.fit and fit_mode, `mw fit --json`'s documents, which
+ * the caller provides (collector/cmd_report.c) until the fit is a library call.
  *
- * Nothing here prints or exits: messages go to rp_report.say, failures come back as -1 with
- * one line in err. */
+ * Nothing here prints or exits: messages go to rp_report.say (progress, warnings, the lines of
+ * mw plot and mw analyze as those commands say them), failures come back as -1 with one line
+ * in err. */
 #ifndef MW_REPORT_H
 #define MW_REPORT_H
 #include <json.h>
@@ -95,10 +104,38 @@ typedef struct {
 
 /* ---- building it ------------------------------------------------------------------------- */
 
+/* The runs of inputs[0..n) (each a RUNDIR or a SWEEPDIR, whose finished runs it stands for,
+ * mw_sweepidx_expand) with their metadata, channels and gaps, and the sweeps' tables. -1 on
+ * input that is not usable (not a directory, neither run nor sweep, a run given twice, an
+ * unreadable store), with the reason in err. */
+int rp_report_collect(rp_report *rp, char *const *inputs, int n, char *err, size_t errlen);
 /* The analysis of every run (mw_analysis_read with no options, in order), the aggregate and
  * each run's derived figures; constant channels are said as mw analyze says them. -1 with
  * mw_analysis_read's reason for the first run that cannot be analysed. */
 int rp_report_analyse(rp_report *rp, char *err, size_t errlen);
+/* Marks the runs the Escobar model reads (mw_escobar_from_run; else escobar_err says why);
+ * returns how many (rp->nescobar). */
+size_t rp_report_escobar(rp_report *rp);
+
+typedef struct {
+    char *const *inputs; /* as given to the report */
+    int ninputs;
+    const char *profile; /* a mw pareto profile for the pareto figure, or NULL */
+    const char *freqs;   /* CPU frequencies for the dvfs figure (mw plot --freqs), or NULL */
+    const char *out_dir; /* the report's directory: figures in OUT_DIR/fig[/runN] */
+} rp_figure_request;
+
+/* The figures (docs/report.md): mw plot's over every input and the profile into fig/ (one
+ * run: its per-run figures; several: those across runs), and each run's own in fig/runN for
+ * up to RP_MAX_RUN_FIGURES runs (beyond: the runs given by themselves and the first run of
+ * each sweep, up to that many). A failed figure leaves the others (fig_failed); a job refused,
+ * or with an unusable run, leaves fig_note instead of its figures. */
+void rp_report_figures(rp_report *rp, const rp_figure_request *req);
+/* Everything the steps made; the report is then empty (a zeroed rp_report frees nothing). */
+void rp_report_free(rp_report *rp);
+/* DIR/NAME (malloc'd), DIR's trailing slashes dropped */
+char *rp_path_join(const char *dir, const char *name);
+
 /* ---- the analysis as mw analyze --json states it ------------------------------------------ */
 
 /* The page shows exactly the numbers of `mw analyze --json` for the same runs: each figure is
