@@ -1,5 +1,6 @@
-/* report_child — run another mw command with an argument vector and read its output into
- * memory (report_child.h), through the shared runner (child.h). */
+/* report_child — run another mw command (mw fit, for mw report's model tables) with an
+ * argument vector and read its output into memory (report_child.h), through the shared
+ * runner (mw_child.h). */
 #include "report_child.h"
 
 #include <stdio.h>

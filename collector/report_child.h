@@ -1,6 +1,7 @@
-/* report_child — `mw report` runs other mw commands (analyze, fit, plot) as child processes
- * of the same executable (/proc/self/exe) with an argument vector, never through a shell,
- * and takes their standard output and standard error into memory.
+/* report_child — `mw report` runs `mw fit --json` (its model tables, cmd_report.c: report_fit,
+ * until the fit is a library call) as a child process of the same executable
+ * (/proc/self/exe) with an argument vector, never through a shell, and takes its standard
+ * output and standard error into memory.
  *
  * The child's standard input is /dev/null. */
 #ifndef MW_REPORT_CHILD_H

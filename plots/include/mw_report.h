@@ -1,13 +1,33 @@
-/* report_internal — what the files of `mw report` share: the runs, sweeps and figures of
- * one report (filled by cmd_report.c: inputs, child processes, metadata) and the page
- * writer (report_page.c: the HTML of docs/report.md). Names: rp_ (report). Not a public
- * interface: only collector/cmd_report.c and collector/report_page.c include it. */
-#ifndef MW_REPORT_INTERNAL_H
-#define MW_REPORT_INTERNAL_H
+/* mw_report — `mw report` as a library (libmwplot; docs/report.md): what one report is made
+ * of and the HTML page written from it. Names: rp_ (report).
+ *
+ * A report is built in steps, each a call here, and then written:
+ *   rp_report_collect   the inputs (runs and sweeps) become the runs, each with its metadata,
+ *                       channels and gaps (the run store, read-only) and the sweeps' tables
+ *                       (report_build.c);
+ *   rp_report_analyse   every run's analysis, the analysis of `mw analyze` (libmwmodels:
+ *                       mw_analysis_read, no options), the mean +- sd across runs
+ *                       (mw_analysis_aggregate_runs) and the figures derived per run
+ *                       (report_analysis.c);
+ *   rp_report_escobar   which runs the Escobar model reads (eeg-mofs runs, models/escobar.h);
+ *   rp_report_figures   the figures of `mw plot`, drawn in-process (mw_plot_run_job) into
+ *                       DIR/fig and, for 2 to RP_MAX_RUN_FIGURES runs, DIR/fig/runN
+ *                       (report_figures.c);
+ *   rp_write_page       the page (report_page.c and the section files report_*.c).
+ * The model tables are read from rp_report.fit and fit_mode, `mw fit --json`'s documents, which
+ * the caller provides (collector/cmd_report.c) until the fit is a library call.
+ *
+ * Nothing here prints or exits: messages go to rp_report.say (progress, warnings, the lines of
+ * mw plot and mw analyze as those commands say them), failures come back as -1 with one line
+ * in err. */
+#ifndef MW_REPORT_H
+#define MW_REPORT_H
 #include <json.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "mw_analysis.h"
 #include "mw_sweepindex.h"
 
 #define RP_MAX_GAPS 50       /* gaps listed per run */
@@ -25,9 +45,9 @@ typedef struct {
 
 typedef struct {
     char *dir;
-    char *title;     /* how the page names it: the directory, or "LABEL, repetition N" */
-    int sweep;       /* index of its sweep, -1 for a run given directly */
-    json_object *an; /* its object in analyze's "runs" (borrowed) */
+    char *title;         /* how the page names it: the directory, or "LABEL, repetition N" */
+    int sweep;           /* index of its sweep, -1 for a run given directly */
+    mw_analysis_run *an; /* its analysis (owned), after rp_report_analyse */
     char **key, **val;
     size_t nmeta;
     rp_channel *ch;
@@ -35,7 +55,7 @@ typedef struct {
     long long ngaps, nphases;
     rp_gap *gap; /* the first RP_MAX_GAPS */
     size_t ngap_rows;
-    /* from the analysis */
+    /* from the analysis, as mw analyze --json states it (rp_an_* below) */
     double duration_s; /* the analysed range */
     double cmd_s;      /* the command's duration (mw phase "command"), NaN without one */
     double cmd_j;      /* energy of every channel during the command, NaN without one */
@@ -56,12 +76,19 @@ typedef struct {
     int run;
 } rp_fig;
 
+/* What a report says on the way (rp_report.say): */
+typedef enum {
+    RP_SAY_PROGRESS, /* progress ("analysed 3 runs ..."): mw report prefixes "mw report: " */
+    RP_SAY_WARNING,  /* a warning, also shown with -q: "mw report: warning: " */
+    RP_SAY_LINE      /* a line of mw plot's or mw analyze's, whole ("mw plot: ...") */
+} rp_say_kind;
+
 typedef struct {
     rp_run *run;
     size_t nrun;
     rp_sweep *sw;
     size_t nsw;
-    json_object *analysis;
+    mw_analysis_aggregate agg;   /* mean +- sd per channel name over the runs */
     json_object *fit, *fit_mode; /* mw fit --json (predict / fit mode), or NULL */
     char fit_note[512];          /* why no predict table, or why no fit mode */
     char fit_mode_note[512];
@@ -70,11 +97,62 @@ typedef struct {
     size_t nfig;
     int fig_failed;     /* mw plot said a figure failed */
     char fig_note[512]; /* why mw plot could not run */
+    /* messages, one line each without "\n" (NULL: dropped) */
+    void (*say)(void *ctx, rp_say_kind kind, const char *text);
+    void *say_ctx;
 } rp_report;
 
-/* The JSON of mw analyze and mw fit, read leniently (report_page.c): a member or NULL; a
- * number, or NaN for null or missing; a string or NULL; 1 true, 0 false, -1 null or
- * missing; an array's length (0 for anything else) and its element i or NULL. */
+/* ---- building it ------------------------------------------------------------------------- */
+
+/* The runs of inputs[0..n) (each a RUNDIR or a SWEEPDIR, whose finished runs it stands for,
+ * mw_sweepidx_expand) with their metadata, channels and gaps, and the sweeps' tables. -1 on
+ * input that is not usable (not a directory, neither run nor sweep, a run given twice, an
+ * unreadable store), with the reason in err. */
+int rp_report_collect(rp_report *rp, char *const *inputs, int n, char *err, size_t errlen);
+/* The analysis of every run (mw_analysis_read with no options, in order), the aggregate and
+ * each run's derived figures; constant channels are said as mw analyze says them. -1 with
+ * mw_analysis_read's reason for the first run that cannot be analysed. */
+int rp_report_analyse(rp_report *rp, char *err, size_t errlen);
+/* Marks the runs the Escobar model reads (mw_escobar_from_run; else escobar_err says why);
+ * returns how many (rp->nescobar). */
+size_t rp_report_escobar(rp_report *rp);
+
+typedef struct {
+    char *const *inputs; /* as given to the report */
+    int ninputs;
+    const char *profile; /* a mw pareto profile for the pareto figure, or NULL */
+    const char *freqs;   /* CPU frequencies for the dvfs figure (mw plot --freqs), or NULL */
+    const char *out_dir; /* the report's directory: figures in OUT_DIR/fig[/runN] */
+} rp_figure_request;
+
+/* The figures (docs/report.md): mw plot's over every input and the profile into fig/ (one
+ * run: its per-run figures; several: those across runs), and each run's own in fig/runN for
+ * up to RP_MAX_RUN_FIGURES runs (beyond: the runs given by themselves and the first run of
+ * each sweep, up to that many). A failed figure leaves the others (fig_failed); a job refused,
+ * or with an unusable run, leaves fig_note instead of its figures. */
+void rp_report_figures(rp_report *rp, const rp_figure_request *req);
+/* Everything the steps made; the report is then empty (a zeroed rp_report frees nothing). */
+void rp_report_free(rp_report *rp);
+/* DIR/NAME (malloc'd), DIR's trailing slashes dropped */
+char *rp_path_join(const char *dir, const char *name);
+
+/* ---- the analysis as mw analyze --json states it ------------------------------------------ */
+
+/* The page shows exactly the numbers of `mw analyze --json` for the same runs: each figure is
+ * the double that JSON's text reads back as (collector/analyze_json.c's rounding): times in s
+ * and energies in J to 6 decimals from the exact integers (half away from zero), a mean power
+ * to 3 decimals of W from mw_energy_mean_power_mw (NaN for no window time), and a double
+ * printed with `decimals` decimals (NaN stays NaN). */
+double rp_an_seconds(__int128 ns);
+double rp_an_joules(mw_energy_pj pj);
+double rp_an_mean_w(mw_energy_pj pj, int64_t covered_ns);
+double rp_an_round(double v, int decimals);
+
+/* ---- the page ---------------------------------------------------------------------------- */
+
+/* The JSON of mw fit, read leniently (report_model.c): a member or NULL; a number, or NaN for
+ * null or missing; a string or NULL; 1 true, 0 false, -1 null or missing; an array's length
+ * (0 for anything else) and its element i or NULL. */
 json_object *rp_jget(json_object *o, const char *k);
 double rp_jnum(json_object *o, const char *k);
 const char *rp_jstr(json_object *o, const char *k);
@@ -82,8 +160,8 @@ int rp_jbool(json_object *o, const char *k);
 size_t rp_jlen(json_object *a);
 json_object *rp_jat(json_object *a, size_t i);
 
-/* The page (report_page.c): inputs as given, figures 0 when --no-figures, argv the command
- * line for the footer. */
+/* The page (report_page.c) of a report analysed (rp_report_analyse succeeded): inputs as
+ * given, figures 0 when --no-figures, argv the command line for the footer. */
 void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninputs, int figures,
                    int argc, char **argv);
 #endif
