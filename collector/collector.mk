@@ -1,6 +1,8 @@
-# collector/ — the mw command. builtin.h declares every command, cli.c holds dispatch and the
-# command table; each command lives in cmd_<name>.c: it parses options, calls the libraries
-# and prints. All but main.c go into build/lib/libmwcli.a so tests can call commands
-# in-process.
+# collector/ — the mw command (build/bin/mw). builtin.h declares every command, cli.c holds
+# dispatch and the command table; each command lives in cmd_<name>.c: it parses options,
+# calls the libraries and prints (analyze_*.c, pareto_out.c, calibrate_ui.c, texttable.c,
+# textout.c: the printing some commands share). All but main.c go into
+# build/lib/libmwcli.a so tests can call commands in-process. probe/ is libmwprobe
+# (collector/probe/probe.mk).
 CLI_SRCS += $(filter-out collector/main.c,$(wildcard collector/*.c))
 MW_SRCS  += collector/main.c
