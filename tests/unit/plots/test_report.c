@@ -40,6 +40,40 @@ static char err[1024];
 
 /* ---- the JSON of mw analyze ------------------------------------------------------------ */
 
+/* read leniently: a member or NULL; a number, or NaN for null or missing; a string or NULL;
+ * an array's length (0 for anything else) and its element i or NULL */
+static json_object *jget(json_object *o, const char *k)
+{
+    json_object *v = NULL;
+    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v))
+        return v;
+    return NULL;
+}
+
+static double jnum(json_object *o, const char *k)
+{
+    json_object *v = jget(o, k);
+    if (v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+        return json_object_get_double(v);
+    return NAN;
+}
+
+static const char *jstr(json_object *o, const char *k)
+{
+    json_object *v = jget(o, k);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static size_t jlen(json_object *a)
+{
+    return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+static json_object *jat(json_object *a, size_t i)
+{
+    return i < jlen(a) ? json_object_array_get_idx(a, i) : NULL;
+}
+
 static json_object *analyze_json(const mw_analysis_run *const *runs, size_t n)
 {
     char *text = NULL;
@@ -57,7 +91,7 @@ static json_object *analyze_json(const mw_analysis_run *const *runs, size_t n)
 /* page == the JSON's o[key] (null or missing: NaN) */
 static void same(double page, json_object *o, const char *key)
 {
-    double j = rp_jnum(o, key);
+    double j = jnum(o, key);
     if (isnan(j)) {
         if (!isnan(page)) fail_msg("%s: %.17g, the JSON null", key, page);
         return;
@@ -70,14 +104,14 @@ static void same_estimate(const mw_analysis_estimate *e, json_object *o)
     int ok = e->state == MW_ANALYSIS_OK;
     same(rp_an_round(mw_analysis_idle_w(e), 3), o, "pow_idle_w");
     same(rp_an_round(mw_analysis_work_w(e), 3), o, "pow_work_w");
-    if (!rp_jget(o, "idle_sd_w")) return; /* kde */
+    if (!jget(o, "idle_sd_w")) return; /* kde */
     same(rp_an_round(ok ? e->levels.idle_sd_w : NAN, 3), o, "idle_sd_w");
     same(rp_an_round(ok ? e->levels.work_sd_w : NAN, 3), o, "work_sd_w");
 }
 
 static void same_channel(const mw_analysis_channel *c, json_object *o)
 {
-    assert_string_equal(rp_jstr(o, "name"), c->name);
+    assert_string_equal(jstr(o, "name"), c->name);
     same((double)c->windows, o, "windows");
     same(rp_an_seconds(c->covered_ns), o, "covered_s");
     same(rp_an_joules(c->energy_pj), o, "energy_j");
@@ -88,30 +122,30 @@ static void same_channel(const mw_analysis_channel *c, json_object *o)
     same(rp_an_round(mw_analysis_dynamic_j(c, c->energy_pj, c->covered_ns), 6), o,
          "dynamic_energy_j");
     same_estimate(&c->kde, o);
-    if (c->gmm.state != MW_ANALYSIS_SKIPPED) same_estimate(&c->gmm, rp_jget(o, "gmm"));
-    if (c->split.state != MW_ANALYSIS_SKIPPED) same_estimate(&c->split, rp_jget(o, "split"));
+    if (c->gmm.state != MW_ANALYSIS_SKIPPED) same_estimate(&c->gmm, jget(o, "gmm"));
+    if (c->split.state != MW_ANALYSIS_SKIPPED) same_estimate(&c->split, jget(o, "split"));
 }
 
 static void same_phase(const mw_analysis_run *r, const mw_analysis_phase *p, json_object *o)
 {
-    assert_string_equal(rp_jstr(o, "kind"), p->kind);
-    assert_string_equal(rp_jstr(o, "name"), p->name);
+    assert_string_equal(jstr(o, "kind"), p->kind);
+    assert_string_equal(jstr(o, "name"), p->name);
     same(rp_an_seconds(p->duration_ns), o, "duration_s");
-    json_object *pc = rp_jget(o, "channels");
+    json_object *pc = jget(o, "channels");
     size_t k = 0;
     for (size_t c = 0; c < r->nchannels; c++) {
         if (!p->channel_duration_ns[c]) continue;
-        json_object *x = rp_jat(pc, k++);
+        json_object *x = jat(pc, k++);
         const mw_analysis_channel *ch = &r->channels[c];
         mw_energy_pj pj = p->channel_energy_pj[c];
         int64_t cov = p->channel_covered_ns[c];
-        assert_string_equal(rp_jstr(x, "name"), ch->name);
+        assert_string_equal(jstr(x, "name"), ch->name);
         same(rp_an_seconds(p->channel_duration_ns[c]), x, "duration_s");
         same(rp_an_joules(pj), x, "energy_j");
         same(rp_an_mean_w(pj, cov), x, "mean_power_w");
         same(rp_an_round(mw_analysis_dynamic_j(ch, pj, cov), 6), x, "dynamic_energy_j");
     }
-    assert_int_equal(k, rp_jlen(pc));
+    assert_int_equal(k, jlen(pc));
 }
 
 static void same_rank(const mw_analysis_run *r, const mw_analysis_rank *x, json_object *o)
@@ -127,23 +161,23 @@ static void same_rank(const mw_analysis_run *r, const mw_analysis_rank *x, json_
 static void same_run(const mw_analysis_run *r, json_object *o)
 {
     same(rp_an_seconds((__int128)r->last_ns - r->first_ns), o, "duration_s");
-    json_object *ch = rp_jget(o, "channels"), *ph = rp_jget(o, "phases"), *rk = rp_jget(o, "ranks");
-    assert_int_equal(rp_jlen(ch), r->nchannels);
-    assert_int_equal(rp_jlen(ph), r->nphases);
-    assert_int_equal(rp_jlen(rk), r->nranks);
+    json_object *ch = jget(o, "channels"), *ph = jget(o, "phases"), *rk = jget(o, "ranks");
+    assert_int_equal(jlen(ch), r->nchannels);
+    assert_int_equal(jlen(ph), r->nphases);
+    assert_int_equal(jlen(rk), r->nranks);
     for (size_t c = 0; c < r->nchannels; c++)
-        same_channel(&r->channels[c], rp_jat(ch, c));
+        same_channel(&r->channels[c], jat(ch, c));
     for (size_t g = 0; g < r->nphases; g++)
-        same_phase(r, &r->phases[g], rp_jat(ph, g));
+        same_phase(r, &r->phases[g], jat(ph, g));
     for (size_t k = 0; k < r->nranks; k++)
-        same_rank(r, &r->ranks[k], rp_jat(rk, k));
+        same_rank(r, &r->ranks[k], jat(rk, k));
 }
 
 /* the aggregate's mean and sd, 6 decimals, as the page shows them */
 static void same_aggregate(const mw_analysis_aggregate *a, json_object *o)
 {
-    json_object *ch = rp_jget(o, "channels");
-    assert_int_equal(rp_jlen(ch), a->nchannels);
+    json_object *ch = jget(o, "channels");
+    assert_int_equal(jlen(ch), a->nchannels);
     static const struct {
         mw_analysis_metric m;
         const char *group, *key;
@@ -152,14 +186,14 @@ static void same_aggregate(const mw_analysis_aggregate *a, json_object *o)
         {MW_ANALYSIS_KDE_IDLE, NULL, "pow_idle_w"},  {MW_ANALYSIS_KDE_WORK, NULL, "pow_work_w"},
         {MW_ANALYSIS_GMM_IDLE, "gmm", "pow_idle_w"}, {MW_ANALYSIS_GMM_WORK, "gmm", "pow_work_w"}};
     for (size_t k = 0; k < a->nchannels; k++) {
-        json_object *x = rp_jat(ch, k);
-        assert_string_equal(rp_jstr(x, "name"), a->channels[k].name);
+        json_object *x = jat(ch, k);
+        assert_string_equal(jstr(x, "name"), a->channels[k].name);
         same((double)a->channels[k].runs, x, "runs");
         for (size_t i = 0; i < sizeof shown / sizeof *shown; i++) {
-            json_object *g = shown[i].group ? rp_jget(x, shown[i].group) : x;
+            json_object *g = shown[i].group ? jget(x, shown[i].group) : x;
             const mw_analysis_summary *s = &a->channels[k].metric[shown[i].m];
-            same(rp_an_round(s->mean, 6), rp_jget(g, shown[i].key), "mean");
-            same(rp_an_round(s->sd, 6), rp_jget(g, shown[i].key), "sd");
+            same(rp_an_round(s->mean, 6), jget(g, shown[i].key), "mean");
+            same(rp_an_round(s->sd, 6), jget(g, shown[i].key), "sd");
         }
     }
 }
@@ -225,10 +259,10 @@ static void json_numbers(void **state)
             runs[i] = random_run();
         json_object *o = analyze_json(runs, 3);
         for (int i = 0; i < 3; i++)
-            same_run(runs[i], rp_jat(rp_jget(o, "runs"), (size_t)i));
+            same_run(runs[i], jat(jget(o, "runs"), (size_t)i));
         mw_analysis_aggregate a;
         mw_analysis_aggregate_runs(runs, 3, &a);
-        same_aggregate(&a, rp_jget(o, "aggregate"));
+        same_aggregate(&a, jget(o, "aggregate"));
         mw_analysis_aggregate_free(&a);
         json_object_put(o);
         for (int i = 0; i < 3; i++)
@@ -413,20 +447,20 @@ static void no_samples(void **state)
 static void derived(const rp_run *r)
 {
     json_object *o = analyze_json((const mw_analysis_run *const[]){r->an}, 1);
-    json_object *run = rp_jat(rp_jget(o, "runs"), 0);
+    json_object *run = jat(jget(o, "runs"), 0);
     same_run(r->an, run);
     same(r->duration_s, run, "duration_s");
     double total = 0, cmd_j = 0;
-    json_object *ch = rp_jget(run, "channels"), *ph = rp_jget(run, "phases");
-    for (size_t k = 0; k < rp_jlen(ch); k++)
-        total += rp_jnum(rp_jat(ch, k), "energy_j");
+    json_object *ch = jget(run, "channels"), *ph = jget(run, "phases");
+    for (size_t k = 0; k < jlen(ch); k++)
+        total += jnum(jat(ch, k), "energy_j");
     assert_true(r->total_j == total);
-    for (size_t g = 0; g < rp_jlen(ph); g++) {
-        json_object *p = rp_jat(ph, g);
-        if (strcmp(rp_jstr(p, "kind"), "mw") || strcmp(rp_jstr(p, "name"), "command")) continue;
+    for (size_t g = 0; g < jlen(ph); g++) {
+        json_object *p = jat(ph, g);
+        if (strcmp(jstr(p, "kind"), "mw") || strcmp(jstr(p, "name"), "command")) continue;
         same(r->cmd_s, p, "duration_s");
-        for (size_t k = 0; k < rp_jlen(rp_jget(p, "channels")); k++)
-            cmd_j += rp_jnum(rp_jat(rp_jget(p, "channels"), k), "energy_j");
+        for (size_t k = 0; k < jlen(jget(p, "channels")); k++)
+            cmd_j += jnum(jat(jget(p, "channels"), k), "energy_j");
     }
     assert_true(r->cmd_j == cmd_j);
     json_object_put(o);
