@@ -6,24 +6,21 @@
  * options, calls its steps in order and prints what they say. The steps: the inputs become
  * runs with their metadata (rp_report_collect), every run is analysed as `mw analyze`
  * analyses it, with the mean +- sd across runs (rp_report_analyse: libmwmodels'
- * mw_analysis_read, in this process), the eeg-mofs runs are found (rp_report_escobar), the
- * figures are drawn by the job of `mw plot` (rp_report_figures: mw_plot_run_job, in this
- * process), and the page is written (rp_write_page). The model tables are `mw fit --model
- * escobar --json` over the eeg-mofs runs, predict mode then fit mode (model, report_fit): the
- * one place this file still runs mw (a child of this executable, /proc/self/exe, with an
- * argument vector: report_child.h), to become a library call (models/escobar_study.h) inside
- * model() without changing its caller. (The plot job's model figure runs mw fit as well:
- * plots/plot_kinds_multi.c.)
+ * mw_analysis_read), the eeg-mofs runs are found (rp_report_escobar) and the model tables
+ * made from them as `mw fit --model escobar` makes its own, predict mode then fit mode
+ * (rp_report_model: libmwmodels' study, escobar_study.h), the figures are drawn by the job of
+ * `mw plot` (rp_report_figures: mw_plot_run_job), and the page is written (rp_write_page).
+ * All of it in this process: mw report runs no mw command; the one program it starts is
+ * gnuplot, for the figures.
  *
  * Order: arguments, inputs (each a run or a sweep, else exit 2), the analysis (a run that
- * cannot be analysed is exit 2 with the analysis's reason, as mw analyze says it), then DIR
- * is created, the figures made, and the page written to DIR/index.html.tmp and renamed:
- * nothing is created before the input is known to be good, and a failed write leaves no half
- * page. Progress and the notes of mw plot and mw analyze go to standard error unless -q;
- * warnings always. */
+ * cannot be analysed is exit 2 with the analysis's reason, as mw analyze says it), the model
+ * (a refusal is a note on the page, never a failure), then DIR is created, the figures made, and
+ * the page written to DIR/index.html.tmp and renamed: nothing is created before the input is known
+ * to be good, and a failed write leaves no half page. Progress and the notes of mw plot and mw
+ * analyze go to standard error unless -q; warnings always. */
 #include <errno.h>
 #include <getopt.h>
-#include <json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +33,6 @@
 #include "mw_alloc.h"
 #include "mw_fs.h"
 #include "mw_report.h"
-#include "report_child.h"
 
 /* ---- options ----------------------------------------------------------------------- */
 
@@ -161,68 +157,16 @@ static void progress(const rp_report *rp, const char *fmt, ...)
     free(line);
 }
 
-/* ---- the model: the one mw child ------------------------------------------------------------ */
+/* ---- the model --------------------------------------------------------------------------- */
 
-static json_object *parse_json(const char *text, const char *what)
-{
-    json_tokener *tok = json_tokener_new_ex(64);
-    if (!tok) return NULL;
-    json_object *o = json_tokener_parse_ex(tok, text, (int)strlen(text));
-    enum json_tokener_error e = json_tokener_get_error(tok);
-    if (!o || e != json_tokener_success) {
-        fprintf(stderr, "mw report: %s: its JSON does not parse (%s)\n", what,
-                json_tokener_error_desc(e));
-        if (o) json_object_put(o);
-        o = NULL;
-    }
-    json_tokener_free(tok);
-    return o;
-}
-
-/* `mw fit --model escobar --mode MODE --json` over the eeg-mofs runs: 0 with its JSON in
- * *out (NULL, and note saying so, when it does not parse), or -1 when mw fit failed (note:
- * its reason). */
-static int report_fit(const rp_report *rp, const char *mode, json_object **out, char *note,
-                      size_t notelen)
-{
-    char **argv = mw_xcalloc(rp->nrun + 8, sizeof *argv);
-    int k = 0;
-    argv[k++] = "mw";
-    argv[k++] = "fit";
-    argv[k++] = "--model";
-    argv[k++] = "escobar";
-    argv[k++] = "--mode";
-    argv[k++] = (char *)mode;
-    argv[k++] = "--json";
-    for (size_t i = 0; i < rp->nrun; i++)
-        if (rp->run[i].escobar) argv[k++] = rp->run[i].dir;
-    argv[k] = NULL;
-    mw_report_child c;
-    int rc = 0;
-    if (mw_report_child_run(argv, &c) != 0 || c.status != 0) {
-        char line[400];
-        mw_report_child_last_err(&c, line, sizeof line);
-        snprintf(note, notelen, "%s", line[0] ? line : "mw fit failed");
-        rc = -1;
-    } else {
-        *out = parse_json(c.out, "mw fit --json");
-        if (!*out) snprintf(note, notelen, "mw fit --json: its output does not parse");
-    }
-    mw_report_child_free(&c);
-    free(argv);
-    return rc;
-}
-
-/* The escobar model over the eeg-mofs runs: predict mode, and fit mode when it can. */
+/* The escobar model over the eeg-mofs runs (rp_report_model): predict mode, and fit mode when
+ * it can. The progress still names mw fit, whose computation it is. */
 static void model(rp_report *rp)
 {
     if (!rp_report_escobar(rp)) return;
     progress(rp, "model: mw fit --model escobar over %zu eeg-mofs run%s", rp->nescobar,
              rp->nescobar == 1 ? "" : "s");
-    if (report_fit(rp, "predict", &rp->fit, rp->fit_note, sizeof rp->fit_note) != 0)
-        progress(rp, "model: %s", rp->fit_note);
-    if (rp->fit) /* no fit mode without a prediction */
-        report_fit(rp, "fit", &rp->fit_mode, rp->fit_mode_note, sizeof rp->fit_mode_note);
+    if (rp_report_model(rp) != 0) progress(rp, "model: %s", rp->fit_note);
 }
 
 /* ---- the command --------------------------------------------------------------------- */

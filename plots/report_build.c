@@ -261,8 +261,8 @@ void rp_report_free(rp_report *rp)
     }
     free(rp->sw);
     mw_analysis_aggregate_free(&rp->agg);
-    if (rp->fit) json_object_put(rp->fit);
-    if (rp->fit_mode) json_object_put(rp->fit_mode);
+    mw_escobar_study_free(rp->fit);
+    mw_escobar_study_free(rp->fit_mode);
     for (size_t i = 0; i < rp->nfig; i++) {
         free(rp->fig[i].sub);
         free(rp->fig[i].name);

@@ -1,62 +1,98 @@
-/* report_model — the page's model section (report_page.h: rp_section_model): the Escobar
- * model against the eeg-mofs runs, read from `mw fit --model escobar --json`'s documents in
- * rp_report (fit: predict mode, fit_mode: fit mode), which collector/cmd_report.c provides;
- * and the lenient JSON access they are read with (mw_report.h: rp_jget ...).
+/* report_model — the model of `mw report` (mw_report.h: rp_report_model) and the page's model
+ * section (report_page.h: rp_section_model): the Escobar model against the eeg-mofs runs.
+ *
+ * The model is libmwmodels' study (escobar_study.h), the whole computation of `mw fit --model
+ * escobar`, in this process: predict mode over the directories of the runs rp_report_escobar
+ * marked (what mw fit was given), then, when that succeeded, fit mode over the same runs as
+ * read. The page used to run `mw fit --json` as a child for each and read its JSON; it reads
+ * as it did then. Numbers: each is the double that JSON's text read back as (rp_fit_number:
+ * cmd_fit.c's "%.10g", rp_fit_paper: its "%.3f" for the paper's NRMSE; then json-c's reading),
+ * so a value rounded twice (the JSON's 10 digits, the page's 3 decimals) prints the same.
+ * Refusals: the note is the line mw fit's standard error ended with, "mw fit: " and the
+ * study's message (fit_said). The fit's notes, which mw fit printed on the standard error
+ * that the page never showed, are dropped.
  *
  * Tables: per run the version, N_Spop, rounds and the measured and predicted time and energy;
  * per version the NRMSE of time and energy beside the paper's; per version fitted, its time
  * parameters with standard errors and 95 % intervals. Runs the model does not read are named
  * with the reason; no prediction or no fit is a note with mw fit's reason. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "mw_alloc.h"
+#include "mw_child.h"
 #include "report_html.h"
 #include "report_page.h"
 
-/* ---- JSON access --------------------------------------------------------------------------- */
+/* ---- the model's numbers as mw fit --json stated them -------------------------------------- */
 
-json_object *rp_jget(json_object *o, const char *k)
+/* a JSON number's text as json-c reads it: without '.' or exponent an integer (so "-0" is
+ * +0), else strtod */
+static double json_c_number(const char *text)
 {
-    json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v))
-        return v;
-    return NULL;
+    if (!strpbrk(text, ".eE")) return (double)strtoll(text, NULL, 10);
+    return strtod(text, NULL);
 }
 
-double rp_jnum(json_object *o, const char *k)
+double rp_fit_number(double v)
 {
-    json_object *v = rp_jget(o, k);
-    if (v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-        return json_object_get_double(v);
-    return NAN;
+    if (!isfinite(v)) return NAN; /* null */
+    char b[64];
+    snprintf(b, sizeof b, "%.10g", v); /* mw_out_json_number */
+    return json_c_number(b);
 }
 
-const char *rp_jstr(json_object *o, const char *k)
+double rp_fit_paper(double v)
 {
-    json_object *v = rp_jget(o, k);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+    if (!isfinite(v)) return NAN;
+    char b[400]; /* any finite double with 3 decimals */
+    snprintf(b, sizeof b, "%.3f", v);
+    return json_c_number(b);
 }
 
-int rp_jbool(json_object *o, const char *k)
+/* ---- the studies --------------------------------------------------------------------------- */
+
+/* The line mw fit's standard error ended with when its study failed with message err (it
+ * printed "mw fit: ERR" last): the last line without trailing blanks, at most 399 bytes (the
+ * page took it into 400 bytes), into note. */
+static void fit_said(char *note, size_t len, const char *err)
 {
-    json_object *v = rp_jget(o, k);
-    if (!v || !json_object_is_type(v, json_type_boolean)) return -1;
-    return json_object_get_boolean(v) ? 1 : 0;
+    char text[1100], line[400]; /* err: at most 1023 bytes, as mw fit's */
+    snprintf(text, sizeof text, "mw fit: %s\n", err);
+    snprintf(note, len, "%s", mw_child_last_line(text, line, sizeof line));
 }
 
-size_t rp_jlen(json_object *a)
+int rp_report_model(rp_report *rp)
 {
-    return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-}
-
-json_object *rp_jat(json_object *a, size_t i)
-{
-    return i < rp_jlen(a) ? json_object_array_get_idx(a, i) : NULL;
+    mw_escobar_study_free(rp->fit);
+    mw_escobar_study_free(rp->fit_mode);
+    rp->fit = rp->fit_mode = NULL;
+    rp->fit_note[0] = rp->fit_mode_note[0] = 0;
+    char **dirs = mw_xcalloc(rp->nrun + 1, sizeof *dirs);
+    int n = 0;
+    for (size_t i = 0; i < rp->nrun; i++)
+        if (rp->run[i].escobar) dirs[n++] = rp->run[i].dir;
+    /* mw fit's defaults: 95 % intervals, the switch a channel named *switch*; no notes */
+    mw_escobar_study_opts so = {.fit = 0};
+    char err[1024];
+    int rc = 0;
+    if (mw_escobar_study_run(&so, dirs, n, &rp->fit, err, sizeof err)) {
+        fit_said(rp->fit_note, sizeof rp->fit_note, err);
+        rc = -1;
+    } else {
+        so.fit = 1;
+        if (mw_escobar_study_of_runs(&so, rp->fit->runs, rp->fit->nrows, NULL, &rp->fit_mode, err,
+                                     sizeof err))
+            fit_said(rp->fit_mode_note, sizeof rp->fit_mode_note, err);
+    }
+    free(dirs);
+    return rc;
 }
 
 /* ---- the section --------------------------------------------------------------------------- */
 
-static void runs_table(FILE *f, json_object *runs)
+static void runs_table(FILE *f, const mw_escobar_study *s)
 {
     static const char *const cols[] = {"Run",
                                        ">Version",
@@ -70,71 +106,71 @@ static void runs_table(FILE *f, json_object *runs)
     fputs("<div class=\"scroll\"><table id=\"model-runs\">\n", f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
-    for (size_t k = 0; k < rp_jlen(runs); k++) {
-        json_object *r = rp_jat(runs, k);
+    for (int k = 0; k < s->nrows; k++) {
+        const mw_escobar_study_row *r = &s->rows[k];
         fputs("<tr>", f);
-        rp_td_code(f, rp_jstr(r, "run"));
-        rp_td_num(f, rp_jnum(r, "version"), 0, "");
-        rp_td_num(f, rp_jnum(r, "n_spop"), 0, "");
-        rp_td_num(f, rp_jnum(r, "rounds"), 0, "");
-        rp_td_seconds(f, rp_jnum(rp_jget(r, "time_s"), "measured"));
-        rp_td_seconds(f, rp_jnum(rp_jget(r, "time_s"), "predicted"));
-        rp_td_energy(f, rp_jnum(rp_jget(r, "energy_j"), "measured"));
-        rp_td_energy(f, rp_jnum(rp_jget(r, "energy_j"), "predicted"));
+        rp_td_code(f, r->run->dir);
+        rp_td_num(f, r->p.version, 0, "");
+        rp_td_num(f, r->p.n_spop, 0, "");
+        rp_td_num(f, r->pr.rounds, 0, "");
+        rp_td_seconds(f, rp_fit_number(r->run->t_measured_s));
+        rp_td_seconds(f, rp_fit_number(r->pr.t_cluster_s));
+        rp_td_energy(f, rp_fit_number(r->run->e_measured_j));
+        rp_td_energy(f, rp_fit_number(r->pr.energy_j));
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
 }
 
-static void nrmse_table(FILE *f, json_object *nr)
+static void nrmse_table(FILE *f, const mw_escobar_study *s)
 {
-    if (!rp_jlen(nr)) return;
+    if (!s->ngroups) return;
     static const char *const cols[] = {
         ">Version",      ">Runs",           ">NRMSE time", ">Paper (time)",
         ">NRMSE energy", ">Paper (energy)", NULL};
     fputs("<div class=\"scroll\"><table id=\"model-nrmse\">\n", f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
-    for (size_t k = 0; k < rp_jlen(nr); k++) {
-        json_object *g = rp_jat(nr, k);
+    for (int k = 0; k < s->ngroups; k++) {
+        const mw_escobar_study_group *g = &s->group[k];
         fputs("<tr>", f);
-        rp_td_num(f, rp_jnum(g, "version"), 0, "");
-        rp_td_num(f, rp_jnum(g, "runs"), 0, "");
-        rp_td_num(f, rp_jnum(g, "time"), 3, "");
-        rp_td_num(f, rp_jnum(g, "paper_time"), 3, "");
-        rp_td_num(f, rp_jnum(g, "energy"), 3, "");
-        rp_td_num(f, rp_jnum(g, "paper_energy"), 3, "");
+        rp_td_num(f, g->version, 0, "");
+        rp_td_num(f, g->nruns, 0, "");
+        rp_td_num(f, rp_fit_number(g->nrmse_t), 3, "");
+        rp_td_num(f, rp_fit_paper(g->paper_nrmse_t), 3, "");
+        rp_td_num(f, rp_fit_number(g->nrmse_e), 3, "");
+        rp_td_num(f, rp_fit_paper(g->paper_nrmse_e), 3, "");
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
 }
 
-/* one version's fitted time parameters */
-static void fit_table(FILE *f, json_object *g)
+/* one version's fitted time parameters (what mw fit --json said: a standard error and an
+ * interval only where the fit has intervals, the interval only where both ends are finite) */
+static void fit_table(FILE *f, const mw_escobar_study_group *g)
 {
+    const mw_escobar_fit *ft = &g->fit;
     char b[64];
     fprintf(f, "<p>Version %d: %d runs, %d degrees of freedom, residual sum of squares %s%s.</p>\n",
-            (int)rp_jnum(g, "version"), (int)rp_jnum(g, "runs"), (int)rp_jnum(g, "dof"),
-            mw_html_num(b, sizeof b, rp_jnum(g, "rss_s2"), 6, "s\xC2\xB2"),
-            rp_jbool(g, "converged") == 0 ? " (stopped at the iteration limit)" : "");
+            g->version, g->nruns, ft->dof,
+            mw_html_num(b, sizeof b, rp_fit_number(ft->rss), 6, "s\xC2\xB2"),
+            ft->converged ? "" : " (stopped at the iteration limit)");
     static const char *const cols[] = {"Parameter", ">Value", ">Standard error", ">95 % interval",
                                        NULL};
     fputs("<div class=\"scroll\"><table>\n", f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
-    json_object *ps = rp_jget(g, "parameters");
-    for (size_t p = 0; p < rp_jlen(ps); p++) {
-        json_object *x = rp_jat(ps, p);
+    for (int j = 0; j < MW_ESCOBAR_NFIT; j++) {
+        if (!ft->used[j]) continue;
         fputs("<tr>", f);
-        rp_td_code(f, rp_jstr(x, "name"));
-        rp_td_num(f, rp_jnum(x, "value"), 9, "s");
-        rp_td_num(f, rp_jnum(x, "se"), 9, "s");
-        json_object *ci = rp_jget(x, "ci");
-        if (rp_jlen(ci) == 2) {
+        rp_td_code(f, mw_escobar_fit_names[j]);
+        rp_td_num(f, rp_fit_number(ft->value[j]), 9, "s");
+        rp_td_num(f, rp_fit_number(ft->have_ci ? ft->se[j] : NAN), 9, "s");
+        if (ft->have_ci && isfinite(ft->ci_lo[j]) && isfinite(ft->ci_hi[j])) {
             char a[64], c2[64];
             fprintf(f, "<td class=\"n\">[%s, %s]</td>",
-                    mw_html_num(a, sizeof a, json_object_get_double(rp_jat(ci, 0)), 9, "s"),
-                    mw_html_num(c2, sizeof c2, json_object_get_double(rp_jat(ci, 1)), 9, "s"));
+                    mw_html_num(a, sizeof a, rp_fit_number(ft->ci_lo[j]), 9, "s"),
+                    mw_html_num(c2, sizeof c2, rp_fit_number(ft->ci_hi[j]), 9, "s"));
         } else {
             rp_td_n(f, RP_DASH);
         }
@@ -175,16 +211,18 @@ void rp_section_model(FILE *f, const rp_report *rp)
         fputs("</p>\n</section>\n", f);
         return;
     }
-    runs_table(f, rp_jget(rp->fit, "runs"));
-    nrmse_table(f, rp_jget(rp->fit, "nrmse"));
+    runs_table(f, rp->fit);
+    nrmse_table(f, rp->fit);
     fputs("<h3>Fitted time parameters</h3>\n", f);
-    json_object *fits = rp_jget(rp->fit_mode, "fit");
-    if (!rp_jlen(fits)) {
+    int fitted = 0;
+    for (int k = 0; rp->fit_mode && k < rp->fit_mode->ngroups; k++)
+        fitted += rp->fit_mode->group[k].fitted;
+    if (!fitted) {
         fputs("<p class=\"note\">No least-squares fit: ", f);
         mw_html_text(f, rp->fit_mode_note[0] ? rp->fit_mode_note : "mw fit fitted nothing");
         fputs("</p>\n", f);
     }
-    for (size_t k = 0; k < rp_jlen(fits); k++)
-        fit_table(f, rp_jat(fits, k));
+    for (int k = 0; rp->fit_mode && k < rp->fit_mode->ngroups; k++)
+        if (rp->fit_mode->group[k].fitted) fit_table(f, &rp->fit_mode->group[k]);
     fputs("</section>\n", f);
 }

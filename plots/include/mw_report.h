@@ -10,23 +10,23 @@
  *                       (mw_analysis_aggregate_runs) and the figures derived per run
  *                       (report_analysis.c);
  *   rp_report_escobar   which runs the Escobar model reads (eeg-mofs runs, models/escobar.h);
+ *   rp_report_model     the model tables: libmwmodels' study of those runs (escobar_study.h,
+ *                       `mw fit --model escobar`'s computation), predict mode, then fit mode
+ *                       (report_model.c);
  *   rp_report_figures   the figures of `mw plot`, drawn in-process (mw_plot_run_job) into
  *                       DIR/fig and, for 2 to RP_MAX_RUN_FIGURES runs, DIR/fig/runN
  *                       (report_figures.c);
  *   rp_write_page       the page (report_page.c and the section files report_*.c).
- * The model tables are read from rp_report.fit and fit_mode, `mw fit --json`'s documents, which
- * the caller provides (collector/cmd_report.c) until the fit is a library call.
- *
- * Nothing here prints or exits: messages go to rp_report.say (progress, warnings, the lines of
- * mw plot and mw analyze as those commands say them), failures come back as -1 with one line
- * in err. */
+ * Nothing here prints, exits or runs mw: messages go to rp_report.say (progress, warnings, the
+ * lines of mw plot and mw analyze as those commands say them), failures come back as -1 with
+ * one line in err; the only program run is gnuplot (the figures). */
 #ifndef MW_REPORT_H
 #define MW_REPORT_H
-#include <json.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "escobar_study.h"
 #include "mw_analysis.h"
 #include "mw_sweepindex.h"
 
@@ -88,10 +88,11 @@ typedef struct {
     size_t nrun;
     rp_sweep *sw;
     size_t nsw;
-    mw_analysis_aggregate agg;   /* mean +- sd per channel name over the runs */
-    json_object *fit, *fit_mode; /* mw fit --json (predict / fit mode), or NULL */
-    char fit_note[512];          /* why no predict table, or why no fit mode */
-    char fit_mode_note[512];
+    mw_analysis_aggregate agg;  /* mean +- sd per channel name over the runs */
+    mw_escobar_study *fit;      /* the model's study in predict mode, or NULL (fit_note) */
+    mw_escobar_study *fit_mode; /* in fit mode, or NULL (fit_mode_note) */
+    char fit_note[512];         /* why no predict table, as mw fit said it */
+    char fit_mode_note[512];    /* why no fit, as mw fit said it */
     size_t nescobar;
     rp_fig *fig;
     size_t nfig;
@@ -116,6 +117,16 @@ int rp_report_analyse(rp_report *rp, char *err, size_t errlen);
 /* Marks the runs the Escobar model reads (mw_escobar_from_run; else escobar_err says why);
  * returns how many (rp->nescobar). */
 size_t rp_report_escobar(rp_report *rp);
+/* The model tables of the runs rp_report_escobar marked (call it first): the study of
+ * `mw fit --model escobar --mode predict` over their directories (mw_escobar_study_run), then,
+ * when that succeeded, fit mode over the same runs as read (mw_escobar_study_of_runs). 0 when
+ * the prediction succeeded (fit_mode may still be NULL, with fit_mode_note), -1 when it did
+ * not (fit_note). A note reads as when mw fit was a child process and the page took the last
+ * line of its standard error: the last line of "mw fit: " and the study's message, without
+ * trailing blanks, at most 399 bytes (a run's name with a newline leaves only its end). The
+ * fit's notes (a fit at its iteration limit, a fitted value < 0) are not shown or said, as
+ * they were not then. */
+int rp_report_model(rp_report *rp);
 
 typedef struct {
     char *const *inputs; /* as given to the report */
@@ -148,17 +159,17 @@ double rp_an_joules(mw_energy_pj pj);
 double rp_an_mean_w(mw_energy_pj pj, int64_t covered_ns);
 double rp_an_round(double v, int decimals);
 
-/* ---- the page ---------------------------------------------------------------------------- */
+/* ---- the model as mw fit --json stated it ------------------------------------------------- */
 
-/* The JSON of mw fit, read leniently (report_model.c): a member or NULL; a number, or NaN for
- * null or missing; a string or NULL; 1 true, 0 false, -1 null or missing; an array's length
- * (0 for anything else) and its element i or NULL. */
-json_object *rp_jget(json_object *o, const char *k);
-double rp_jnum(json_object *o, const char *k);
-const char *rp_jstr(json_object *o, const char *k);
-int rp_jbool(json_object *o, const char *k);
-size_t rp_jlen(json_object *a);
-json_object *rp_jat(json_object *a, size_t i);
+/* The page shows the model's numbers as it did when it read `mw fit --json` (the studies'
+ * doubles as that JSON's text read back with json-c; collector/cmd_fit.c): rp_fit_number is
+ * v printed "%.10g" (mw_out_json_number), rp_fit_paper v printed "%.3f" (the paper's NRMSE),
+ * then read as json-c reads a number: strtod, or, for text without '.' or exponent, as an
+ * integer (so "-0" is +0); NaN for a v that is not finite (the JSON's null). */
+double rp_fit_number(double v);
+double rp_fit_paper(double v);
+
+/* ---- the page ---------------------------------------------------------------------------- */
 
 /* The page (report_page.c) of a report analysed (rp_report_analyse succeeded): inputs as
  * given, figures 0 when --no-figures, argv the command line for the footer. */
