@@ -1,4 +1,4 @@
-/* child — see child.h. fork, then in the child: stdin from /dev/null, stdout and stderr onto
+/* child — see mw_child.h. fork, then in the child: stdin from /dev/null, stdout and stderr onto
  * pipes, chdir, execvp; an exec failure comes back through a close-on-exec pipe as errno.
  * The parent polls both pipes to the end (a child writing much to both never blocks), then
  * waits. */
@@ -41,15 +41,9 @@ int mw_child_run(const char *prog, char *const argv[], const char *dir, char **o
 {
     *out = *err = NULL;
     *status = -1;
-    char self[PATH_MAX];
-    if (!prog) {
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) {
-            *err = strdup("cannot find this executable (/proc/self/exe)");
-            return -1;
-        }
-        self[n] = 0;
-        prog = self;
+    if (!prog || !argv || !argv[0]) {
+        *err = strdup("no program to run");
+        return -1;
     }
     int po[2], pe[2], px[2]; /* stdout, stderr, exec failure */
     if (pipe(po)) goto nopipe;
