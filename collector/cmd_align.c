@@ -1,12 +1,12 @@
 /* cmd_align — "mw align RUNDIR [--channel NAME] [--phases KIND|NAME] [--json]": the
- * alignment check (models/align.h, docs/analysis.md "Alignment check"): how many ms the
+ * alignment check (models/include/align.h, docs/analysis.md "Alignment check"): how many ms the
  * meter's windows are off the program's phases, with its uncertainty, and the drift
  * between the run's start and end.
  *
  * Inside one snapshot it picks the channel (--channel, else the first whose host ran busy
  * phases, else the only channel), takes the busy phases of that host (all hosts for a
  * channel without one): those of kind or name --phases, else of kind compute, else of kind
- * user; models/align_run.h reads them, each process's (rank, pid) merged into their union so
+ * user; models/include/align_run.h reads them, each process's (rank, pid) merged into their union so
  * that nested or per-thread phases count once, and the channel's windows, in seconds since
  * the run's start, for mw_align_estimate(). Text by default, or one JSON
  * object. No pattern (no such phases, or none beginning or ending within the windows) is
@@ -99,7 +99,7 @@ static int parse_args(int argc, char **argv, align_opts *o)
     return -1;
 }
 
-/* ---- reading the run (models/align_run.h) ------------------------------------------------- */
+/* ---- reading the run (models/include/align_run.h) ------------------------------------------------- */
 
 typedef struct {
     mw_store *s;

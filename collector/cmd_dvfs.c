@@ -1,15 +1,15 @@
 /* cmd_dvfs — "mw dvfs RUNDIR [--freqs LIST] [--pd W | --pd NODE=W,...] [--ps-fraction X |
  * --ps W] [--method maxdist|edp|rr|oracle|all] [--json]": choose a CPU frequency for every
- * rank of a recorded MPI run with seed 003's models (models/dvfs.h), as if the run were one
+ * rank of a recorded MPI run with seed 003's models (models/include/dvfs.h), as if the run were one
  * iteration measured at the highest frequency, and print each method's gears and its
  * predicted energy saving, performance degradation and distance.
  *
- * The run is read in one snapshot into the model's inputs by models/dvfs_run.h (each rank's
+ * The run is read in one snapshot into the model's inputs by models/include/dvfs_run.h (each rank's
  * T_cp, T_cm from its phases; its P_d by eq. 3.15 from its channels' power range, record
  * with --idle S so that the smallest is idle, unless --pd gives it); P_s = X P_d
  * (--ps-fraction, default 0.20 as in the thesis's experiments) or --ps W. Gears: --freqs
  * (GHz), else this machine's cpufreq table (kHz; MW_CPUFREQ_FILE overrides the path, for
- * tests), read by mw_dvfs_gears_load (models/dvfs_run.h, shared with mw plot --kind dvfs), the
+ * tests), read by mw_dvfs_gears_load (models/include/dvfs_run.h, shared with mw plot --kind dvfs), the
  * same table for every rank; the model is the heterogeneous synchronous cluster
  * (eq. 3.1-3.4). Unusable input is a one-line message naming what is missing and how to give
  * it, exit 2. No NaN or inf is printed: a figure that does not exist is "-" in text and null
@@ -30,13 +30,13 @@
 #include "mw_store.h"
 #include "textout.h"
 
-/* the defaults and the gear table are models/dvfs_run.h's, shared with mw plot --kind dvfs */
+/* the defaults and the gear table are models/include/dvfs_run.h's, shared with mw plot --kind dvfs */
 #define DEFAULT_CPUFREQ MW_DVFS_CPUFREQ_FILE
 #define DEFAULT_PS_FRACTION MW_DVFS_PS_FRACTION
 #define ORACLE_MAX_COMBOS MW_DVFS_ORACLE_MAX_COMBOS
 #define MAX_GEARS MW_DVFS_MAX_GEARS
 
-/* --method: models/dvfs_run.h's selector 1 << k is method_names[k] */
+/* --method: models/include/dvfs_run.h's selector 1 << k is method_names[k] */
 #define M_ALL 15
 static const char *const method_names[4] = {"maxdist", "edp", "rr", "oracle"};
 
@@ -150,7 +150,7 @@ static int load_freqs(const dv_opts *o, double *ghz, size_t *n, char *source, si
 
 /* ---- the run -------------------------------------------------------------------------------- */
 
-/* Read the run (models/dvfs_run.h) in one snapshot. 0, or an exit code after a message. */
+/* Read the run (models/include/dvfs_run.h) in one snapshot. 0, or an exit code after a message. */
 static int read_run(const char *rundir, mw_dvfs_run *run)
 {
     if (!mw_store_exists(rundir)) {
@@ -206,7 +206,7 @@ typedef struct {
     size_t ngears, n;
     const char *source;
     mw_dvfs_eval base;     /* every rank at the highest frequency */
-    mw_dvfs_choice res[4]; /* maxdist, edp, rr, oracle (models/dvfs_run.h) */
+    mw_dvfs_choice res[4]; /* maxdist, edp, rr, oracle (models/include/dvfs_run.h) */
     char note[4][160];     /* why a method has no result */
 } dv_solution;
 

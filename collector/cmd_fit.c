@@ -1,6 +1,6 @@
 /* cmd_fit — "mw fit --model escobar RUNDIR... [--mode predict|fit] [--calibration RUNDIR]
  * [--switch NAME] [--confidence P] [--table FILE] [--json]": the runtime/energy model of seed
- * 000 (§5.2, eq. 3-9; models/escobar.h) against recorded eeg-mofs runs.
+ * 000 (§5.2, eq. 3-9; models/include/escobar.h) against recorded eeg-mofs runs.
  *
  * The command parses its options, hands the runs to libmwmodels' study (escobar_study.h:
  * the runs read, a SWEEPDIR expanded into its finished runs, the calibration applied, the

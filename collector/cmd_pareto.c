@@ -1,6 +1,6 @@
 /* cmd_pareto — "mw pareto PROFILE [--time S | --energy J] [--static-power W] [--total]
  * [--n N] [--json]": the time / energy Pareto front of a workload of n units split over
- * devices (seed 002; models/lbopa.h, docs/models.md "Bi-objective workload distribution").
+ * devices (seed 002; models/include/lbopa.h, docs/models.md "Bi-objective workload distribution").
  *
  * PROFILE is a text file (docs/models.md gives the format): "n N", "static_power W",
  * "device NAME [a=S_PER_UNIT] [b=J_PER_UNIT] [X:T[:E]]..." and "together X:E..." lines,

@@ -4,7 +4,7 @@
  *
  * Both read a run with one scan of its windows in the meter's order (segment, seq,
  * channel), inside one snapshot, summing each channel's windows in exact integers
- * (models/window_totals.h):
+ * (models/include/window_totals.h):
  *   energy (windows) = sum over the channel's windows of power_mw x (t1_ns - t0_ns), the
  *                      energy of the windows that were recorded;
  *   energy (meter)   = energy_mj of the last window - that of the first + the first

@@ -4,16 +4,16 @@
  * and v3 over runs with 6 to 32 subpopulations.
  *
  * Each run gives one value: pow_idle / pow_work (W), the lower / higher level of the
- * channel's window powers by the paper's kernel-density method (models/levels.h; --method
+ * channel's window powers by the paper's kernel-density method (models/include/levels.h; --method
  * gmm: the Gaussian mixture); mean_power (W), the time-weighted mean power over its windows;
  * energy (J), the energy of its windows (power x window length summed exactly in integer
  * pJ). A group's --group NAME:Q takes its own quantity (Table 6 also tests Pow_idle(v2)
  * against Pow_work(v2)); groups must share a unit. Per group: n, mean, sd and the Student-t
  * interval of the mean; two groups: two-sample Kolmogorov–Smirnov and Mann–Whitney; two or
- * more: Kruskal–Wallis (models/stats.h, two-sided p-values).
+ * more: Kruskal–Wallis (models/include/stats.h, two-sided p-values).
  *
  * Every run is read read-only inside one snapshot: the channel's windows by time
- * (models/window_totals.h); the groups' figures and tests are models/stats_groups.h's.
+ * (models/include/window_totals.h); the groups' figures and tests are models/include/stats_groups.h's.
  * Arguments are parsed by hand (longopt.h), not by getopt, because a group's run
  * directories follow its --group in order. Unusable input — bad usage, a directory that is
  * not a run or cannot be opened, a missing channel, a channel without samples, one power
@@ -51,7 +51,7 @@ typedef struct {
     char **runs;   /* argv entries */
     size_t nruns;
     double *values;     /* one per run */
-    mw_stats_group fig; /* n, mean, sd, CI (models/stats_groups.h) */
+    mw_stats_group fig; /* n, mean, sd, CI (models/include/stats_groups.h) */
     char label[160];    /* in the tests' lines: the name, or NAME:Q when names repeat */
 } st_group;
 
@@ -206,7 +206,7 @@ static int parse_args(int argc, char **argv, st_opts *o)
 
 /* ---- one run's value ---------------------------------------------------------------- */
 
-/* The channel's windows of one run (models/window_totals.h), in one snapshot: their powers
+/* The channel's windows of one run (models/include/window_totals.h), in one snapshot: their powers
  * (W, *power_w) and exact totals. 0, or an exit code after a one-line message. */
 static int read_trace(const char *rundir, const char *channel, double **power_w,
                       mw_window_totals *t)

@@ -39,7 +39,7 @@ void mw_dvfs_rank_times(const mw_dvfs_phase *ph, size_t n, double *tcp_s, double
     if (fin_start != INT64_MAX) hi = fin_start;
     *tcp_s = *tcm_s = 0;
     if (hi <= lo) return;
-    /* the union of the communication phases within [lo, hi) (models/energy.h) */
+    /* the union of the communication phases within [lo, hi) (models/include/energy.h) */
     mw_energy_span *cs = mw_xcalloc(n ? n : 1, sizeof *cs);
     size_t nc = 0;
     for (size_t i = 0; i < n; i++)

@@ -8,11 +8,11 @@
  *     "products") on each host that reported it;
  *   - the time is the recorder's command phase (kind mw, name command), in s;
  *   - a host's device is the channel(s) measuring that host by the one rule of
- *     models/energy.h (channels with that host, else the host-less ones), switch channels
+ *     models/include/energy.h (channels with that host, else the host-less ones), switch channels
  *     (name containing "switch") left out; its name is the channel name(s);
  *   - its idle power is the mean power over the run's idle baseline (mw phases idle-before
  *     and idle-after: record with --idle S), and its dynamic energy is its energy over the
- *     command less idle power x the window time inside the command (models/energy.h).
+ *     command less idle power x the window time inside the command (models/include/energy.h).
  * A run with work on one device measures it alone; work on several devices, each given the
  * same amount, is a together run (their dynamic energies summed); different amounts are
  * refused, since the additivity check compares equal sizes.
@@ -21,7 +21,7 @@
  * command phase, the idle phases, the counter's sum per host (in host order, as SQL's GROUP
  * BY gave it: sums of integers, exact), the channels; then each host's device. The profile
  * is written in the profile-file format so that exactly the file parser and the builder
- * (models/lbopa.h) turn it into f_i and g_i; the static power P_S of LBOPA-TE is the sum of
+ * (models/include/lbopa.h) turn it into f_i and g_i; the static power P_S of LBOPA-TE is the sum of
  * the devices' idle powers (each device's mean over its runs). */
 #include "pareto_runs.h"
 

@@ -1,7 +1,7 @@
 /* plot_kinds_run — the kinds of `mw plot` drawn from one run: trace, timeline (template
  * plots/gnuplot/trace.gp), histogram (plots/gnuplot/histogram.gp) and energy
- * (plots/gnuplot/energy.gp). Every number comes from the run through models/energy.h and
- * models/levels.h with mw analyze's rules, so the figures show what `mw analyze` reports
+ * (plots/gnuplot/energy.gp). Every number comes from the run through models/include/energy.h and
+ * models/include/levels.h with mw analyze's rules, so the figures show what `mw analyze` reports
  * (docs/plots.md lists the data files' columns).
  *
  * trace/timeline. Each shown channel's windows in time order are one block of the data file,

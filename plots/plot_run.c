@@ -2,7 +2,7 @@
  *
  * Read through the run store's cursors (mw_run.h) inside one snapshot: the channels; every
  * window (one scan in the meter's order, as mw analyze reads them), each channel's becoming an
- * exact step-function trace (models/energy.h); the phases that are spans (not marks nor
+ * exact step-function trace (models/include/energy.h); the phases that are spans (not marks nor
  * counters, end > start) in start order, their host, kind and name interned once per run;
  * the counters; the gaps. Then the idle baseline (union of the recorder's idle-before and
  * idle-after) and each channel's mean power over it. Unusable input is a message naming

@@ -4,7 +4,7 @@
  * A cell is one <td>: text escaped by mw_html_text (a dash when there is none), or a number
  * cell (class "n", right-aligned by report.css) holding text this file made from a number and
  * its unit (report_html.h). Intervals across runs are Student-t intervals of the mean
- * (models/stats.h). */
+ * (models/include/stats.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

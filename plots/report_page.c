@@ -9,7 +9,7 @@
  * mw_html_text (report_html.h); numbers are formatted with their units, a missing one as an
  * en dash (report_cells.c). Tables that tests read carry ids (energy-N, levels-N,
  * across-channels, sweep-N-runs, ...) and a data-channel attribute on per-channel rows, one row
- * a line. Intervals across runs come from models/stats.h. */
+ * a line. Intervals across runs come from models/include/stats.h. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,7 +411,7 @@ static void section_stats(FILE *f, const rp_report *rp)
     }
     fprintf(f,
             "<p class=\"note\">Over the %zu runs: mean \xC2\xB1 sample sd (<code>mw analyze"
-            "</code>), and the %g %% Student-t interval of the mean (<code>models/stats.h"
+            "</code>), and the %g %% Student-t interval of the mean (<code>models/include/stats.h"
             "</code>).</p>\n",
             rp->nrun, RP_CONFIDENCE * 100);
     size_t room = rp->nrun;

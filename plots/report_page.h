@@ -24,7 +24,7 @@ void rp_td_energy(FILE *f, double j);
 void rp_td_seconds(FILE *f, double s);
 /* mean ± sd (sd not finite: the mean alone); energy: both by mw_html_energy */
 void rp_td_mean_sd(FILE *f, double mean, double sd, int decimals, const char *unit, int energy);
-/* the RP_CONFIDENCE Student-t interval of the mean of x[0..n) (models/stats.h), a dash for
+/* the RP_CONFIDENCE Student-t interval of the mean of x[0..n) (models/include/stats.h), a dash for
  * fewer than two values */
 void rp_td_ci(FILE *f, const double *x, size_t n, int decimals, const char *unit, int energy);
 /* a row "label: value" of a key-value table, none when value is NULL or "" */

@@ -3,7 +3,7 @@
  * status of the others), a table per configuration (mean +- sample sd and the Student-t
  * interval of its finished runs' command time and energy), and the tests across the
  * configurations that have values: Kruskal-Wallis for two or more, Mann-Whitney for exactly
- * two (models/stats.h).
+ * two (models/include/stats.h).
  *
  * A configuration is a run of consecutive index runs with one label (the sweep index lists
  * each configuration's repetitions together); a run's values are rp_run's cmd_s and cmd_j. */
@@ -205,7 +205,7 @@ void rp_section_sweep(FILE *f, const rp_report *rp)
           "it. Per configuration: mean \xC2\xB1 sample sd and the 95 % Student-t interval of "
           "the mean over its finished runs; across configurations, Kruskal\xE2\x80\x93Wallis "
           "(two or more) and Mann\xE2\x80\x93Whitney (two) on the per-run values "
-          "(<code>models/stats.h</code>).</p>\n",
+          "(<code>models/include/stats.h</code>).</p>\n",
           f);
     for (size_t si = 0; si < rp->nsw; si++) {
         const rp_sweep *s = &rp->sw[si];

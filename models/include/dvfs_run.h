@@ -10,7 +10,7 @@
  *    waits at barriers are the slack the model counts as communication; T_cp is the rest;
  *  - each rank's dynamic power P_d by eq. 3.15: for each channel measuring it, the largest
  *    window power minus the smallest over the whole run, shared equally among the ranks that
- *    channel measures (models/energy.h's rule, the one mw analyze uses).
+ *    channel measures (models/include/energy.h's rule, the one mw analyze uses).
  * mw_dvfs_phase_class(), mw_dvfs_rank_times(), the P_d functions and the problem's assembly
  * are numbers in, numbers out; mw_dvfs_run_read() is the small reader that feeds them from
  * a run store through its read API (mw_run.h). */

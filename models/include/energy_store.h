@@ -1,4 +1,4 @@
-/* energy_store — a channel's windows read from a run store, for models/energy.h.
+/* energy_store — a channel's windows read from a run store, for models/include/energy.h.
  *
  * Every command that integrates a channel's power (mw fit's eq. 9 figures, mw sweep's
  * per-run energy, mw pareto's profiles from runs) reads the same three columns of a
@@ -20,7 +20,7 @@ int mw_energy_store_windows(mw_store *s, int channel, mw_energy_window **w, size
 
 /* The figures of one recorded command (mw sweep's per-run time and energy): its wall time
  * cmd_s = meta cmd_end_ns - cmd_start_ns, in s, and energy_j, the energy of every channel
- * over that span (each channel's windows pro rata, models/energy.h), in J. 0, or -1 with a
+ * over that span (each channel's windows pro rata, models/include/energy.h), in J. 0, or -1 with a
  * message naming the run in err ("RUNDIR: no command span (meta cmd_start_ns,
  * cmd_end_ns)", or the store's). */
 int mw_energy_store_command(const char *rundir, double *cmd_s, double *energy_j, char *err,

@@ -1,5 +1,5 @@
 /* mw_analysis — the analysis of a run (mw analyze, docs/analysis.md): energy per channel,
- * phase group, rank and node, Pow_idle/Pow_work three ways (models/levels.h), and mean ± sd
+ * phase group, rank and node, Pow_idle/Pow_work three ways (models/include/levels.h), and mean ± sd
  * across runs. Numbers in, numbers out: no SQL, nothing printed; results are plain structs
  * that a report reads as the JSON of `mw analyze --json` says them (docs/analysis.md names
  * each key; the comments below name the key each field becomes).
@@ -17,12 +17,12 @@
  * Definitions (docs/analysis.md): the range is [from, to) in s since the run's origin,
  * open-ended when not given; phases of kinds mark and counter, and empty ones, are left out.
  * A phase group (kind, name) on a channel is the union of its intervals over the ranks that
- * channel measures (models/energy.h's rule: a channel with a host measures that host's
+ * channel measures (models/include/energy.h's rule: a channel with a host measures that host's
  * ranks, one without every rank; the recorder's kind mw phases cover every channel). A
  * window is working for the phase split when the union of the channel's ranks' working
  * phases (compute, user, omp, gpu, cuda, but not a program's own waiting phases:
  * mw_phase_class.h) covers more than half of it. Energies are exact integers of picojoules
- * (models/energy.h); a figure that does not exist is NAN from the helpers below.
+ * (models/include/energy.h); a figure that does not exist is NAN from the helpers below.
  *
  * Functions returning int give 0, or -1 with a one-line message in err (no trailing
  * newline, prefixed with the run's directory as mw analyze prints it). */

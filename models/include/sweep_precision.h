@@ -1,7 +1,7 @@
 /* sweep_precision — the repetition rule of mw sweep (docs/sweep.md) on one configuration's
  * runs: the figures of its finished runs (the command's wall time and its energy, from the
  * sweep index, mw_sweepindex.h), whether both means are within the precision asked
- * (models/precision.h, Student t at MW_PRECISION_DEFAULT_LEVEL, at least MW_SWEEP_MIN_REPS
+ * (models/include/precision.h, Student t at MW_PRECISION_DEFAULT_LEVEL, at least MW_SWEEP_MIN_REPS
  * runs), how many runs that will probably take, and why the configuration stopped. The
  * runs are read through the sweep index's writer (no SQL here); the verdict is mw_sweep.h's
  * rule hook. */

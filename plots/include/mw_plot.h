@@ -6,7 +6,7 @@
  * traces, phases, counters, gaps, the idle baseline) with the rules of `mw analyze`
  * (cmd_analyze.c, docs/analysis.md): the time origin is meta start_ns (else the first
  * sample), a channel with a host measures the ranks on that host and one without a host
- * every rank (models/energy.h), the idle baseline is the union of the recorder's phases
+ * every rank (models/include/energy.h), the idle baseline is the union of the recorder's phases
  * idle-before and idle-after and a channel's idle power the mean power over it.
  *
  * plot_fig.c writes one figure: NAME.tsv (the data, blocks separated by two blank lines:

@@ -9,7 +9,7 @@
  *                       mw_analysis_read, no options), the mean +- sd across runs
  *                       (mw_analysis_aggregate_runs) and the figures derived per run
  *                       (report_analysis.c);
- *   rp_report_escobar   which runs the Escobar model reads (eeg-mofs runs, models/escobar.h);
+ *   rp_report_escobar   which runs the Escobar model reads (eeg-mofs runs, models/include/escobar.h);
  *   rp_report_model     the model tables: libmwmodels' study of those runs (escobar_study.h,
  *                       `mw fit --model escobar`'s computation), predict mode, then fit mode
  *                       (report_model.c);

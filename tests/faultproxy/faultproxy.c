@@ -12,7 +12,7 @@
  * new link at the same path; --cut-resets also closes and reopens the upstream port, which
  * resets the simulated board like a meter losing its USB power. The proxy holds a slave
  * descriptor of its collector pty itself, so the pty lives between clients, its unread input
- * can be measured (FIONREAD) and clients are counted with inotify as in host/simpty.c: while
+ * can be measured (FIONREAD) and clients are counted with inotify as in host/sim/simpty.c: while
  * no collector has the port open, board bytes are discarded (as a Mega's USB side does).
  *
  * What it did goes to --log FILE as "key=value" lines: one "event ..." line per cut,

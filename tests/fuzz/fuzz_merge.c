@@ -1,4 +1,4 @@
-/* fuzz_merge — the reader of libmwprobe's spill files (collector/merge.c, docs/probe.md):
+/* fuzz_merge — the reader of libmwprobe's spill files (host/merge.c, docs/probe.md):
  * what `mw merge` and `mw record` read from RUNDIR/probe/NAME.mwp.
  *
  * One run store is made once, in a private temporary directory; each input becomes its

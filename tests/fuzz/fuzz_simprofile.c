@@ -1,4 +1,4 @@
-/* fuzz_simprofile — the simulated board's power-profile reader (host/simprofile.c,
+/* fuzz_simprofile — the simulated board's power-profile reader (host/sim/simprofile.c,
  * mw_simprofile.h): `mw vmeter --profile FILE`.
  *
  * The input is the file. Invariants when mw_simprofile_load accepts it: 1..15 distinct

@@ -1,4 +1,4 @@
-/* Simulated board on a pseudo-terminal (host/simpty.c): real-time pacing, clients that
+/* Simulated board on a pseudo-terminal (host/sim/simpty.c): real-time pacing, clients that
  * open, close and reopen the port (each first open resets the board, which then sends its
  * identification line again; the port is raw again after its last client), and the symlink
  * rules (a stale link is replaced, a regular file is never overwritten). Runs the real

@@ -1,4 +1,4 @@
-/* mw merge (collector/merge.c) on hand-written spill files (docs/probe.md): events land in
+/* mw merge (host/merge.c) on hand-written spill files (docs/probe.md): events land in
  * the phases table with their rank, host, pid, thread, kind, name, bytes and peer; times are
  * moved by the clock offset interpolated between the file's clock samples (computed here
  * by hand); a partial last line is ignored; a malformed file is skipped and named with its

@@ -1,4 +1,4 @@
-/* sweepindex (collector/sweepindex.h): an index written with the writer API is read back
+/* sweepindex (host/include/mw_sweepindex.h): an index written with the writer API is read back
  * through the reader API exactly — parameters in --param order, runs by configuration then
  * repetition, each run's directory, status, label, repetition and parameter values — and
  * mw_sweepidx_expand replaces a sweep directory by its runs marked done, in index order,

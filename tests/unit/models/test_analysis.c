@@ -15,7 +15,7 @@
  * split gives 100 and 200 W and 100 windows each way; the kernel density and the mixture
  * find the two levels within 2 W.
  *
- * The streaming integration against models/energy.h on the whole trace: random windows
+ * The streaming integration against models/include/energy.h on the whole trace: random windows
  * (holes, overlaps, uneven powers) and random phases on three hosts; every figure of every
  * channel, phase and rank equals the trace's; windows given out of time order are asked
  * again (the replay) and give the same figures.

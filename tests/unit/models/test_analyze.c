@@ -719,7 +719,7 @@ static void errors(void **state)
     assert_non_null(strstr(out, "usage: mw analyze RUNDIR..."));
 }
 
-/* The attribution rule every command shares (models/energy.h), case by case from
+/* The attribution rule every command shares (models/include/energy.h), case by case from
  * docs/analysis.md: node channels a, b on hosts "a", "b", a host-less channel (the switch,
  * or a meter whose channels name no host). */
 static void attribution(void **state)

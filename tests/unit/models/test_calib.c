@@ -1,4 +1,4 @@
-/* The arithmetic of mw calibrate (collector/calib.c) against values worked out by hand (a
+/* The arithmetic of mw calibrate (models/calib.c) against values worked out by hand (a
  * calculator's cosines): robust means, the voltage gain, the phase from two probe readings
  * (both signs, and a reactive reference), the current gain from a reference power or
  * current, the rejections, the record's text and dates. */

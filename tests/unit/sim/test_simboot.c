@@ -1,4 +1,4 @@
-/* Unit tests for the Intel HEX reader of host/simboot.c (mw_simboot_parse_hex): record
+/* Unit tests for the Intel HEX reader of host/sim/simboot.c (mw_simboot_parse_hex): record
  * types 00-05, segment and linear base addresses, and the errors it must name (checksum,
  * bad digits, truncated files, data outside the flash). The genuine Mega bootloader, when
  * installed, must read as 5928 bytes starting at the boot section. */

@@ -1,4 +1,4 @@
-/* The simulated cluster (host/simcluster.c): the configuration file (defaults from seed 000
+/* The simulated cluster (host/sim/simcluster.c): the configuration file (defaults from seed 000
  * Table 5, errors naming file and line), the rank-to-node rule, the linear power model, and
  * the live sampler against real processes: a child that burns the CPU and then sleeps, with
  * its MPI rank in its environment, must drive its node between the configured levels, and a

@@ -1,4 +1,4 @@
-/* Power profiles (host/simprofile.c): a valid file's step values at and between rows, and
+/* Power profiles (host/sim/simprofile.c): a valid file's step values at and between rows, and
  * an error naming file and line for each kind of bad input. */
 #include "../unit.h"
 
