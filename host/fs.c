@@ -3,9 +3,12 @@
 #include "mw_fs.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int mw_fs_mkdirs(const char *path, int *made, char *err, size_t errlen)
 {
@@ -48,4 +51,21 @@ int mw_fs_mkdirs(const char *path, int *made, char *err, size_t errlen)
     }
     if (made) *made = n;
     return 0;
+}
+
+int mw_fs_find_beside_exe(const char *const rel[], const char *fallback, char *out, size_t outlen)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        const char *dir = dirname(exe);
+        for (size_t i = 0; rel[i]; i++) {
+            snprintf(out, outlen, "%s/%s", dir, rel[i]);
+            if (access(out, R_OK) == 0) return 0;
+        }
+    }
+    if (!fallback) return -1;
+    snprintf(out, outlen, "%s", fallback);
+    return access(out, R_OK) == 0 ? 0 : -1;
 }

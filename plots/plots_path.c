@@ -1,8 +1,9 @@
-/* plots_path — see plots_path.h. The same search as firmware_path.c, with the templates'
- * place in the source tree (plots/ beside build/) instead of the build's firmware/. */
+/* plots_path — see plots_path.h. The same search as firmware_path.c (mw_fs_find_beside_exe),
+ * with the templates' place in the source tree (plots/gnuplot/ beside build/). */
 #include "plots_path.h"
 
-#include <libgen.h>
+#include "mw_fs.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +20,12 @@ int mw_plots_path(const char *name, char *out, size_t outlen)
         snprintf(out, outlen, "%s/%s", env, name);
         return access(out, R_OK) == 0 ? 0 : -1;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        const char *dir = dirname(exe);
-        /* an install under any PREFIX (PREFIX/bin/mw: PREFIX/share/megawatt/plots), then a
-           build tree (REPO/build/bin/mw: REPO/plots) */
-        snprintf(out, outlen, "%s/../share/megawatt/plots/%s", dir, name);
-        if (access(out, R_OK) == 0) return 0;
-        snprintf(out, outlen, "%s/../../plots/gnuplot/%s", dir, name);
-        if (access(out, R_OK) == 0) return 0;
-    }
-    snprintf(out, outlen, "%s/share/megawatt/plots/%s", MW_PREFIX, name);
-    return access(out, R_OK) == 0 ? 0 : -1;
+    /* an install under any PREFIX (PREFIX/bin/mw: PREFIX/share/megawatt/plots), then a build
+       tree (REPO/build/bin/mw: REPO/plots/gnuplot), then the compiled-in prefix */
+    char rel_install[PATH_MAX], rel_build[PATH_MAX], fallback[PATH_MAX];
+    snprintf(rel_install, sizeof rel_install, "../share/megawatt/plots/%s", name);
+    snprintf(rel_build, sizeof rel_build, "../../plots/gnuplot/%s", name);
+    snprintf(fallback, sizeof fallback, "%s/share/megawatt/plots/%s", MW_PREFIX, name);
+    const char *const rel[] = {rel_install, rel_build, NULL};
+    return mw_fs_find_beside_exe(rel, fallback, out, outlen);
 }

@@ -9,4 +9,11 @@
  * it created (0 when path existed), for undoing with rmdir. Returns 0, or -1 with errno set
  * and "PATH: cannot create directory COMPONENT: reason" in err (err may be NULL). */
 int mw_fs_mkdirs(const char *path, int *made, char *err, size_t errlen);
+
+/* The first readable file of: each rel[] (NULL-terminated) taken from the folder of the
+ * running executable (/proc/self/exe), e.g. "../share/megawatt/plots/trace.gp" for an
+ * install under any PREFIX or "../firmware/megawatt.elf" for a build tree; then the
+ * absolute fallback (may be NULL). Writes it into out and returns 0; or -1, out then
+ * holding the last candidate tried (for the message). */
+int mw_fs_find_beside_exe(const char *const rel[], const char *fallback, char *out, size_t outlen);
 #endif
