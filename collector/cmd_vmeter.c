@@ -294,9 +294,13 @@ static void to_stdout(void *ctx, uint8_t b)
 
 static mw_simpty *volatile g_pty; /* for the signal handler */
 
-/* --log-frames: the board's output cut into lines, each written with the host time */
+/* --log-frames: the board's output cut into lines, each written with the host time. A reset
+ * (a client's open) cuts the line being sent: its start is written alone, so that the boot
+ * line that follows is a line of its own, as the client's decoder sees it. */
 typedef struct {
     FILE *f;
+    const mw_simpty *pty;
+    uint64_t resets; /* mw_simpty's count when the line began */
     char line[2048];
     size_t len;
 } frame_log;
@@ -304,6 +308,18 @@ typedef struct {
 static void log_frame_byte(void *ctx, uint8_t b)
 {
     frame_log *fl = ctx;
+    mw_simpty_stats st;
+    mw_simpty_get_stats(fl->pty, &st); /* same thread: the board's */
+    if (st.resets != fl->resets) {
+        if (fl->len) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            fprintf(fl->f, "%lld %.*s\n", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+                    (int)fl->len, fl->line);
+        }
+        fl->len = 0;
+        fl->resets = st.resets;
+    }
     if (b == '\n') {
         if (fl->len && fl->line[fl->len - 1] == '\r') fl->len--;
         struct timespec ts;
@@ -340,6 +356,7 @@ static int serve_pty(mw_sim *sim, const vmeter_opts *o)
             mw_simpty_close(pty);
             return MW_EXIT_FAIL;
         }
+        fl.pty = pty;
         mw_simpty_set_tap(pty, log_frame_byte, &fl);
     }
     struct sigaction sa, old_int, old_term, old_hup;
