@@ -15,7 +15,8 @@
  * Planted links. NAME.tsv, NAME.gp and the figure are made in a private directory
  * DIR/.NAME.XXXXXX (mkdtemp, files O_CREAT|O_EXCL|O_NOFOLLOW) where gnuplot runs, then renamed
  * into DIR (mw_fs_commit): a link planted at DIR/NAME.gp is replaced, never written through;
- * the private directory is then removed without following links (mw_fs_remove_dir).
+ * any other file gnuplot wrote there follows them; the private directory is then removed
+ * without following links (mw_fs_remove_dir).
  *
  * Quoting. Run directories, channel, host and phase names, sweep labels and titles are
  * user text, and a gnuplot script is code (a line starting with ! runs /bin/sh). User text
@@ -24,6 +25,7 @@
  * both pass each byte through gp_put_text, which turns control characters (newline first)
  * into U+FFFD, so no user text can start a line. The templates use names as variables,
  * never paste them into code (plots/README.md). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -280,6 +282,27 @@ static int commit_private(const mw_plot_fig *f, const char *ext)
     return -1;
 }
 
+/* Any other plain file gnuplot left in the private directory (a template's `set print`)
+ * goes to o->dir as it did when gnuplot ran there; links and the figure of a failed run
+ * (skip: "NAME.EXT", or NULL) stay, to be removed with the directory. */
+static void commit_others(const mw_plot_fig *f, const char *skip)
+{
+    DIR *d = opendir(f->tmpdir);
+    if (!d) return;
+    struct dirent *e;
+    char err[PATH_MAX + 400], tmp[PATH_MAX + 300];
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.' || (skip && !strcmp(e->d_name, skip)) ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+            continue;
+        snprintf(tmp, sizeof tmp, "%s/%s", f->tmpdir, e->d_name);
+        if (mw_fs_commit(tmp, f->o->dir, e->d_name, err, sizeof err))
+            mw_plot_say(f->o, "mw plot: %s", err);
+    }
+    closedir(d);
+}
+
 mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmpl, int w, int h)
 {
     if (mw_fs_mkdirs(o->dir, NULL, NULL, 0)) {
@@ -476,6 +499,9 @@ int mw_plot_fig_end(mw_plot_fig *f)
     /* the data and script go in place whatever gnuplot did; the figure only when drawn */
     if (commit_private(f, "tsv") || (!script_rc && commit_private(f, "gp"))) rc = -1;
     if (!rc && commit_private(f, ext)) rc = -1;
+    char fig_name[300];
+    snprintf(fig_name, sizeof fig_name, "%s.%s", f->name, ext);
+    commit_others(f, rc ? fig_name : NULL);
     if (rc)
         remove(fig); /* no stale or partial figure is left to pass for one (a link
                         there is removed, not followed) */
