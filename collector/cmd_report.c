@@ -16,11 +16,13 @@
  * Order: arguments, inputs (each a run or a sweep, else exit 2), the analysis (a run that
  * cannot be analysed is exit 2 with the analysis's reason, as mw analyze says it), the model
  * (a refusal is a note on the page, never a failure), then DIR is created, the figures made, and
- * the page written to DIR/index.html.tmp and renamed: nothing is created before the input is known
- * to be good, and a failed write leaves no half page. Progress and the notes of mw plot and mw
+ * the page written to a new DIR/.index.html.XXXXXX (mw_fs_fopen_tmp: never through a planted
+ * link) and renamed: nothing is created before the input is known to be good, and a failed
+ * write leaves no half page. Progress and the notes of mw plot and mw
  * analyze go to standard error unless -q; warnings always. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,22 +173,24 @@ static void model(rp_report *rp)
 
 /* ---- the command --------------------------------------------------------------------- */
 
-/* The page into DIR/index.html.tmp, renamed DIR/index.html: 0, or MW_EXIT_FAIL (said). */
+/* The page into a new DIR/.index.html.XXXXXX (O_EXCL|O_NOFOLLOW), renamed DIR/index.html (a
+ * link there is replaced, never written through): 0, or MW_EXIT_FAIL (said). */
 static int write_page(const rp_report *rp, const rp_opts *o, const char *out_dir, int argc,
                       char **argv)
 {
     char *page = rp_path_join(out_dir, "index.html");
-    char *tmp = rp_path_join(out_dir, "index.html.tmp");
+    char tmp[PATH_MAX + 300], err[PATH_MAX + 400];
     int rc = MW_EXIT_OK;
-    FILE *f = fopen(tmp, "w");
+    FILE *f = mw_fs_fopen_tmp(out_dir, "index.html", tmp, sizeof tmp, err, sizeof err);
     if (!f) {
-        fprintf(stderr, "mw report: %s: %s\n", tmp, strerror(errno));
+        fprintf(stderr, "mw report: %s\n", err);
         rc = MW_EXIT_FAIL;
     } else {
         rp_write_page(f, rp, o->inputs, o->ninputs, o->figures, argc, argv);
-        if (ferror(f) | (fclose(f) != 0) || rename(tmp, page) != 0) {
+        int bad = ferror(f) | (fclose(f) != 0);
+        if (bad) unlink(tmp);
+        if (bad || mw_fs_commit(tmp, out_dir, "index.html", NULL, 0) != 0) {
             fprintf(stderr, "mw report: %s: cannot write it: %s\n", page, strerror(errno));
-            unlink(tmp);
             rc = MW_EXIT_FAIL;
         }
     }
@@ -195,7 +199,6 @@ static int write_page(const rp_report *rp, const rp_opts *o, const char *out_dir
         printf("%s\n", page);
     }
     free(page);
-    free(tmp);
     return rc;
 }
 

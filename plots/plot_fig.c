@@ -12,6 +12,12 @@
  * A non-zero exit or a missing or empty figure fails it; a figure's path is handed to the
  * caller (mw_plot_out.written) only once it exists.
  *
+ * Planted links. NAME.tsv, NAME.gp and the figure are made in a private directory
+ * DIR/.NAME.XXXXXX (mkdtemp, files O_CREAT|O_EXCL|O_NOFOLLOW) where gnuplot runs, then renamed
+ * into DIR (mw_fs_commit): a link planted at DIR/NAME.gp is replaced, never written through;
+ * any other file gnuplot wrote there follows them; the private directory is then removed
+ * without following links (mw_fs_remove_dir).
+ *
  * Quoting. Run directories, channel, host and phase names, sweep labels and titles are
  * user text, and a gnuplot script is code (a line starting with ! runs /bin/sh). User text
  * reaches NAME.gp only as a single-quoted literal written by mw_plot_gp_string (every
@@ -19,6 +25,7 @@
  * both pass each byte through gp_put_text, which turns control characters (newline first)
  * into U+FFFD, so no user text can start a line. The templates use names as variables,
  * never paste them into code (plots/README.md). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -46,8 +53,9 @@ struct mw_plot_fig {
     char *vars;
     size_t vars_len;
     FILE *vf;
-    int blocks;       /* blocks begun */
-    long block_start; /* file position after the current block's heading */
+    char tmpdir[PATH_MAX]; /* o->dir/.NAME.XXXXXX: the figure's files until they are done */
+    int blocks;            /* blocks begun */
+    long block_start;      /* file position after the current block's heading */
 };
 
 /* ---- text helpers ------------------------------------------------------------------ */
@@ -231,6 +239,70 @@ void mw_plot_say(const mw_plot_out *o, const char *fmt, ...)
 
 /* ---- figures ----------------------------------------------------------------------- */
 
+/* A new file NAME in the figure's private directory (O_EXCL|O_NOFOLLOW), as a stream. */
+static FILE *create_private(const mw_plot_fig *f, const char *name)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s", f->tmpdir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) return NULL;
+    FILE *s = fdopen(fd, "w");
+    if (!s) close(fd);
+    return s;
+}
+
+/* Makes the figure's private directory o->dir/.NAME.XXXXXX (mkdtemp: a new directory, never
+ * a planted link) and NAME.tsv in it; the stream, or NULL with errno set. */
+static FILE *open_private(mw_plot_fig *f)
+{
+    if ((size_t)snprintf(f->tmpdir, sizeof f->tmpdir, "%s/.%s.XXXXXX", f->o->dir, f->name) >=
+        sizeof f->tmpdir) {
+        f->tmpdir[0] = 0;
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    if (!mkdtemp(f->tmpdir)) {
+        f->tmpdir[0] = 0;
+        return NULL;
+    }
+    char tsv[300];
+    snprintf(tsv, sizeof tsv, "%s.tsv", f->name);
+    return create_private(f, tsv);
+}
+
+/* Renames NAME.EXT from the private directory to o->dir (replacing a link there, never
+ * writing through it). 0, or -1 (said). */
+static int commit_private(const mw_plot_fig *f, const char *ext)
+{
+    char name[300], tmp[PATH_MAX + 300], err[PATH_MAX + 400];
+    snprintf(name, sizeof name, "%s.%s", f->name, ext);
+    snprintf(tmp, sizeof tmp, "%s/%s", f->tmpdir, name);
+    if (mw_fs_commit(tmp, f->o->dir, name, err, sizeof err) == 0) return 0;
+    mw_plot_say(f->o, "mw plot: %s", err);
+    return -1;
+}
+
+/* Any other plain file gnuplot left in the private directory (a template's `set print`)
+ * goes to o->dir as it did when gnuplot ran there; links and the figure of a failed run
+ * (skip: "NAME.EXT", or NULL) stay, to be removed with the directory. */
+static void commit_others(const mw_plot_fig *f, const char *skip)
+{
+    DIR *d = opendir(f->tmpdir);
+    if (!d) return;
+    struct dirent *e;
+    char err[PATH_MAX + 400], tmp[PATH_MAX + 300];
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.' || (skip && !strcmp(e->d_name, skip)) ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+            continue;
+        snprintf(tmp, sizeof tmp, "%s/%s", f->tmpdir, e->d_name);
+        if (mw_fs_commit(tmp, f->o->dir, e->d_name, err, sizeof err))
+            mw_plot_say(f->o, "mw plot: %s", err);
+    }
+    closedir(d);
+}
+
 mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmpl, int w, int h)
 {
     if (mw_fs_mkdirs(o->dir, NULL, NULL, 0)) {
@@ -246,12 +318,13 @@ mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmp
     f->h = h;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s.tsv", o->dir, name);
-    f->tsv = fopen(path, "w");
+    f->tsv = open_private(f);
     f->vf = open_memstream(&f->vars, &f->vars_len);
     if (!f->tsv || !f->vf) {
         mw_plot_say(o, "mw plot: %s: %s", path, strerror(errno));
         if (f->tsv) fclose(f->tsv);
         if (f->vf) fclose(f->vf);
+        if (f->tmpdir[0]) mw_fs_remove_dir(f->tmpdir, NULL, 0);
         free(f->vars);
         free(f);
         o->failures++;
@@ -330,12 +403,13 @@ static void pass_on(const mw_plot_out *o, const char *script, const char *text)
     }
 }
 
-/* NAME.gp at path gp: the comments, terminal and output, datafile, the figure's variables,
- * common.gp and the template. 0, or -1 (said through mw_plot_say). */
+/* NAME.gp in the private directory (gp: its final path, for messages): the comments, terminal and
+ * output, datafile, the figure's variables, common.gp and the template. 0, or -1 (said through
+ * mw_plot_say). */
 static int write_script(const mw_plot_fig *f, const char *gp, const char *script, const char *ext)
 {
     const mw_plot_out *o = f->o;
-    FILE *g = fopen(gp, "w");
+    FILE *g = create_private(f, script);
     if (!g) {
         mw_plot_say(o, "mw plot: %s: %s", gp, strerror(errno));
         return -1;
@@ -370,12 +444,12 @@ static int write_script(const mw_plot_fig *f, const char *gp, const char *script
     return rc;
 }
 
-/* gnuplot SCRIPT in dir (its output passed on); the figure fig must then exist, not empty.
+/* gnuplot SCRIPT in dir (its output passed on); the figure fig must then exist, not empty
+ * (dir is the figure's private directory, new, so no stale figure can pass for one).
  * 0, or -1 (said through mw_plot_say). */
 static int run_gnuplot(const mw_plot_out *o, const char *dir, const char *script, const char *gp,
                        const char *fig)
 {
-    remove(fig); /* a stale figure must not pass for a new one */
     const char *prog = getenv("MW_GNUPLOT");
     if (!prog || !*prog) prog = "gnuplot";
     char *argv[] = {(char *)prog, (char *)script, NULL};
@@ -416,10 +490,22 @@ int mw_plot_fig_end(mw_plot_fig *f)
         rc = -1;
     }
     fclose(f->vf);
-    if (!rc) rc = write_script(f, gp, script, ext);
+    int script_rc = rc ? -1 : write_script(f, gp, script, ext);
+    rc |= script_rc;
     free(f->vars);
-    if (!rc) rc = run_gnuplot(o, o->dir, script, gp, fig);
-    if (rc) remove(fig); /* no partial figure is left to pass for one */
+    char tmpfig[PATH_MAX + 300];
+    snprintf(tmpfig, sizeof tmpfig, "%s/%s.%s", f->tmpdir, f->name, ext);
+    if (!rc) rc = run_gnuplot(o, f->tmpdir, script, gp, tmpfig);
+    /* the data and script go in place whatever gnuplot did; the figure only when drawn */
+    if (commit_private(f, "tsv") || (!script_rc && commit_private(f, "gp"))) rc = -1;
+    if (!rc && commit_private(f, ext)) rc = -1;
+    char fig_name[300];
+    snprintf(fig_name, sizeof fig_name, "%s.%s", f->name, ext);
+    commit_others(f, rc ? fig_name : NULL);
+    if (rc)
+        remove(fig); /* no stale or partial figure is left to pass for one (a link
+                        there is removed, not followed) */
+    mw_fs_remove_dir(f->tmpdir, NULL, 0);
     if (!rc) {
         if (o->written) o->written(o->written_ctx, fig);
         o->figures++;

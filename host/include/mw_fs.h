@@ -1,8 +1,17 @@
 /* mw_fs — file-system helpers shared by the run store and the commands that write
- * directories (mw record, import, sweep, plot, report). */
+ * directories (mw record, import, sweep, plot, report).
+ *
+ * Hostile links. A run or output directory may hold links planted by someone else. Files mw
+ * writes there are made under a fresh temporary name (O_CREAT|O_EXCL|O_NOFOLLOW: never an
+ * existing file, never through a link) and renamed into place (mw_fs_create_tmp, then
+ * mw_fs_commit): rename replaces a link at the final name, it never writes through it.
+ * A directory mw made and now removes is emptied through a descriptor opened with
+ * O_NOFOLLOW|O_DIRECTORY and unlinkat (mw_fs_remove_dir): a link in its place is reported
+ * and left alone, never followed. */
 #ifndef MW_FS_H
 #define MW_FS_H
 #include <stddef.h>
+#include <stdio.h>
 
 /* Makes directory path and its missing parents (mode 0777 less the umask), like mkdir -p;
  * trailing slashes are ignored. *made (may be NULL) is how many trailing components of path
@@ -16,4 +25,26 @@ int mw_fs_mkdirs(const char *path, int *made, char *err, size_t errlen);
  * absolute fallback (may be NULL). Writes it into out and returns 0; or -1, out then
  * holding the last candidate tried (for the message). */
 int mw_fs_find_beside_exe(const char *const rel[], const char *fallback, char *out, size_t outlen);
+
+/* Creates a new empty file DIR/.NAME.XXXXXX (mode 0666 less the umask) with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, its path into tmp. Returns the open descriptor (O_WRONLY,
+ * O_CLOEXEC), or -1 with errno set and "DIR/NAME: reason" in err (err may be NULL). */
+int mw_fs_create_tmp(const char *dir, const char *name, char *tmp, size_t tmplen, char *err,
+                     size_t errlen);
+
+/* mw_fs_create_tmp as a stdio stream ("w"); NULL on failure (errno, err set). */
+FILE *mw_fs_fopen_tmp(const char *dir, const char *name, char *tmp, size_t tmplen, char *err,
+                      size_t errlen);
+
+/* Renames the file tmp (from mw_fs_create_tmp) to DIR/NAME, replacing whatever is there (a
+ * link is replaced, not followed). On failure tmp is unlinked. Returns 0, or -1 with errno
+ * set and "DIR/NAME: reason" in err (err may be NULL). */
+int mw_fs_commit(const char *tmp, const char *dir, const char *name, char *err, size_t errlen);
+
+/* Removes directory path that mw made, with the plain files in it, without following any
+ * link: a link (or anything not a directory) at path is left alone and reported; entries are
+ * unlinked by name relative to a descriptor of the directory (a link inside is removed, not
+ * followed; a sub-directory is left, and so is path then). Returns 0 (also when path does not
+ * exist), or -1 with errno set and "PATH: reason" in err (err may be NULL). */
+int mw_fs_remove_dir(const char *path, char *err, size_t errlen);
 #endif

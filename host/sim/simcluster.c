@@ -2,8 +2,11 @@
  * only reads each pin's current power, an atomic double, so the two never lock. The config
  * file is read line by line with getline and split with strtok_r; numbers with strtod,
  * checked whole and finite. Noise comes from GSL's MT19937 with a fixed seed (reproducible
- * runs). */
+ * runs). The run's traffic directory is removed at the end by mw_fs_remove_dir: a link
+ * planted in its place is reported and left alone, never followed. */
 #include "mw_simcluster.h"
+
+#include "mw_fs.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -791,21 +794,6 @@ static int first_failure(int *failed, const char *msg, char *err, size_t errlen)
     return -1;
 }
 
-static void remove_traffic(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char f[4096 + 300];
-        snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
-        unlink(f);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 int mw_simcluster_finish_run(mw_simcluster *c, mw_store *st, const char *traffic_dir, char *err,
                              size_t errlen)
 {
@@ -829,6 +817,8 @@ int mw_simcluster_finish_run(mw_simcluster *c, mw_store *st, const char *traffic
         if (mw_store_set_host_of_rank(st, ranks[i], mw_simcluster_node_of_rank(c, ranks[i])))
             first_failure(&failed, mw_store_error(st), err, errlen);
     free(ranks);
-    if (traffic_dir) remove_traffic(traffic_dir);
+    char why[4096 + 200];
+    if (traffic_dir && mw_fs_remove_dir(traffic_dir, why, sizeof why))
+        first_failure(&failed, why, err, errlen);
     return failed ? -1 : 0;
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Hostile links (docs/reliability.md, "Hardening"): a link planted in a run or output
+# directory, where mw writes or removes a file of its own, is never followed.
+#   traffic_link   RUN/traffic, the simulated cluster's traffic directory that mw record
+#                  removes at the end, is a link to another directory: that directory keeps
+#                  its files, the link is left and the message names RUN/traffic
+#   plot_links     RUN/plots/trace.gp, trace.tsv and trace.png are links to files elsewhere:
+#                  mw plot replaces the links with its own files, the targets are unchanged
+#                  (gnuplot draws into a private directory; everything is renamed into place)
+#   report_link    OUT/index.html and OUT/index.html.tmp (the old temporary name) are links:
+#                  mw report writes its page in place of the link, the targets unchanged
+#   export_link    mw export -o FILE where FILE is a link: the link is replaced, its target
+#                  unchanged (already so: a regression guard)
+# Each case but export_link fails with the mw of fd82aef (before the fix).
+cd "$(dirname "$0")/../.." || exit 2
+. tests/integration/lib.sh
+
+RUN=$TMP/run
+record_fixture() {
+  [ -f "$RUN/trace.db" ] && return 0
+  "$MW" record -q -o "$RUN" --meter sim --idle 1 -- sleep 1 >/dev/null 2>"$TMP/fixture.err"
+}
+
+# plant NAME: a file elsewhere/NAME with known text
+plant() {
+  mkdir -p "$TMP/elsewhere"
+  echo "victim $1" >"$TMP/elsewhere/$1"
+}
+untouched() { expect_eq "$1 untouched" "$(head -c 60 "$TMP/elsewhere/$1")" "victim $1"; }
+is_file() { check "$1 is a plain file now" test -f "$1" -a ! -L "$1"; }
+
+traffic_link() {
+  mkdir -p "$TMP/victimdir" "$TMP/runT"
+  echo keep >"$TMP/victimdir/precious"
+  ln -s "$TMP/victimdir" "$TMP/runT/traffic"
+  "$MW" record -q --force -o "$TMP/runT" --meter sim:cluster -- sleep 1 >/dev/null \
+    2>"$TMP/traffic.err"
+  check "victimdir/precious kept" test -f "$TMP/victimdir/precious"
+  check "the link left in place" test -L "$TMP/runT/traffic"
+  expect_grep "the message names the link" "$TMP/runT/traffic: is a symbolic link" \
+    "$TMP/traffic.err"
+}
+
+plot_links() {
+  check "record the fixture" record_fixture
+  mkdir -p "$RUN/plots"
+  for n in trace.gp trace.tsv trace.png; do
+    plant "$n"
+    ln -sf "$TMP/elsewhere/$n" "$RUN/plots/$n"
+  done
+  "$MW" plot "$RUN" --kind trace >"$TMP/plot.out" 2>"$TMP/plot.err"
+  expect_eq "mw plot: exit" "$?" 0
+  for n in trace.gp trace.tsv trace.png; do
+    untouched "$n"
+    is_file "$RUN/plots/$n"
+  done
+  check "the figure drawn" test -s "$RUN/plots/trace.png"
+  expect_eq "no private directory left" "$(find "$RUN/plots" -name '.*' ! -name . | wc -l)" 0
+}
+
+report_link() {
+  check "record the fixture" record_fixture
+  mkdir -p "$TMP/rep"
+  for n in index.html index.html.tmp; do
+    plant "$n"
+    ln -sf "$TMP/elsewhere/$n" "$TMP/rep/$n"
+  done
+  "$MW" report -q "$RUN" -o "$TMP/rep" >/dev/null 2>"$TMP/report.err"
+  expect_eq "mw report: exit" "$?" 0
+  untouched index.html
+  untouched index.html.tmp
+  is_file "$TMP/rep/index.html"
+  expect_grep "the page written" "<html" "$TMP/rep/index.html"
+}
+
+export_link() {
+  check "record the fixture" record_fixture
+  plant out.csv
+  ln -sf "$TMP/elsewhere/out.csv" "$TMP/out.csv"
+  "$MW" export "$RUN" --format csv -o "$TMP/out.csv" >/dev/null 2>"$TMP/export.err"
+  expect_eq "mw export: exit" "$?" 0
+  untouched out.csv
+  is_file "$TMP/out.csv"
+}
+
+run_case traffic_link
+run_case plot_links
+run_case report_link
+run_case export_link
+finish
