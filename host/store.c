@@ -13,7 +13,13 @@
  *
  * Sample times are re-stamped per window (segment, seq): mw_store_restamp() collects the
  * distinct windows of a segment, maps their meter times, and updates each window's rows
- * through the primary key (segment, seq, channel), all inside one savepoint. */
+ * through the primary key (segment, seq, channel), all inside one savepoint.
+ *
+ * A trace.db may come from anyone, and SQLite runs what a schema holds (a trigger fires on
+ * our INSERT, a view or CHECK calls functions): every connection is defensive
+ * (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF), and an existing store is refused, before
+ * any statement on its tables, when sqlite_schema holds an object that is not ours
+ * (store_objects, by type and name; mw_sqlite_check_schema, shared with the sweep index). */
 #include "mw_store.h"
 
 #include "mw_fs.h"
