@@ -89,7 +89,7 @@ static void table_add(table *t, const char *const *row)
         t->cells = mw_xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols * sizeof *t->cells);
     }
     for (int i = 0; i < t->ncols; i++)
-        t->cells[t->nrows * t->ncols + i] = mw_xstrdup(row[i]);
+        t->cells[t->nrows * t->ncols + i] = mw_out_text_dup(row[i]); /* for the terminal */
     t->nrows++;
 }
 
@@ -179,13 +179,18 @@ static void text_levels(FILE *out, const mw_analysis_run *r)
         const mw_analysis_estimate *e[] = {&c->kde, &c->gmm, &c->split};
         const char *nm[] = {"kde", "gmm", "split"};
         for (int k = 0; k < 3; k++)
-            if (e[k]->levels.note[0])
-                fprintf(out, "  note: %s %s: %s\n", c->name, nm[k], e[k]->levels.note);
-        if (c->split.state == MW_ANALYSIS_SKIPPED)
-            fprintf(out,
-                    "  note: %s split: no working phases (compute, user, omp, gpu, cuda; not "
-                    "user idle.../wait...) on its ranks\n",
-                    c->name);
+            if (e[k]->levels.note[0]) {
+                fputs("  note: ", out);
+                mw_out_text(out, c->name);
+                fprintf(out, " %s: %s\n", nm[k], e[k]->levels.note);
+            }
+        if (c->split.state == MW_ANALYSIS_SKIPPED) {
+            fputs("  note: ", out);
+            mw_out_text(out, c->name);
+            fputs(" split: no working phases (compute, user, omp, gpu, cuda; not user "
+                  "idle.../wait...) on its ranks\n",
+                  out);
+        }
     }
 }
 
@@ -256,7 +261,11 @@ static void text_ranks(FILE *out, const mw_analysis_run *r)
 static void text_run(FILE *out, const mw_analysis_run *r)
 {
     char a[64], b[64], d[64];
-    fprintf(out, "run %s (%s): %s to %s since the start, %s\n", r->dir, r->status,
+    fputs("run ", out);
+    mw_out_text(out, r->dir);
+    fputs(" (", out);
+    mw_out_text(out, r->status);
+    fprintf(out, "): %s to %s since the start, %s\n",
             an_secs(a, sizeof a, mw_analysis_since_ns(r, r->first_ns), 1),
             an_secs(b, sizeof b, mw_analysis_since_ns(r, r->last_ns), 1),
             an_secs(d, sizeof d, (__int128)r->last_ns - r->first_ns, 1));

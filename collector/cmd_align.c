@@ -11,6 +11,7 @@
  * the run's start, for mw_align_estimate(). Text by default, or one JSON
  * object. No pattern (no such phases, or none beginning or ending within the windows) is
  * unusable input: exit 2; a pattern the power does not follow exits 1. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -310,8 +311,9 @@ int cmd_align(int argc, char **argv)
     char err[1024];
     align_run r = {.rundir = o.rundir};
     if (!(r.s = mw_store_open(o.rundir, err, sizeof err))) {
+        int code = errno == EINVAL ? MW_EXIT_USAGE : MW_EXIT_FAIL; /* not a run store: 2 */
         fprintf(stderr, "mw align: %s\n", err);
-        return MW_EXIT_FAIL;
+        return code;
     }
     mw_run_snapshot_begin(r.s);
     if (mw_store_start_ns(r.s, &r.origin_ns)) r.origin_ns = 0;

@@ -20,6 +20,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "mw_alloc.h"
+#include "textout.h"
 #include "mw_analysis.h"
 #include "mw_sweepindex.h"
 
@@ -169,11 +170,14 @@ static int print(const an_opts *o, mw_analysis_run *const *runs, int nruns)
     for (int i = 0; i < nruns; i++) /* notes, once the input is known to be usable */
         for (size_t c = 0; c < runs[i]->nchannels; c++) {
             const mw_analysis_channel *ch = &runs[i]->channels[c];
-            if (ch->kde.constant)
-                fprintf(stderr,
-                        "mw analyze: %s: channel %s: constant power %.3f W in all %zu "
-                        "windows: one level, not bimodal\n",
-                        runs[i]->dir, ch->name, ch->constant_power_w, ch->windows);
+            if (!ch->kde.constant) continue;
+            char *dir = mw_out_text_dup(runs[i]->dir), *name = mw_out_text_dup(ch->name);
+            fprintf(stderr, /* names escaped for the terminal (textout.h) */
+                    "mw analyze: %s: channel %s: constant power %.3f W in all %zu "
+                    "windows: one level, not bimodal\n",
+                    dir, name, ch->constant_power_w, ch->windows);
+            free(dir);
+            free(name);
         }
     const mw_analysis_run *const *all = (const mw_analysis_run *const *)runs;
     if (o->json)

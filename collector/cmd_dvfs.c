@@ -325,9 +325,9 @@ static void print_json(FILE *out, const dv_opts *o, const mw_dvfs_run *run, cons
 static void print_text(FILE *out, const dv_opts *o, const mw_dvfs_run *run, const dv_solution *v)
 {
     size_t n = run->nranks;
-    fprintf(out,
-            "%s: %zu rank%s, model: heterogeneous synchronous cluster (seed 003 eq. 3.1-3.4)\n",
-            o->rundir, n, n == 1 ? "" : "s");
+    mw_out_text(out, o->rundir); /* names from the run, escaped for the terminal */
+    fprintf(out, ": %zu rank%s, model: heterogeneous synchronous cluster (seed 003 eq. 3.1-3.4)\n",
+            n, n == 1 ? "" : "s");
     fprintf(out, "gears: %zu, %.3f..%.3f GHz (from %s)\n", v->ngears, v->ghz[0],
             v->ghz[v->ngears - 1], v->source);
     if (o->has_ps)
@@ -338,8 +338,10 @@ static void print_text(FILE *out, const dv_opts *o, const mw_dvfs_run *run, cons
             "P_d (W)", "P_s (W)");
     for (size_t i = 0; i < n; i++) {
         const mw_dvfs_rank *r = &run->ranks[i];
-        fprintf(out, "%6d  %-16s %10.6f %10.6f %9.3f %9.3f%s\n", r->rank, r->host, r->tcp_s,
-                r->tcm_s, r->pd_w, r->ps_w, r->pd_given ? "  (--pd)" : "");
+        fprintf(out, "%6d  ", r->rank);
+        mw_out_text_pad(out, r->host, 16);
+        fprintf(out, " %10.6f %10.6f %9.3f %9.3f%s\n", r->tcp_s, r->tcm_s, r->pd_w, r->ps_w,
+                r->pd_given ? "  (--pd)" : "");
     }
     fprintf(out, "\nat the highest frequency: time %.6f s, energy %.6f J (model)\n\n",
             v->base.time_old_s, v->base.energy_old_j);

@@ -408,8 +408,9 @@ int cmd_export(int argc, char **argv)
     char err[1024];
     mw_store *s = mw_store_open(o.rundir, err, sizeof err);
     if (!s) {
+        int code = errno == EINVAL ? MW_EXIT_USAGE : MW_EXIT_FAIL; /* not a run store: 2 */
         fprintf(stderr, "mw export: %s\n", err);
-        return MW_EXIT_FAIL;
+        return code;
     }
     mw_run_snapshot_begin(s); /* one read transaction: every cursor sees the same snapshot */
     if (o.output) {

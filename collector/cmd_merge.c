@@ -1,5 +1,6 @@
 /* cmd_merge — "mw merge RUNDIR": put the instrumentation's events into the run store by hand
  * (mw record does it when its command ends). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,8 +42,9 @@ int cmd_merge(int argc, char **argv)
     }
     mw_store *s = mw_store_open_write(argv[1], err, sizeof err);
     if (!s) {
+        int code = errno == EINVAL ? MW_EXIT_USAGE : MW_EXIT_FAIL; /* not a run store: 2 */
         fprintf(stderr, "mw merge: %s\n", err);
-        return MW_EXIT_FAIL;
+        return code;
     }
     mw_merge_stats st;
     int rc = mw_merge_run(s, argv[1], &st, mw_merge_say_skipped, NULL, err, sizeof err);

@@ -206,7 +206,8 @@ static int read_run(const char *cmd, mw_store *s, run_stats *r)
     return read_channels(cmd, s, r) || read_samples(cmd, s, r) || read_gaps(cmd, s, r) ? -1 : 0;
 }
 
-/* Open RUNDIR for cmd: NULL with the exit code in *code (2: not a run, 1: unreadable). */
+/* Open RUNDIR for cmd: NULL with the exit code in *code (2: not a run, or not a megawatt
+ * run store; 1: unreadable). */
 static mw_store *open_run(const char *cmd, const char *rundir, int *code)
 {
     if (!mw_store_exists(rundir)) {
@@ -217,8 +218,8 @@ static mw_store *open_run(const char *cmd, const char *rundir, int *code)
     char err[1024];
     mw_store *s = mw_store_open(rundir, err, sizeof err);
     if (!s) {
+        *code = errno == EINVAL ? MW_EXIT_USAGE : MW_EXIT_FAIL;
         fprintf(stderr, "mw %s: %s\n", cmd, err);
-        *code = MW_EXIT_FAIL;
     }
     return s;
 }

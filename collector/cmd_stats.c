@@ -371,12 +371,13 @@ static void print_text(const st_opts *o, const mw_stats_comparison *T)
     for (size_t k = 0; k < o->ngroups; k++) {
         const st_group *g = &o->groups[k];
         any_levels |= g->q == Q_POW_IDLE || g->q == Q_POW_WORK;
-        wname = max_int(wname, (int)strlen(g->name));
+        wname = max_int(wname, mw_out_text_width(g->name));
         wq = max_int(wq, (int)strlen(q_names[g->q]));
         for (size_t r = 0; r < g->nruns; r++)
-            wrun = max_int(wrun, (int)strlen(g->runs[r]));
+            wrun = max_int(wrun, mw_out_text_width(g->runs[r]));
     }
-    printf("channel %s", o->channel);
+    fputs("channel ", stdout); /* names and paths escaped for the terminal (textout.h) */
+    mw_out_text(stdout, o->channel);
     if (any_levels) printf(", power levels by %s", method);
     printf("\n\n");
     char ci_head[32];
@@ -389,15 +390,19 @@ static void print_text(const st_opts *o, const mw_stats_comparison *T)
         char sd[32] = "-", ci[96] = "-";
         if (g->fig.has_sd) snprintf(sd, sizeof sd, "%.3f %s", g->fig.sd, u);
         if (g->fig.has_ci) snprintf(ci, sizeof ci, "[%.3f, %.3f] %s", g->fig.lo, g->fig.hi, u);
-        printf("%-*s  %-*s  %4zu  %12.3f %s  %12s  %s\n", wname, g->name, wq, q_names[g->q],
-               g->nruns, g->fig.mean, u, sd, ci);
+        mw_out_text_pad(stdout, g->name, wname);
+        printf("  %-*s  %4zu  %12.3f %s  %12s  %s\n", wq, q_names[g->q], g->nruns, g->fig.mean, u,
+               sd, ci);
     }
     printf("\n%-*s  %-*s  %s\n", wname, "group", wrun, "run", "value");
     for (size_t k = 0; k < o->ngroups; k++) {
         const st_group *g = &o->groups[k];
-        for (size_t r = 0; r < g->nruns; r++)
-            printf("%-*s  %-*s  %.3f %s\n", wname, g->name, wrun, g->runs[r], g->values[r],
-                   q_unit(g->q));
+        for (size_t r = 0; r < g->nruns; r++) {
+            mw_out_text_pad(stdout, g->name, wname);
+            fputs("  ", stdout);
+            mw_out_text_pad(stdout, g->runs[r], wrun);
+            printf("  %.3f %s\n", g->values[r], q_unit(g->q));
+        }
     }
     if (!T->has_two && !T->has_kw) return;
     printf("\ntests (two-sided)\n");

@@ -2,9 +2,13 @@
 #include "textout.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <inttypes.h>
 #include <stdint.h>
+
+#include "mw_alloc.h"
 
 /* v / step rounded half away from zero, "int.frac" with `decimals` decimals (step = one
  * unit of the last decimal), then " unit" when unit is not empty. */
@@ -51,6 +55,59 @@ void mw_out_json_string(FILE *out, const char *s)
             fputc(*p, out);
     }
     fputc('"', out);
+}
+
+/* The escape of byte c into e (at most 5 bytes with the NUL); 0 when c is written as is. */
+static int text_escape(unsigned char c, char e[5])
+{
+    if (c >= 0x20 && c != 0x7f) return 0;
+    if (c == '\n' || c == '\r' || c == '\t')
+        snprintf(e, 5, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+    else
+        snprintf(e, 5, "\\x%02x", c);
+    return 1;
+}
+
+void mw_out_text(FILE *out, const char *s)
+{
+    char e[5];
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (text_escape(*p, e))
+            fputs(e, out);
+        else
+            fputc(*p, out);
+}
+
+int mw_out_text_width(const char *s)
+{
+    char e[5];
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += text_escape(*p, e) ? (int)strlen(e) : 1;
+    return n;
+}
+
+void mw_out_text_pad(FILE *out, const char *s, int width)
+{
+    mw_out_text(out, s);
+    for (int n = mw_out_text_width(s); n < width; n++)
+        fputc(' ', out);
+}
+
+char *mw_out_text_dup(const char *s)
+{
+    char e[5];
+    if (!s) s = "";
+    char *d = mw_xcalloc((size_t)mw_out_text_width(s) + 1, 1), *q = d;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (text_escape(*p, e)) {
+            memcpy(q, e, strlen(e));
+            q += strlen(e);
+        } else {
+            *q++ = (char)*p;
+        }
+    *q = 0;
+    return d;
 }
 
 void mw_out_json_number(FILE *out, double v)

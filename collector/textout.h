@@ -1,6 +1,11 @@
 /* textout — number and string formatting shared by the commands that print reports:
  * exact fixed-point numbers from integers (no binary floating point between the stored
- * integer and the printed decimals) and JSON strings. */
+ * integer and the printed decimals), JSON strings, and user-controlled strings in text
+ * output (channel, host and phase names, run paths, metadata values such as the recorded
+ * command line): a run store is a file anyone can hand over, so its strings never reach a
+ * terminal raw. Control bytes (below 0x20, and 0x7f) become visible escapes ("\x1b", "\n");
+ * every other byte, backslashes and UTF-8 included, is written as it is, so normal names
+ * print exactly as before. */
 #ifndef MW_TEXTOUT_H
 #define MW_TEXTOUT_H
 #include <stddef.h>
@@ -16,4 +21,14 @@ void mw_out_json_number(FILE *out, double v);
 
 /* s as a JSON string, quotes included: ", \ and control characters escaped. */
 void mw_out_json_string(FILE *out, const char *s);
+
+/* s for a terminal: \n, \r, \t for those, \xHH for the other bytes below 0x20 and 0x7f;
+ * everything else unchanged. */
+void mw_out_text(FILE *out, const char *s);
+/* The same as a malloc'd string, NULL as "" (out of memory aborts, mw_alloc.h). */
+char *mw_out_text_dup(const char *s);
+/* The length mw_out_text writes for s. */
+int mw_out_text_width(const char *s);
+/* mw_out_text(out, s), then blanks up to width (as printf's "%-*s" of the escaped s). */
+void mw_out_text_pad(FILE *out, const char *s, int width);
 #endif

@@ -1,10 +1,12 @@
-/* texttable — see texttable.h. Out of memory aborts (mw_alloc.h). */
+/* texttable — see texttable.h. Out of memory aborts (mw_alloc.h). Cells are stored escaped
+ * for the terminal (textout.h, mw_out_text): a table prints names from run stores. */
 #include "texttable.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "mw_alloc.h"
+#include "textout.h"
 
 void mw_table_add(mw_table *t, const char *const *row)
 {
@@ -13,7 +15,7 @@ void mw_table_add(mw_table *t, const char *const *row)
         t->cells = mw_xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols * sizeof *t->cells);
     }
     for (int i = 0; i < t->ncols; i++)
-        t->cells[t->nrows * t->ncols + i] = mw_xstrdup(row[i]);
+        t->cells[t->nrows * t->ncols + i] = mw_out_text_dup(row[i]);
     t->nrows++;
 }
 

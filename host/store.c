@@ -13,7 +13,13 @@
  *
  * Sample times are re-stamped per window (segment, seq): mw_store_restamp() collects the
  * distinct windows of a segment, maps their meter times, and updates each window's rows
- * through the primary key (segment, seq, channel), all inside one savepoint. */
+ * through the primary key (segment, seq, channel), all inside one savepoint.
+ *
+ * A trace.db may come from anyone, and SQLite runs what a schema holds (a trigger fires on
+ * our INSERT, a view or CHECK calls functions): every connection is defensive
+ * (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF), and an existing store is refused, before
+ * any statement on its tables, when sqlite_schema holds an object that is not ours
+ * (store_objects, by type and name; mw_sqlite_check_schema, shared with the sweep index). */
 #include "mw_store.h"
 
 #include "mw_fs.h"
@@ -146,7 +152,8 @@ struct mw_store {
     sqlite3_stmt *stmt[ST_COUNT];
     char path[4096]; /* RUNDIR/trace.db */
     char err[1024];
-    int version; /* the schema version (PRAGMA user_version) */
+    int version;  /* the schema version (PRAGMA user_version) */
+    int unusable; /* open refused: not a megawatt run store (errno EINVAL) */
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -260,12 +267,15 @@ static mw_store *store_new(const char *rundir, char *err, size_t errlen)
     return s;
 }
 
-/* Close after a failed open/create: copy the message out. */
+/* Close after a failed open/create: copy the message out; errno EINVAL when the file is
+ * not a megawatt run store, else EIO. */
 static mw_store *store_fail(mw_store *s, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", s->err);
+    int e = s->unusable ? EINVAL : EIO;
     s->in_txn = 0;
     mw_store_close(s);
+    errno = e;
     return NULL;
 }
 
@@ -284,12 +294,77 @@ static int remove_old_db(const char *dbpath, char *err, size_t errlen)
     return 0;
 }
 
-/* The connection's common settings; journal_mode WAL is checked (a file system without
- * shared memory for the -shm file refuses it). */
+int mw_sqlite_defend(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    int on = -1;
+    if (sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on) != SQLITE_OK || on != 1 ||
+        sqlite3_exec(db, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open defensively: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    return 0;
+}
+
+/* Is the object (type, name, tbl_name) one of allowed's, or SQLite's own for one of them? */
+static int schema_allowed(const char *const *allowed, const char *type, const char *name,
+                          const char *tbl)
+{
+    char want[256];
+    if (!strcmp(type, "table") && (!strcmp(name, "sqlite_stat1") || !strcmp(name, "sqlite_stat4")))
+        return 1;
+    if (!strcmp(type, "index") && !strncmp(name, "sqlite_autoindex_", 17)) {
+        type = "table"; /* allowed when its table is */
+        name = tbl;
+    }
+    snprintf(want, sizeof want, "%s %s", type, name);
+    for (; *allowed; allowed++)
+        if (!strcmp(*allowed, want)) return 1;
+    return 0;
+}
+
+int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *path,
+                           const char *kind, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name FROM sqlite_schema", -1, &st, NULL) !=
+        SQLITE_OK) {
+        snprintf(err, errlen, "%s: reading the schema: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    int rc, bad = 0;
+    while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *tbl = (const char *)sqlite3_column_text(st, 2);
+        if (!type || !name || !tbl || !schema_allowed(allowed, type, name, tbl)) {
+            snprintf(err, errlen, "%s: not a megawatt %s: it holds %s %s", path, kind,
+                     type ? type : "(null)", name ? name : "(null)");
+            bad = 1;
+        }
+    }
+    if (!bad && rc != SQLITE_DONE)
+        snprintf(err, errlen, "%s: reading the schema: %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
+}
+
+/* The objects of the run store's schema, versions 1 and 2 (version 1 lacks clock_sync). */
+static const char *const store_objects[] = {
+    "table meta",         "table channels",
+    "table samples",      "index samples_channel_time",
+    "index samples_time", "table gaps",
+    "index gaps_time",    "table phases",
+    "index phases_time",  "index phases_rank_time",
+    "table clock_sync",   NULL,
+};
+
+/* The connection's common settings: defensive (mw_sqlite_defend), and for a writer WAL,
+ * which is checked (a file system without shared memory for the -shm file refuses it). */
 static int configure(mw_store *s)
 {
     sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(s->db, 1);
+    if (mw_sqlite_defend(s->db, s->path, s->err, sizeof s->err)) return -1;
     if (s->readonly) return 0;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK)
@@ -388,8 +463,7 @@ static int reopen_immutable(mw_store *s)
     sqlite3_close(s->db);
     s->db = db;
     s->immutable = 1;
-    configure(s);
-    return 0;
+    return configure(s);
 }
 
 /* An existing run: read-only (any version 1..ours) or for writing (exactly ours). */
@@ -414,7 +488,7 @@ static mw_store *open_existing(const char *rundir, int write, char *err, size_t 
         if (single_int(s, "PRAGMA user_version", &v) || configure(s))
             return store_fail(s, err, errlen);
     } else {
-        configure(s);
+        if (configure(s)) return store_fail(s, err, errlen);
         if (single_int(s, "PRAGMA user_version", &v) && reopen_immutable(s))
             return store_fail(s, err, errlen);
         if (s->immutable && single_int(s, "PRAGMA user_version", &v))
@@ -422,12 +496,19 @@ static mw_store *open_existing(const char *rundir, int write, char *err, size_t 
     }
     if (v == 0) {
         set_err(s, "%s: not a megawatt run store (schema version 0)", s->path);
+        s->unusable = 1;
         return store_fail(s, err, errlen);
     }
     if (v > MW_STORE_SCHEMA_VERSION || (write && v != MW_STORE_SCHEMA_VERSION)) {
         set_err(s, "%s: schema version %" PRId64 " is %s than this mw %s (%d)", s->path, v,
                 v > MW_STORE_SCHEMA_VERSION ? "newer" : "older", write ? "writes" : "reads",
                 MW_STORE_SCHEMA_VERSION);
+        return store_fail(s, err, errlen);
+    }
+    int bad =
+        mw_sqlite_check_schema(s->db, store_objects, s->path, "run store", s->err, sizeof s->err);
+    if (bad) {
+        s->unusable = bad > 0;
         return store_fail(s, err, errlen);
     }
     s->version = (int)v;

@@ -4,6 +4,7 @@
 #ifndef MW_STORE_INTERNAL_H
 #define MW_STORE_INTERNAL_H
 #include <sqlite3.h>
+#include <stddef.h>
 
 #include "mw_store.h"
 
@@ -12,4 +13,17 @@ sqlite3 *mw_store_sqlite(mw_store *s);
 int mw_store_db_error(mw_store *s, const char *what);
 /* The run's schema version (1 has no phases.pid, phases.peer, clock_sync). */
 int mw_store_schema(const mw_store *s);
+
+/* A database a user hands over (a run store, a sweep index) is opened defensively: every
+ * connection gets SQLITE_DBCONFIG_DEFENSIVE and trusted_schema=OFF (mw_sqlite_defend), and
+ * an existing file's sqlite_schema may hold only the objects its format defines
+ * (mw_sqlite_check_schema): no trigger, no view, no table or index of another name. allowed
+ * lists "type name" pairs ("table meta", "index gaps_time"), NULL-terminated; SQLite's own
+ * sqlite_autoindex_TABLE_N of an allowed table and sqlite_stat1/sqlite_stat4 (ANALYZE,
+ * PRAGMA optimize) pass too. On a refusal err holds "PATH: not a megawatt KIND: it holds
+ * TYPE NAME". Both return 0, or -1 with err set; mw_sqlite_check_schema returns 1 (err set)
+ * on such a refusal and -1 when the schema could not be read. */
+int mw_sqlite_defend(sqlite3 *db, const char *path, char *err, size_t errlen);
+int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *path,
+                           const char *kind, char *err, size_t errlen);
 #endif

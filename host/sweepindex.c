@@ -7,9 +7,13 @@
  * timeout (a reader's short snapshot at most delays a write), and holds an exclusive flock
  * on sweep.db so that two sweeps never drive the same directory. Every statement is
  * prepared with bound parameters. A database is recognised as an index by PRAGMA
- * user_version (MW_SWEEPIDX_VERSION) and its tables. */
+ * user_version (MW_SWEEPIDX_VERSION) and its tables. sweep.db is a file a user may hand
+ * over, so every connection is defensive and an existing index holding anything but our
+ * tables (a trigger, a view, another table or index) is refused (store_internal.h,
+ * mw_sqlite_check_schema). */
 #include "mw_sweepindex.h"
 #include "mw_err.h"
+#include "store_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +119,12 @@ static size_t config_at(const mw_sweepidx *x, int id)
     return lo;
 }
 
+/* The objects of the index's schema (the writer's schema below). */
+static const char *const sweepidx_objects[] = {
+    "table meta",    "table params",        "table param_values", "table command",
+    "table configs", "table config_values", "table runs",         NULL,
+};
+
 static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, char *err,
                 size_t errlen)
 {
@@ -126,6 +136,7 @@ static int load(mw_sweepidx *x, sqlite3 *db, const char *dir, const char *path, 
                MW_SWEEPIDX_VERSION);
         return -1;
     }
+    if (mw_sqlite_check_schema(db, sweepidx_objects, path, "sweep index", err, errlen)) return -1;
     long long np = count_rows(db, "SELECT count(*) FROM params");
     long long nc = count_rows(db, "SELECT count(*) FROM configs");
     long long nr = count_rows(db, "SELECT count(*) FROM runs");
@@ -222,7 +233,7 @@ mw_sweepidx *mw_sweepidx_open(const char *dir, char *err, size_t errlen)
         mw_err(err, errlen, "%s: out of memory", path);
     } else if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         mw_err(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "no memory");
-    } else {
+    } else if (!mw_sqlite_defend(db, path, err, errlen)) {
         sqlite3_busy_timeout(db, BUSY_MS);
         if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
             mw_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
@@ -406,6 +417,10 @@ static mw_sweepidx_w *w_connect(const char *dir, int create, char *err, size_t e
     }
     sqlite3_busy_timeout(w->db, BUSY_MS);
     sqlite3_extended_result_codes(w->db, 1);
+    if (mw_sqlite_defend(w->db, w->path, err, errlen)) {
+        mw_sweepidx_w_close(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -511,6 +526,10 @@ mw_sweepidx_w *mw_sweepidx_w_open(const char *dir, char *err, size_t errlen)
         else
             mw_err(err, errlen, "%s: not a sweep index (schema version %lld, want %d)", w->path, v,
                    MW_SWEEPIDX_VERSION);
+        mw_sweepidx_w_close(w);
+        return NULL;
+    }
+    if (mw_sqlite_check_schema(w->db, sweepidx_objects, w->path, "sweep index", err, errlen)) {
         mw_sweepidx_w_close(w);
         return NULL;
     }

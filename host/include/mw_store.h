@@ -25,7 +25,12 @@ typedef struct mw_store mw_store;
  * and other files are left alone. On error returns NULL, err names the path. */
 mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen);
 /* Open an existing run read-only (any schema version 1 up to ours; a newer one is refused).
- * Works while a writer has the run open (WAL). On error returns NULL, err names the path. */
+ * Works while a writer has the run open (WAL). On error returns NULL, err names the path.
+ * A file that is not a megawatt run store is refused with errno EINVAL ("PATH: not a
+ * megawatt run store: ..."): schema version 0, or sqlite_schema holding anything but the
+ * store's tables and indexes (a trigger, a view, another table or index), checked before
+ * any statement runs; every other failure leaves errno EIO. Connections are opened
+ * defensively (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF). */
 mw_store *mw_store_open(const char *rundir, char *err, size_t errlen);
 /* Open an existing run for writing too, as a second writer beside the recorder (the
  * instrumentation adding phases): its writes wait up to 5 s (busy timeout) for the other

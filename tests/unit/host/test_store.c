@@ -2,10 +2,13 @@
  * and its version; every table round trip with extreme integers; restamping through the
  * primary key; commits becoming visible to a second, read-only connection only when made;
  * and durability: a child process killed (SIGKILL, _exit) in the middle of a transaction
- * leaves a database that passes integrity_check and holds exactly the committed rows.
+ * leaves a database that passes integrity_check and holds exactly the committed rows; a
+ * store holding a trigger, a view or an unknown table or index is refused (errno EINVAL)
+ * and every connection is defensive.
  * Every run lives in a fresh mkdtemp directory under /tmp, removed afterwards. */
 #include "../unit.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/fs.h>
@@ -254,6 +257,92 @@ static void open_refuses(void **state)
     unlink(path);
     assert_null(mw_store_open(rundir, err, sizeof err));
     assert_non_null(strstr(err, rundir));
+}
+
+/* plant SQL into a fresh run's trace.db with a plain connection */
+static void plant(const char *sql)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/trace.db", rundir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
+}
+
+/* A store holding anything but the schema's objects is refused, reading and writing, with
+ * errno EINVAL and "not a megawatt run store: it holds TYPE NAME"; nothing in it runs. */
+static void open_refuses_foreign_objects(void **state)
+{
+    static const struct {
+        const char *sql, *what;
+    } bad[] = {
+        {"CREATE TRIGGER wipe AFTER INSERT ON phases BEGIN DELETE FROM samples; END",
+         "it holds trigger wipe"},
+        {"CREATE VIEW v AS SELECT * FROM samples", "it holds view v"},
+        {"CREATE TABLE extra(x)", "it holds table extra"},
+        {"CREATE INDEX extra_idx ON samples(power_mw)", "it holds index extra_idx"},
+        {"CREATE TABLE t2(a TEXT UNIQUE)", "it holds table t2"},
+    };
+    char err[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(rundir, sizeof rundir, "%s/r%zu", tmpdir, i);
+        mw_store *s = create(rundir, 0);
+        mw_store_sample x = {.channel = 1, .t1_ns = 5};
+        assert_int_equal(mw_store_channel_add(s, 1, "ch1", NULL, NULL), 0);
+        assert_int_equal(mw_store_sample_add(s, &x), 0);
+        mw_store_close(s);
+        plant(bad[i].sql);
+        errno = 0;
+        assert_null(mw_store_open(rundir, err, sizeof err));
+        assert_int_equal(errno, EINVAL);
+        assert_non_null(strstr(err, "not a megawatt run store"));
+        assert_non_null(strstr(err, bad[i].what));
+        errno = 0;
+        assert_null(mw_store_open_write(rundir, err, sizeof err));
+        assert_int_equal(errno, EINVAL);
+        assert_non_null(strstr(err, bad[i].what));
+    }
+    /* the trigger never fired: the sample is still there */
+    snprintf(rundir, sizeof rundir, "%s/r0", tmpdir);
+    char path[300];
+    snprintf(path, sizeof path, "%s/trace.db", rundir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM samples", -1, &st, NULL), 0);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* Our own objects pass: sqlite_stat1 (ANALYZE) and the autoindexes; a missing file is not
+ * EINVAL; every connection is defensive with trusted_schema off. */
+static void open_defensive(void **state)
+{
+    char err[512];
+    mw_store_close(create(rundir, 0));
+    plant("ANALYZE");
+    mw_store *s = mw_store_open(rundir, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    int on = -1;
+    assert_int_equal(sqlite3_db_config(mw_store_sqlite(s), SQLITE_DBCONFIG_DEFENSIVE, -1, &on), 0);
+    assert_int_equal(on, 1);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(mw_store_sqlite(s), "PRAGMA trusted_schema", -1, &st, NULL),
+                     0);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    mw_store_close(s);
+    s = mw_store_open_write(rundir, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    on = -1;
+    assert_int_equal(sqlite3_db_config(mw_store_sqlite(s), SQLITE_DBCONFIG_DEFENSIVE, -1, &on), 0);
+    assert_int_equal(on, 1);
+    mw_store_close(s);
 }
 
 static void meta(void **state)
@@ -721,6 +810,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(create_refuse_force, setup, teardown),
         cmocka_unit_test_setup_teardown(schema_and_version, setup, teardown),
         cmocka_unit_test_setup_teardown(open_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(open_refuses_foreign_objects, setup, teardown),
+        cmocka_unit_test_setup_teardown(open_defensive, setup, teardown),
         cmocka_unit_test_setup_teardown(meta, setup, teardown),
         cmocka_unit_test_setup_teardown(channels, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_round_trip, setup, teardown),
