@@ -14,6 +14,10 @@
  * The first store failure is said once; the command goes on, the run's status becomes
  * "failed: store" and the exit status 1 (unless the command's is not 0).
  *
+ * The run directory is locked (mw_runlock.h, RUNDIR/.lock) before --force removes anything
+ * and until the end: a second recorder of the same directory, forced or not, is refused with
+ * exit status 2 and the holder's pid, and nothing of the first run is touched.
+ *
  * Signals: SIGINT and SIGTERM are forwarded to the child, except a SIGINT the terminal
  * sent (si_code SI_KERNEL), which the child, in the same process group, got already. */
 #include <errno.h>
@@ -33,6 +37,7 @@
 #include "meter_spec.h"
 #include "mw_merge.h"
 #include "mw_record.h"
+#include "mw_runlock.h"
 #include "mw_simcluster.h"
 #include "mw_store.h"
 #include "mw_sysinfo.h"
@@ -54,6 +59,7 @@ typedef struct {
     mw_meter *m;
     mw_store *st;
     mw_record *rec;
+    mw_runlock *lock;
     char path[4096], host[256];
     int nchan;
     mw_channels names;
@@ -99,6 +105,8 @@ static void usage(FILE *out)
             "Open MPI's mpirun they are passed to every rank with -x); the events of an\n"
             "instrumented CMD (libmwprobe) are merged into the run when it ends.\n"
             "SIGINT and SIGTERM are passed on to CMD.\n"
+            "RUNDIR is locked while recording (RUNDIR/.lock): a second 'mw record' of it,\n"
+            "--force or not, exits 2 naming the recorder's pid.\n"
             "If the meter is unplugged, recording resumes when it is back; CMD goes on.\n\n"
             "  -o, --output RUNDIR  run directory to create (refused if it exists)\n"
             "  --force              replace the trace of an existing RUNDIR\n"
@@ -115,8 +123,8 @@ static void usage(FILE *out)
             "  -q, --quiet          no status line\n"
             "  -h, --help           this text\n\n"
             "On a terminal one status line shows the time, W per channel and the energy so\n"
-            "far. Exit status 2: bad usage, RUNDIR exists, or the meter's port cannot be used\n"
-            "(nothing is created then).\n",
+            "far. Exit status 2: bad usage, RUNDIR exists or is being recorded, or the meter's\n"
+            "port cannot be used (nothing is created then).\n",
             cfg);
 }
 
@@ -319,6 +327,28 @@ static void finish_store(rec_t *r, const char *status)
 
 /* ---- setting up ---------------------------------------------------------------------- */
 
+/* The run directory locked and its store created. An existing directory is locked before
+ * --force removes its trace; a new one right after mw_store_create made it (a recorder that
+ * loses that race is refused, the winner's run untouched). Returns 0, or -1 with err. */
+static int lock_and_create(rec_t *r, char *err, size_t errlen)
+{
+    struct stat sb;
+    int existed = stat(r->o.rundir, &sb) == 0 && S_ISDIR(sb.st_mode);
+    pid_t holder;
+    if (existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) return -1;
+    if (!(r->st = mw_store_create(r->o.rundir, r->o.force, err, errlen))) {
+        mw_runlock_release(r->lock);
+        r->lock = NULL;
+        return -1;
+    }
+    if (!existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) {
+        mw_store_close(r->st);
+        r->st = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 /* The meter, the channels' names, the run's store and its first metadata. Returns -1, or
  * the exit code with everything undone. */
 static int open_run(rec_t *r, char **argv)
@@ -343,7 +373,7 @@ static int open_run(rec_t *r, char **argv)
         chlist = cluster_channels;
     }
     if (mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err) != 0 ||
-        !(r->st = mw_store_create(r->o.rundir, r->o.force, err, sizeof err))) {
+        lock_and_create(r, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         mw_meter_spec_close(r->ms);
         return MW_EXIT_USAGE;
@@ -441,6 +471,7 @@ int cmd_record(int argc, char **argv)
     restore_signals(&old);
     mw_record_free(r->rec);
     mw_store_close(r->st);
+    mw_runlock_release(r->lock);
     mw_meter_spec_close(r->ms);
     int failed = r->store_failed;
     free(r);
