@@ -14,8 +14,17 @@
  * The first store failure is said once; the command goes on, the run's status becomes
  * "failed: store" and the exit status 1 (unless the command's is not 0).
  *
- * Signals: SIGINT and SIGTERM are forwarded to the child, except a SIGINT the terminal
- * sent (si_code SI_KERNEL), which the child, in the same process group, got already. */
+ * The run directory is locked (mw_runlock.h, RUNDIR/.lock) before --force removes anything
+ * and until the end: a second recorder of the same directory, forced or not, is refused with
+ * exit status 2 and the holder's pid, and nothing of the first run is touched.
+ *
+ * Signals: SIGINT, SIGTERM and SIGHUP are forwarded to the child (the run ends
+ * "interrupted"), except a SIGINT or SIGHUP the terminal sent (si_code SI_KERNEL), which the
+ * child, in the same process group, got already. SIGXFSZ and SIGPIPE are caught by a handler
+ * that does nothing, so that the write fails instead (EFBIG past ulimit -f, EPIPE) and takes
+ * the disk-full path: said once, the command goes on, "failed: store", exit status 1. A
+ * signal that was ignored when mw started (nohup) stays ignored; a caught one is reset to its
+ * default in the command by exec. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -33,6 +42,7 @@
 #include "meter_spec.h"
 #include "mw_merge.h"
 #include "mw_record.h"
+#include "mw_runlock.h"
 #include "mw_simcluster.h"
 #include "mw_store.h"
 #include "mw_sysinfo.h"
@@ -54,6 +64,7 @@ typedef struct {
     mw_meter *m;
     mw_store *st;
     mw_record *rec;
+    mw_runlock *lock;
     char path[4096], host[256];
     int nchan;
     mw_channels names;
@@ -66,8 +77,9 @@ typedef struct {
 
 static volatile sig_atomic_t g_forward_sig, g_interrupted;
 
-/* SIGCHLD only interrupts the wait for the meter, so that the child's end is seen at once */
-static void on_child(int sig)
+/* SIGCHLD only interrupts the wait for the meter, so that the child's end is seen at once;
+ * SIGXFSZ and SIGPIPE are caught so that the write fails (EFBIG, EPIPE) instead */
+static void on_nothing(int sig)
 {
     (void)sig;
 }
@@ -76,7 +88,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     g_interrupted = sig;
-    if (!(sig == SIGINT && si && si->si_code == SI_KERNEL)) g_forward_sig = sig;
+    if (!((sig == SIGINT || sig == SIGHUP) && si && si->si_code == SI_KERNEL)) g_forward_sig = sig;
 }
 
 static int64_t now(clockid_t c)
@@ -98,7 +110,9 @@ static void usage(FILE *out)
             "CMD gets MW_RUN_DIR, MW_TRACE_DB and MW_RECORD_HOST in its environment (with\n"
             "Open MPI's mpirun they are passed to every rank with -x); the events of an\n"
             "instrumented CMD (libmwprobe) are merged into the run when it ends.\n"
-            "SIGINT and SIGTERM are passed on to CMD.\n"
+            "SIGINT, SIGTERM and SIGHUP are passed on to CMD (the run ends 'interrupted').\n"
+            "RUNDIR is locked while recording (RUNDIR/.lock): a second 'mw record' of it,\n"
+            "--force or not, exits 2 naming the recorder's pid.\n"
             "If the meter is unplugged, recording resumes when it is back; CMD goes on.\n\n"
             "  -o, --output RUNDIR  run directory to create (refused if it exists)\n"
             "  --force              replace the trace of an existing RUNDIR\n"
@@ -115,8 +129,9 @@ static void usage(FILE *out)
             "  -q, --quiet          no status line\n"
             "  -h, --help           this text\n\n"
             "On a terminal one status line shows the time, W per channel and the energy so\n"
-            "far. Exit status 2: bad usage, RUNDIR exists, or the meter's port cannot be used\n"
-            "(nothing is created then).\n",
+            "far. Exit status 2: bad usage, RUNDIR exists or is being recorded, or the meter's\n"
+            "port cannot be used (nothing is created then). Exit status 1 (when CMD's is 0):\n"
+            "the store failed (disk full, past ulimit -f, read-only); CMD goes on.\n",
             cfg);
 }
 
@@ -317,7 +332,44 @@ static void finish_store(rec_t *r, const char *status)
     mw_store_commit(r->st);
 }
 
+/* The store failed and the run may still read "recording" (its last transaction, the
+ * closing one, was lost: a WAL past ulimit -f cannot grow). Closing the store checkpoints
+ * what was committed and empties the WAL; a fresh connection then has room for the one key.
+ * Where the directory refuses every write (read-only) the status stays "recording". */
+static void status_last_try(rec_t *r)
+{
+    char err[4400], cur[64];
+    mw_store *st = mw_store_open_write(r->o.rundir, err, sizeof err);
+    if (!st) return;
+    if (mw_store_meta_get(st, "status", cur, sizeof cur) == 0 && !strcmp(cur, "recording") &&
+        (mw_store_meta_set(st, "status", "failed: store") != 0 || mw_store_commit(st) != 0))
+        fprintf(stderr, "mw record: %s: status not stored: %s\n", r->o.rundir, mw_store_error(st));
+    mw_store_close(st);
+}
+
 /* ---- setting up ---------------------------------------------------------------------- */
+
+/* The run directory locked and its store created. An existing directory is locked before
+ * --force removes its trace; a new one right after mw_store_create made it (a recorder that
+ * loses that race is refused, the winner's run untouched). Returns 0, or -1 with err. */
+static int lock_and_create(rec_t *r, char *err, size_t errlen)
+{
+    struct stat sb;
+    int existed = stat(r->o.rundir, &sb) == 0 && S_ISDIR(sb.st_mode);
+    pid_t holder;
+    if (existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) return -1;
+    if (!(r->st = mw_store_create(r->o.rundir, r->o.force, err, errlen))) {
+        mw_runlock_release(r->lock);
+        r->lock = NULL;
+        return -1;
+    }
+    if (!existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) {
+        mw_store_close(r->st);
+        r->st = NULL;
+        return -1;
+    }
+    return 0;
+}
 
 /* The meter, the channels' names, the run's store and its first metadata. Returns -1, or
  * the exit code with everything undone. */
@@ -343,7 +395,7 @@ static int open_run(rec_t *r, char **argv)
         chlist = cluster_channels;
     }
     if (mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err) != 0 ||
-        !(r->st = mw_store_create(r->o.rundir, r->o.force, err, sizeof err))) {
+        lock_and_create(r, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         mw_meter_spec_close(r->ms);
         return MW_EXIT_USAGE;
@@ -369,8 +421,15 @@ static int open_run(rec_t *r, char **argv)
 }
 
 typedef struct {
-    struct sigaction intr, term, chld;
+    struct sigaction intr, term, hup, chld, xfsz, pipe;
 } old_signals;
+
+/* sig to sa, unless mw was started with sig ignored (nohup): then it stays so */
+static void catch_one(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+    sigaction(sig, NULL, old);
+    if (old->sa_handler != SIG_IGN) sigaction(sig, sa, NULL);
+}
 
 static void catch_signals(old_signals *old)
 {
@@ -382,18 +441,24 @@ static void catch_signals(old_signals *old)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old->intr);
     sigaction(SIGTERM, &sa, &old->term);
+    catch_one(SIGHUP, &sa, &old->hup);
     struct sigaction sc;
     memset(&sc, 0, sizeof sc);
-    sc.sa_handler = on_child;
+    sc.sa_handler = on_nothing;
     sigemptyset(&sc.sa_mask);
     sigaction(SIGCHLD, &sc, &old->chld);
+    catch_one(SIGXFSZ, &sc, &old->xfsz);
+    catch_one(SIGPIPE, &sc, &old->pipe);
 }
 
 static void restore_signals(const old_signals *old)
 {
     sigaction(SIGINT, &old->intr, NULL);
     sigaction(SIGTERM, &old->term, NULL);
+    sigaction(SIGHUP, &old->hup, NULL);
     sigaction(SIGCHLD, &old->chld, NULL);
+    sigaction(SIGXFSZ, &old->xfsz, NULL);
+    sigaction(SIGPIPE, &old->pipe, NULL);
 }
 
 int cmd_record(int argc, char **argv)
@@ -438,9 +503,11 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,
                 (double)(t - r->start_mono) * 1e-9, (unsigned long long)mw_record_windows(r->rec),
                 r->nchan, r->store_failed ? "failed: store" : status);
-    restore_signals(&old);
     mw_record_free(r->rec);
     mw_store_close(r->st);
+    if (r->store_failed) status_last_try(r);
+    restore_signals(&old); /* after the last write: past ulimit -f it fails, nothing kills */
+    mw_runlock_release(r->lock);
     mw_meter_spec_close(r->ms);
     int failed = r->store_failed;
     free(r);
