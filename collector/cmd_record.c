@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "record_signals.h"
 #include "channels.h"
 #include "cli.h"
 #include "meter_spec.h"
@@ -74,22 +75,6 @@ typedef struct {
     int64_t start_mono, next_status;
     int store_failed;
 } rec_t;
-
-static volatile sig_atomic_t g_forward_sig, g_interrupted;
-
-/* SIGCHLD only interrupts the wait for the meter, so that the child's end is seen at once;
- * SIGXFSZ and SIGPIPE are caught so that the write fails (EFBIG, EPIPE) instead */
-static void on_nothing(int sig)
-{
-    (void)sig;
-}
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-    (void)uc;
-    g_interrupted = sig;
-    if (!((sig == SIGINT || sig == SIGHUP) && si && si->si_code == SI_KERNEL)) g_forward_sig = sig;
-}
 
 static int64_t now(clockid_t c)
 {
@@ -216,23 +201,8 @@ static void meta_i64(rec_t *r, const char *key, int64_t v)
 static void write_meta(rec_t *r, char **argv)
 {
     char buf[8192];
-    mw_sysinfo_quote_argv(r->o.cmd, buf, sizeof buf);
-    meta(r, "command", buf);
-    memcpy(buf, "mw ", 3);
-    mw_sysinfo_quote_argv(argv, buf + 3, sizeof buf - 3);
-    meta(r, "record_command", buf);
     meta(r, "status", "recording");
-    meta(r, "hostname", r->host);
-    mw_sysinfo_kernel(buf, sizeof buf);
-    meta(r, "kernel", buf);
-    mw_sysinfo_cpu_model(buf, sizeof buf);
-    meta(r, "cpu_model", buf);
-    mw_sysinfo_governor(buf, sizeof buf);
-    meta(r, "cpu_governor", buf);
-    mw_sysinfo_mpi(buf, sizeof buf);
-    meta(r, "mpi", buf);
-    meta(r, "mw_version", MW_VERSION);
-    meta(r, "mw_git_id", MW_GIT_ID);
+    if (mw_sysinfo_meta(r->st, r->o.cmd, argv, r->host, buf, sizeof buf)) store_failed(r, buf);
     if (mw_record_meter_meta(r->st, r->m, r->path, mw_meter_spec_is_sim(r->ms), buf, sizeof buf))
         store_failed(r, buf);
     if (mw_meter_spec_calibration(r->m, buf, sizeof buf) != 0)
@@ -420,47 +390,6 @@ static int open_run(rec_t *r, char **argv)
     return -1;
 }
 
-typedef struct {
-    struct sigaction intr, term, hup, chld, xfsz, pipe;
-} old_signals;
-
-/* sig to sa, unless mw was started with sig ignored (nohup): then it stays so */
-static void catch_one(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-    sigaction(sig, NULL, old);
-    if (old->sa_handler != SIG_IGN) sigaction(sig, sa, NULL);
-}
-
-static void catch_signals(old_signals *old)
-{
-    g_forward_sig = g_interrupted = 0;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old->intr);
-    sigaction(SIGTERM, &sa, &old->term);
-    catch_one(SIGHUP, &sa, &old->hup);
-    struct sigaction sc;
-    memset(&sc, 0, sizeof sc);
-    sc.sa_handler = on_nothing;
-    sigemptyset(&sc.sa_mask);
-    sigaction(SIGCHLD, &sc, &old->chld);
-    catch_one(SIGXFSZ, &sc, &old->xfsz);
-    catch_one(SIGPIPE, &sc, &old->pipe);
-}
-
-static void restore_signals(const old_signals *old)
-{
-    sigaction(SIGINT, &old->intr, NULL);
-    sigaction(SIGTERM, &old->term, NULL);
-    sigaction(SIGHUP, &old->hup, NULL);
-    sigaction(SIGCHLD, &old->chld, NULL);
-    sigaction(SIGXFSZ, &old->xfsz, NULL);
-    sigaction(SIGPIPE, &old->pipe, NULL);
-}
-
 int cmd_record(int argc, char **argv)
 {
     rec_t *r = calloc(1, sizeof *r);
@@ -471,8 +400,8 @@ int cmd_record(int argc, char **argv)
         free(r);
         return rc;
     }
-    old_signals old;
-    catch_signals(&old);
+    mw_record_signals old;
+    mw_record_signals_catch(&old);
     mw_record_command c = {
         .cmd = r->o.cmd,
         .rundir = r->o.rundir,
@@ -484,8 +413,8 @@ int cmd_record(int argc, char **argv)
          * is not lowered by this */
         .nice = mw_meter_spec_cluster(r->ms) ? SIMCLUSTER_NICE : NULL,
         .idle_s = r->o.idle_s,
-        .interrupted = &g_interrupted,
-        .forward = &g_forward_sig,
+        .interrupted = &mw_record_interrupted,
+        .forward = &mw_record_forward_sig,
         .ctx = r,
         .news = on_news,
         .command = on_command,
@@ -506,7 +435,8 @@ int cmd_record(int argc, char **argv)
     mw_record_free(r->rec);
     mw_store_close(r->st);
     if (r->store_failed) status_last_try(r);
-    restore_signals(&old); /* after the last write: past ulimit -f it fails, nothing kills */
+    mw_record_signals_restore(
+        &old); /* after the last write: past ulimit -f it fails, nothing kills */
     mw_runlock_release(r->lock);
     mw_meter_spec_close(r->ms);
     int failed = r->store_failed;

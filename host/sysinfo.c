@@ -2,6 +2,9 @@
  * argument vector with its output on a pipe, never through a shell. */
 #include "mw_sysinfo.h"
 
+#include "mw_err.h"
+#include "mw_store.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -134,4 +137,29 @@ void mw_sysinfo_quote_argv(char *const *argv, char *out, size_t n)
         len += (size_t)snprintf(out + len, len < n ? n - len : 0, "%s%s", i ? " " : "", word);
         if (len >= n) return;
     }
+}
+
+int mw_sysinfo_meta(mw_store *s, char *const *cmd, char *const *mw_argv, const char *hostname,
+                    char *err, size_t errlen)
+{
+    char buf[8192];
+    void (*const facts[])(char *, size_t) = {mw_sysinfo_kernel, mw_sysinfo_cpu_model,
+                                             mw_sysinfo_governor, mw_sysinfo_mpi};
+    static const char *const fact_keys[] = {"kernel", "cpu_model", "cpu_governor", "mpi"};
+    mw_sysinfo_quote_argv(cmd, buf, sizeof buf);
+    if (mw_store_meta_set(s, "command", buf)) goto fail;
+    memcpy(buf, "mw ", 3);
+    mw_sysinfo_quote_argv(mw_argv, buf + 3, sizeof buf - 3);
+    if (mw_store_meta_set(s, "record_command", buf) || mw_store_meta_set(s, "hostname", hostname))
+        goto fail;
+    for (size_t i = 0; i < sizeof facts / sizeof *facts; i++) {
+        facts[i](buf, sizeof buf);
+        if (mw_store_meta_set(s, fact_keys[i], buf)) goto fail;
+    }
+    if (mw_store_meta_set(s, "mw_version", MW_VERSION) ||
+        mw_store_meta_set(s, "mw_git_id", MW_GIT_ID))
+        goto fail;
+    return 0;
+fail:
+    return mw_err(err, errlen, "%s", mw_store_error(s));
 }

@@ -14,4 +14,11 @@ void mw_sysinfo_governor(char *out, size_t n);  /* cpu0's scaling_governor, or "
 void mw_sysinfo_mpi(char *out, size_t n);
 /* argv joined with spaces, each word quoted for a POSIX shell when it needs it. */
 void mw_sysinfo_quote_argv(char *const *argv, char *out, size_t n);
+
+/* The run's machine metadata into s (docs/run-store.md): command (cmd quoted),
+ * record_command ("mw " and mw_argv quoted), hostname, kernel, cpu_model, cpu_governor, mpi,
+ * mw_version, mw_git_id. 0, or -1 with the store's message in err at the first failure. */
+typedef struct mw_store mw_store;
+int mw_sysinfo_meta(mw_store *s, char *const *cmd, char *const *mw_argv, const char *hostname,
+                    char *err, size_t errlen);
 #endif
