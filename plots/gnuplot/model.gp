@@ -17,7 +17,7 @@ if (xtic_step) {
     set xtics xtic_step
 }
 set key outside bottom center vertical maxrows 6 samplen 3
-set tmargin 3
+set tmargin (3 + 1.5 * n_notes)  # the notes sit above the panels, not over their titles
 set bmargin 10
 do for [i = 1:n_notes] {
     set label (100 + i) notes[i] at screen 0.02, screen (0.97 - 0.03 * i) left tc rgb '#a00000'
