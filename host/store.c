@@ -22,6 +22,7 @@
  * (store_objects, by type and name; mw_sqlite_check_schema, shared with the sweep index). */
 #include "mw_store.h"
 
+#include "mw_err.h"
 #include "mw_fs.h"
 #include "store_internal.h"
 
@@ -539,6 +540,11 @@ void mw_store_close(mw_store *s)
 const char *mw_store_error(const mw_store *s)
 {
     return s ? s->err : "no store";
+}
+
+int mw_store_error_to(const mw_store *s, char *err, size_t errlen)
+{
+    return mw_err(err, errlen, "%s", mw_store_error(s));
 }
 
 sqlite3 *mw_store_sqlite(mw_store *s)

@@ -313,12 +313,6 @@ static void build_groups(mw_analysis_run *r)
     w->idle.n = mw_energy_spans_union(w->idle.s, w->idle.n);
 }
 
-/* working phases: the one rule of mw_phase_class.h */
-static int working(const char *kind, const char *name)
-{
-    return mw_phase_working(kind, name);
-}
-
 /* The ranks (rank, host) of every phase but the recorder's, by rank then host: their span
  * and the union of their working phases, clipped to the range. */
 static void build_ranks(mw_analysis_run *r)
@@ -344,7 +338,7 @@ static void build_ranks(mw_analysis_run *r)
         }
         mw_analysis_rank *k = &r->ranks[r->nranks - 1];
         if (x->end_ns > k->end_ns) k->end_ns = x->end_ns;
-        if (working(w->str[x->kind], w->str[x->name]))
+        if (mw_phase_working(w->str[x->kind], w->str[x->name]))
             an_spans_push(&w->rank_work[r->nranks - 1], x->start_ns, x->end_ns);
     }
     for (size_t i = 0; i < r->nranks; i++) {

@@ -18,23 +18,17 @@
 #include "mw_run.h"
 #include "mw_store.h"
 
-static int store_fail(mw_store *s, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "%s", mw_store_error(s));
-    return -1;
-}
-
 static int read_channels(mw_analysis_run *r, mw_store *s, char *err, size_t errlen)
 {
     mw_run_cursor *c = mw_run_channels(s);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     mw_run_channel ch;
     int rc;
     while ((rc = mw_run_channel_next(c, &ch)) == 1)
         if (mw_analysis_add_channel(r, ch.channel, ch.name, ch.host, err, errlen)) break;
     mw_run_close(c);
     if (rc == 1) return -1;
-    return rc < 0 ? store_fail(s, err, errlen) : 0;
+    return rc < 0 ? mw_store_error_to(s, err, errlen) : 0;
 }
 
 static int read_phases(mw_analysis_run *r, mw_store *s, char *err, size_t errlen)
@@ -44,33 +38,33 @@ static int read_phases(mw_analysis_run *r, mw_store *s, char *err, size_t errlen
     f.not_kinds = instants;
     f.spans = 1;
     mw_run_cursor *c = mw_run_phases(s, &f);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     mw_store_phase p;
     int rc;
     while ((rc = mw_run_phase_next(c, &p)) == 1)
         mw_analysis_add_phase(r, p.rank, p.host, p.kind, p.name, p.start_ns, p.end_ns);
     mw_run_close(c);
-    return rc < 0 ? store_fail(s, err, errlen) : 0;
+    return rc < 0 ? mw_store_error_to(s, err, errlen) : 0;
 }
 
 static int read_windows(mw_analysis_run *r, mw_store *s, char *err, size_t errlen)
 {
     mw_run_cursor *c = mw_run_powers(s, -1, MW_RUN_BY_WINDOW);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     mw_run_power w;
     int rc;
     while ((rc = mw_run_power_next(c, &w)) == 1)
         if (mw_analysis_add_window(r, w.channel, w.t0_ns, w.t1_ns, w.power_mw, err, errlen)) break;
     mw_run_close(c);
     if (rc == 1) return -1;
-    return rc < 0 ? store_fail(s, err, errlen) : 0;
+    return rc < 0 ? mw_store_error_to(s, err, errlen) : 0;
 }
 
 /* A channel's windows again, in recording order, for a channel out of time order. */
 static int replay(mw_analysis_run *r, mw_store *s, size_t ci, char *err, size_t errlen)
 {
     mw_run_cursor *c = mw_run_powers(s, r->channels[ci].channel, MW_RUN_BY_WINDOW);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     mw_energy_window *w = NULL;
     size_t n = 0, cap = 0;
     mw_run_power x;
@@ -86,7 +80,7 @@ static int replay(mw_analysis_run *r, mw_store *s, size_t ci, char *err, size_t 
     if (rc == 0)
         rc = mw_analysis_replay(r, ci, w, n, err, errlen);
     else
-        rc = store_fail(s, err, errlen);
+        rc = mw_store_error_to(s, err, errlen);
     free(w);
     return rc;
 }
@@ -100,7 +94,7 @@ static int counters(mw_analysis_run *r, mw_store *s, size_t ci, char *err, size_
     mw_store_sample a, b;
     int rc = mw_run_window_find(s, ch, first.t0_ns, first.t1_ns, &a);
     if (rc == 1) rc = mw_run_window_find(s, ch, last.t0_ns, last.t1_ns, &b);
-    if (rc < 0) return store_fail(s, err, errlen);
+    if (rc < 0) return mw_store_error_to(s, err, errlen);
     if (rc == 1)
         mw_analysis_set_counter(r, ci, a.energy_mj, (int64_t)(a.meter_t1_us - a.meter_t0_us),
                                 b.energy_mj);

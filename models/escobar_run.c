@@ -40,11 +40,6 @@
 #define HOWTO "record eeg-mofs under 'mw record' (its libmwprobe counters)"
 #define NSTRUCT 8
 
-static int store_fail(mw_store *s, char *err, size_t errlen)
-{
-    return mw_err(err, errlen, "%s", mw_store_error(s));
-}
-
 static int icase_contains(const char *s, const char *sub)
 {
     size_t n = strlen(sub);
@@ -76,7 +71,7 @@ static int read_struct_counters(mw_store *s, int *val, char *err, size_t errlen)
     f.kinds = kinds_counter;
     f.rank = 0;
     mw_run_cursor *c = mw_run_phases(s, &f);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     int have[NSTRUCT] = {0}, rc;
     mw_store_phase ph;
     while ((rc = mw_run_phase_next(c, &ph)) == 1)
@@ -86,7 +81,7 @@ static int read_struct_counters(mw_store *s, int *val, char *err, size_t errlen)
                 have[k] = 1;
             }
     mw_run_close(c);
-    if (rc < 0) return store_fail(s, err, errlen);
+    if (rc < 0) return mw_store_error_to(s, err, errlen);
     for (int k = 0; k < NSTRUCT; k++)
         if (!have[k])
             return mw_err(err, errlen,
@@ -150,7 +145,7 @@ static int read_devices(mw_store *s, int ranks, rank_info *ri, char *err, size_t
     mw_run_phase_filter f = mw_run_phase_all();
     f.kinds = kinds_counter;
     mw_run_cursor *c = mw_run_phases(s, &f);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     mw_store_phase ph;
     int rc;
     while ((rc = mw_run_phase_next(c, &ph)) == 1) {
@@ -167,7 +162,7 @@ static int read_devices(mw_store *s, int ranks, rank_info *ri, char *err, size_t
         snprintf(k->host, sizeof k->host, "%s", ph.host);
     }
     mw_run_close(c);
-    return rc < 0 ? store_fail(s, err, errlen) : 0;
+    return rc < 0 ? mw_store_error_to(s, err, errlen) : 0;
 }
 
 /* an evaluate phase (counter 0) or an "eeg evaluated" counter (1) */
@@ -196,7 +191,7 @@ static int read_eval_rows(mw_store *s, eval_row **out, size_t *n, char *err, siz
     *out = NULL;
     *n = 0;
     mw_run_cursor *c = mw_run_phases(s, &f);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     size_t cap = 0;
     mw_store_phase ph;
     int rc;
@@ -214,7 +209,7 @@ static int read_eval_rows(mw_store *s, eval_row **out, size_t *n, char *err, siz
     if (rc < 0) {
         free(*out);
         *out = NULL;
-        return store_fail(s, err, errlen);
+        return mw_store_error_to(s, err, errlen);
     }
     if (*n) qsort(*out, *n, sizeof **out, eval_cmp);
     return 0;
@@ -337,7 +332,7 @@ static int user_spans(mw_store *s, const char *name, int rank, int min_rank, spa
     f.name = name;
     f.rank = rank;
     mw_run_cursor *c = mw_run_phases(s, &f);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     memset(st, 0, sizeof *st);
     mw_store_phase ph;
     int rc;
@@ -347,7 +342,7 @@ static int user_spans(mw_store *s, const char *name, int rank, int min_rank, spa
         if (!st->n++ || ph.end_ns > st->max_end_ns) st->max_end_ns = ph.end_ns;
     }
     mw_run_close(c);
-    return rc < 0 ? store_fail(s, err, errlen) : 0;
+    return rc < 0 ? mw_store_error_to(s, err, errlen) : 0;
 }
 
 /* the mean duration, s (as SQL's avg(end_ns - start_ns) * 1e-9) */
@@ -469,7 +464,7 @@ static int read_channels(mw_store *s, mw_escobar_run *r, const char *master_host
                          size_t errlen)
 {
     mw_run_cursor *c = mw_run_channels(s);
-    if (!c) return store_fail(s, err, errlen);
+    if (!c) return mw_store_error_to(s, err, errlen);
     const char *swn = switch_name ? switch_name : "switch";
     int total = 0, rc;
     mw_run_channel ch;
@@ -490,7 +485,7 @@ static int read_channels(mw_store *s, mw_escobar_run *r, const char *master_host
         if (add_channel(&r->p, &nd, swn, err, errlen)) break;
     }
     mw_run_close(c);
-    if (rc != 0) return rc < 0 ? store_fail(s, err, errlen) : -1;
+    if (rc != 0) return rc < 0 ? mw_store_error_to(s, err, errlen) : -1;
     if (total == 0)
         return mw_err(err, errlen,
                       "missing parameters Pow_i and Pow_i^idle: the run has no power samples "

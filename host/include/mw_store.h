@@ -42,6 +42,8 @@ int mw_store_exists(const char *rundir);
 /* Commit what is pending and close. NULL is fine. */
 void mw_store_close(mw_store *s);
 const char *mw_store_error(const mw_store *s);
+/* mw_store_error(s) into the caller's err (mw_err.h); returns -1. */
+int mw_store_error_to(const mw_store *s, char *err, size_t errlen);
 /* RUNDIR/trace.db */
 const char *mw_store_path(const mw_store *s);
 /* The run's time origin: meta start_ns, or else the t0_ns of the first sample recorded
