@@ -9,11 +9,10 @@
  * with --idle S so that the smallest is idle, unless --pd gives it); P_s = X P_d
  * (--ps-fraction, default 0.20 as in the thesis's experiments) or --ps W. Gears: --freqs
  * (GHz), else this machine's cpufreq table (kHz; MW_CPUFREQ_FILE overrides the path, for
- * tests), read by mw_dvfs_gears_load (models/include/dvfs_run.h, shared with mw plot --kind dvfs), the
- * same table for every rank; the model is the heterogeneous synchronous cluster
- * (eq. 3.1-3.4). Unusable input is a one-line message naming what is missing and how to give
- * it, exit 2. No NaN or inf is printed: a figure that does not exist is "-" in text and null
- * in JSON. */
+ * tests), read by mw_dvfs_gears_load (models/include/dvfs_run.h, shared with mw plot --kind dvfs),
+ * the same table for every rank; the model is the heterogeneous synchronous cluster (eq. 3.1-3.4).
+ * Unusable input is a one-line message naming what is missing and how to give it, exit 2. No NaN or
+ * inf is printed: a figure that does not exist is "-" in text and null in JSON. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +29,8 @@
 #include "mw_store.h"
 #include "textout.h"
 
-/* the defaults and the gear table are models/include/dvfs_run.h's, shared with mw plot --kind dvfs */
+/* the defaults and the gear table are models/include/dvfs_run.h's, shared with mw plot --kind dvfs
+ */
 #define DEFAULT_CPUFREQ MW_DVFS_CPUFREQ_FILE
 #define DEFAULT_PS_FRACTION MW_DVFS_PS_FRACTION
 #define ORACLE_MAX_COMBOS MW_DVFS_ORACLE_MAX_COMBOS
@@ -328,8 +328,9 @@ static void print_text(FILE *out, const dv_opts *o, const mw_dvfs_run *run, cons
     mw_out_text(out, o->rundir); /* names from the run, escaped for the terminal */
     fprintf(out, ": %zu rank%s, model: heterogeneous synchronous cluster (seed 003 eq. 3.1-3.4)\n",
             n, n == 1 ? "" : "s");
-    fprintf(out, "gears: %zu, %.3f..%.3f GHz (from %s)\n", v->ngears, v->ghz[0],
-            v->ghz[v->ngears - 1], v->source);
+    fprintf(out, "gears: %zu, %.3f..%.3f GHz (from ", v->ngears, v->ghz[0], v->ghz[v->ngears - 1]);
+    mw_out_text(out, v->source);
+    fputs(")\n", out);
     if (o->has_ps)
         fprintf(out, "static power: %g W per rank (--ps)\n", o->ps_w);
     else

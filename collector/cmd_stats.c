@@ -13,15 +13,14 @@
  * more: Kruskal–Wallis (models/include/stats.h, two-sided p-values).
  *
  * Every run is read read-only inside one snapshot: the channel's windows by time
- * (models/include/window_totals.h); the groups' figures and tests are models/include/stats_groups.h's.
- * Arguments are parsed by hand (longopt.h), not by getopt, because a group's run
- * directories follow its --group in order. Unusable input — bad usage, a directory that is
- * not a run or cannot be opened, a missing channel, a channel without samples, one power
+ * (models/include/window_totals.h); the groups' figures and tests are
+ * models/include/stats_groups.h's. Arguments are parsed by hand (longopt.h), not by getopt, because
+ * a group's run directories follow its --group in order. Unusable input — bad usage, a directory
+ * that is not a run or cannot be opened, a missing channel, a channel without samples, one power
  * level where pow_idle/pow_work is asked — is a one-line message naming the run and exit 2,
  * before anything is printed. No figure is ever NaN: one that does not exist (the sd of one
  * run) is "-" in text and null in JSON. */
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +32,6 @@
 #include "longopt.h"
 #include "mw_alloc.h"
 #include "mw_run.h"
-#include "mw_store.h"
 #include "stats_groups.h"
 #include "window_totals.h"
 
@@ -364,6 +362,15 @@ static int max_int(int a, int b)
     return a > b ? a : b;
 }
 
+/* TEST then "LABEL vs LABEL" of the two groups, escaped for the terminal */
+static void two_labels(const char *test, const st_opts *o)
+{
+    fputs(test, stdout);
+    mw_out_text(stdout, o->groups[0].label);
+    printf(" vs ");
+    mw_out_text(stdout, o->groups[1].label);
+}
+
 static void print_text(const st_opts *o, const mw_stats_comparison *T)
 {
     const char *method = o->gmm ? "Gaussian mixture" : "kernel density";
@@ -407,10 +414,11 @@ static void print_text(const st_opts *o, const mw_stats_comparison *T)
     if (!T->has_two && !T->has_kw) return;
     printf("\ntests (two-sided)\n");
     if (T->has_two) {
-        printf("  Kolmogorov-Smirnov  %s vs %s: D = %.4f, p = %.4g (%s)\n", o->groups[0].label,
-               o->groups[1].label, T->ks.statistic, T->ks.p, T->ks.exact ? "exact" : "asymptotic");
-        printf("  Mann-Whitney        %s vs %s: U = %.1f, p = %.4g (%s)\n", o->groups[0].label,
-               o->groups[1].label, T->mw.statistic, T->mw.p,
+        two_labels("  Kolmogorov-Smirnov  ", o);
+        printf(": D = %.4f, p = %.4g (%s)\n", T->ks.statistic, T->ks.p,
+               T->ks.exact ? "exact" : "asymptotic");
+        two_labels("  Mann-Whitney        ", o);
+        printf(": U = %.1f, p = %.4g (%s)\n", T->mw.statistic, T->mw.p,
                T->mw.exact ? "exact" : "normal approximation");
     }
     if (T->has_kw)

@@ -92,7 +92,6 @@ static void usage(FILE *out)
 }
 
 /* A finite number in [lo, hi], the whole string. */
-/* A number in [lo, hi], the whole string. */
 static int parse_num(const char *arg, double lo, double hi, double *out)
 {
     double v;

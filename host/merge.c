@@ -4,6 +4,8 @@
  * counts, X clean end (docs/probe.md). */
 #include "mw_merge.h"
 
+#include "mw_alloc.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -120,7 +122,7 @@ static int parse(const char *path, spill *f, char *err, size_t errlen)
                 }
                 if (!bad) {
                     free(f->names[a[0]]);
-                    f->names[a[0]] = strdup(fl[2]);
+                    f->names[a[0]] = mw_xstrdup(fl[2]);
                 }
             }
         } else if (!strcmp(fl[0], "E")) {
@@ -271,10 +273,8 @@ int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st,
     while ((de = readdir(d))) {
         size_t l = strlen(de->d_name);
         if (l < 5 || strcmp(de->d_name + l - 4, ".mwp") != 0) continue;
-        char **nf = realloc(files, (nfiles + 1) * sizeof *nf);
-        if (!nf) break;
-        files = nf;
-        files[nfiles++] = strdup(de->d_name);
+        files = mw_xrealloc(files, (nfiles + 1) * sizeof *files); /* never NULL: aborts */
+        files[nfiles++] = mw_xstrdup(de->d_name);
     }
     closedir(d);
     qsort(files, nfiles, sizeof *files, by_name);

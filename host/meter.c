@@ -37,8 +37,7 @@ struct mw_meter {
     uint32_t last_seq;
     uint64_t last_t1_us;
     mw_meter_stats st;
-    int have_rt_off;
-    int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once (rt_minus_mono) */
+    int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once: rt_minus_mono */
 };
 
 static int64_t now_ns(clockid_t c)
@@ -53,27 +52,25 @@ static int64_t now_ns(clockid_t c)
  * in host time (two clock reads per stamp gave each stamp its own jitter: a few ns on a
  * quiet machine, up to a preemption under load, and windows that overlapped). Of five
  * brackets monotonic-realtime-monotonic the tightest is taken. */
-static int64_t rt_minus_mono(mw_meter *m)
+static int64_t rt_minus_mono(void)
 {
-    if (m->have_rt_off) return m->rt_off_ns;
-    int64_t best = INT64_MAX;
+    int64_t best = INT64_MAX, off = 0;
     for (int i = 0; i < 5; i++) {
         int64_t a = now_ns(CLOCK_MONOTONIC), r = now_ns(CLOCK_REALTIME);
         int64_t b = now_ns(CLOCK_MONOTONIC);
         if (b - a < best) {
             best = b - a;
-            m->rt_off_ns = r - (a + (b - a) / 2);
+            off = r - (a + (b - a) / 2);
         }
     }
-    m->have_rt_off = 1;
-    return m->rt_off_ns;
+    return off;
 }
 
 mw_meter *mw_meter_new(void)
 {
     mw_meter *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    rt_minus_mono(m);
+    m->rt_off_ns = rt_minus_mono();
     m->clock = mw_clock_new(NULL);
     if (!m->clock) {
         free(m);
@@ -200,7 +197,7 @@ static void window_event(mw_meter *m, mw_meter_event *ev)
     int64_t t0, t1;
     mw_clock_map(m->clock, w->t0_us, &t0);
     mw_clock_map(m->clock, w->t1_us, &t1);
-    int64_t off = rt_minus_mono(m);
+    int64_t off = m->rt_off_ns;
     ev->t0_ns = t0 + off;
     ev->t1_ns = t1 + off;
     mw_clock_state cs;

@@ -14,7 +14,7 @@
 
 #define RUN_MAX_BINDS 64
 
-typedef enum { CUR_CHANNELS, CUR_WINDOWS, CUR_PHASES, CUR_GAPS, CUR_META } cursor_kind;
+typedef enum { CUR_CHANNELS, CUR_WINDOWS, CUR_PHASES, CUR_GAPS, CUR_META, CUR_POWERS } cursor_kind;
 
 struct mw_run_cursor {
     mw_store *s;
@@ -361,11 +361,7 @@ int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
 
 /* ==== added for the analysis (models/analysis_run.c) ====================================
  * The power-only window cursor and one window's lookup (the snapshot is
- * mw_run_snapshot_begin/end above). This section's
- * cursor kinds are numbered apart from cursor_kind's so that sections added by others
- * merge without touching the enum. */
-
-#define CUR_POWERS ((cursor_kind)100)
+ * mw_run_snapshot_begin/end above). */
 
 #define RUN_POWER_COLS "SELECT channel, t0_ns, t1_ns, power_mw FROM samples"
 

@@ -330,8 +330,8 @@ mw_plot_fig *mw_plot_fig_begin(mw_plot_out *o, const char *name, const char *tmp
         o->failures++;
         return NULL;
     }
-    fprintf(f->tsv, "# %s.tsv: data of %s.%s (mw plot, plots/%s.gp; docs/plots.md)\n", name, name,
-            o->svg ? "svg" : "png", tmpl);
+    fprintf(f->tsv, "# %s.tsv: data of %s.%s (mw plot, plots/gnuplot/%s.gp; docs/plots.md)\n", name,
+            name, o->svg ? "svg" : "png", tmpl);
     return f;
 }
 

@@ -1,6 +1,6 @@
 /* report_css — plots/report.css compiled into mw (the assembler's .incbin, NUL-terminated),
  * so that `mw report` writes it inline into every page and needs no data file at run time.
- * The path is relative to the repository root, where make runs; collector.mk makes the
+ * The path is relative to the repository root, where make runs; plots/plots.mk makes the
  * object depend on the file. */
 #include "report_css.h"
 

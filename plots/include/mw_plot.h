@@ -11,14 +11,14 @@
  *
  * plot_fig.c writes one figure: NAME.tsv (the data, blocks separated by two blank lines:
  * gnuplot's `index`), NAME.gp (gnuplot variables written by mw, then plots/gnuplot/common.gp, then
- * the kind's template plots/KIND.gp: self-contained, `cd DIR && gnuplot NAME.gp` redraws
+ * the kind's template plots/gnuplot/KIND.gp: self-contained, `cd DIR && gnuplot NAME.gp` redraws
  * it), then runs gnuplot in DIR with an argument vector and hands DIR/NAME.png (or .svg) to
  * the caller (mw_plot_out.written). Whatever gnuplot writes on standard error is passed on
  * to ours, prefixed "mw plot: gnuplot NAME.gp: ", and so is why a figure failed (a file that
  * cannot be made, a template not found): the one thing libmwplot writes itself, on standard
  * error only. A gnuplot failure or an empty figure fails the figure. */
-#ifndef MW_PLOT_INTERNAL_H
-#define MW_PLOT_INTERNAL_H
+#ifndef MW_PLOT_H
+#define MW_PLOT_H
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
