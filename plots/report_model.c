@@ -196,7 +196,11 @@ static void model_head(FILE *f, const rp_report *rp)
             fputs("<p class=\"note\">Left out: <code>", f);
             mw_html_text(f, rp->run[i].title);
             fputs("</code>: ", f);
-            mw_html_text(f, rp->run[i].escobar_err);
+            /* the reason names the run's directory first: the title has said which run */
+            const char *why = rp->run[i].escobar_err, *dir = rp->run[i].dir;
+            size_t n = strlen(dir);
+            if (!strncmp(why, dir, n) && !strncmp(why + n, ": ", 2)) why += n + 2;
+            mw_html_text(f, why);
             fputs("</p>\n", f);
         }
 }
