@@ -3,7 +3,10 @@
 there can be recomputed (Python 3 standard library only).
 
     python3 hardware/calc.py sizing    gains, W per count, noise per window, clipping
-    python3 hardware/calc.py budget    accuracy budget, before and after calibration
+    python3 hardware/calc.py budget    accuracy budget per channel kind, before and after
+                                          calibration (--measured=KIND=RATIO_PCT,PHASE_DEG
+                                          enters the two-point check's results)
+    python3 hardware/calc.py crosstalk crosstalk through the bias node, revisions A and B
     python3 hardware/calc.py bom       bill of materials with totals
     python3 hardware/calc.py sim       measure on the simulated board (needs build/bin/mw,
                                           i.e. `make` first): per-window mean and spread
@@ -20,6 +23,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from schematic import (CT_MODELS, F_MAINS, R_BOT, R_TOP, REV_A, VREF,  # noqa: E402
+                       derived)
 
 def afe():
     txt = open(os.path.join(ROOT, "firmware", "portable", "afe.h")).read()
@@ -106,86 +112,287 @@ def sizing():
                                   100 * (2.5 / (230 * math.sqrt(2) / A["v_ratio"]) - 1)))
 
 # --------------------------------------------------------------------------- budget ------
+# Revision B's error budget, per channel kind, before and after `mw calibrate`. Every term is
+# computed here from a named source or a shown derivation; terms that only a measurement on
+# the built meter can give (the CT's ratio and phase across the channel's working range) are
+# inputs: `budget --measured KIND=RATIO_PCT,PHASE_DEG` replaces the model bound with the
+# two-point check of hardware/README.md. Figures are relative errors of real power, in %.
+import cmath  # noqa: E402
+
+MAINS_V = 230.0
+# Channel kinds: CT model, primary turns, working range (W), calibration point (W of the
+# channel's own load, or the load on a one-turn pass for the switch, see README), PF.
+KINDS = [
+    {"kind": "node", "ct": "SCT-013-010", "turns": 1, "p_lo": 150.0, "p_hi": 250.0,
+     "pf": 0.95, "cal": "its own load near 200 W (a 200 W lamp or heater)", "goal": 1.0,
+     "ct_a": "SCT-013-010", "cal_a": 200.0, "prev": "V"},
+    {"kind": "node on -005", "ct": "SCT-013-005", "turns": 1, "p_lo": 150.0, "p_hi": 250.0,
+     "pf": 0.95, "cal": "its own load near 200 W", "goal": 1.0,
+     "ct_a": "SCT-013-010", "cal_a": 200.0, "prev": "V"},
+    {"kind": "GPU node", "ct": "SCT-013-010", "turns": 1, "p_lo": 500.0, "p_hi": 2000.0,
+     "pf": 0.95, "cal": "a 1-2 kW heater", "goal": 1.0, "ct_a": "SCT-013-010",
+     "cal_a": 2000.0, "prev": "V"},
+    {"kind": "switch", "ct": "SCT-013-005", "turns": 10, "p_lo": 4.0, "p_hi": 6.0,
+     "pf": 0.9, "cal": "a 50 W lamp through ONE turn = the switch's 10 x 5 W ampere-turns",
+     "goal": 3.0, "ct_a": "SCT-013-005", "cal_a": 25.0, "prev": "node"},
+]
+REF_CLASSES = (0.5, 1.5)   # % of the calibration reference (power analyser, plug-in meter)
+
+# OpenEnergyMonitor, "YHDC SCT-013-000 CT sensor report": ratio error of one sample with a
+# multimeter (a near-0 Ohm burden) as the burden, by primary current (A): %.
+OEM_RATIO = [(0.5, 1.36), (1.0, 0.80), (1.5, 0.00), (5.0, -2.00), (10.0, 0.00), (100.0, 1.44)]
+# Same report: phase lead "a little over 4 deg" with 22 Ohm and "nearly 8 deg" with 120 Ohm
+# at low current. With lead = atan((R_b + R_w) / X_m) these two points give the winding
+# resistance R_w and the magnetising reactance X_m at low current:
+def ct_magnetising():
+    t1, t2 = math.tan(math.radians(4.0)), math.tan(math.radians(8.0))
+    x_m = (120.0 - 22.0) / (t2 - t1)
+    return x_m, t1 * x_m - 22.0
+X_M, R_W = ct_magnetising()
+# Adapter lead (OpenEnergyMonitor, "Sources of error": 4 deg at 185 V to 7.6 deg at 253 V).
+def adapter_lead(v):
+    return 4.0 + (v - 185.0) * (7.6 - 4.0) / (253.0 - 185.0)
+
+def ct_lead(model):
+    return math.degrees(math.atan((CT_MODELS[model]["r_int"] + R_W) / X_M))
+
+def burden_scale(model):
+    """CT theory: ratio and phase errors = -(R_w + R_b)/Z_m, so they scale with the
+    secondary resistance; OEM's ratio table was taken with R_b ~ 0."""
+    return (CT_MODELS[model]["r_int"] + R_W) / R_W
+
+def oem_ratio(i):
+    pts = OEM_RATIO
+    if i <= pts[0][0]:   # below the data: extend the first segment's slope
+        (a, ea), (b, eb) = pts[0], pts[1]
+        return ea + (i - a) * (eb - ea) / (b - a)
+    for (a, ea), (b, eb) in zip(pts, pts[1:]):
+        if a <= i <= b:
+            return ea + (i - a) * (eb - ea) / (b - a)
+    return pts[-1][1]
+
+def ratio_spread_model(k, ct=None, cal_w=None):
+    """The CT's ratio error across the working range (in ampere-turns) relative to the
+    calibration point, from OEM's table scaled by burden_scale: a model bound, to be replaced
+    by a measurement. Calibrated inside the range: half the spread; at cal_w (W through the
+    channel's turns) outside it: the largest difference from that point."""
+    n = k["turns"]
+    lo, hi = n * k["p_lo"] / MAINS_V, n * k["p_hi"] / MAINS_V
+    xs = [lo + (hi - lo) * j / 50 for j in range(51)] + [a for a, _ in OEM_RATIO if lo < a < hi]
+    errs = [oem_ratio(x) for x in xs]
+    scale = burden_scale(ct or k["ct"])
+    if cal_w is not None and not k["p_lo"] <= cal_w <= k["p_hi"]:
+        e0 = oem_ratio(n * cal_w / MAINS_V)
+        return max(abs(e - e0) for e in errs) * scale
+    return (max(errs) - min(errs)) / 2 * scale
+
 def phase_err(pf, delta_deg):
     """Worst relative error of P for a residual phase error +-delta at power factor pf."""
     phi = math.acos(pf)
     d = math.radians(delta_deg)
     return max(abs(math.cos(phi + d) / pf - 1), abs(math.cos(phi - d) / pf - 1))
 
-def budget():
-    # Each item: (name, % on I, % on V, source). AVCC scales V and I alike.
-    un = [
-        ("CT ratio (SCT-013, +-3 % non-linearity)", 3.0, 0.0,
-         "YHDC SCT-013-000 datasheet; OEM CT report"),
-        ("burden 200 Ω, 1 % + 100 ppm/K x 25 K", 1.25, 0.0, "OEM 'emonTx error sources'"),
-        ("AC-AC adapter no-load ratio", 0.0, 3.0,
-         "11.6 V +-3 % at 240 V (Ideal Power 77DB/77DE, OEM)"),
-        ("divider 1 %: 2 x 1 % x R1/(R1+R2)", 0.0, 2 * 1.0 * 8.25 / 9.25, "formula"),
-        ("AVCC = ADC reference (Mega 5 V regulator, +-2 %)", 2.0, 2.0,
-         "1117-family regulator: +-1 % at 25 C, +-2 % over temperature (e.g. ST LD1117)"),
-        ("ADC gain error 2 LSB of 1024", 0.2, 0.2, "ATmega2560 datasheet (+-2 LSB absolute)"),
-        ("ADC DNL 0.5 LSB on a 19-count signal (estimate)", 0.5 / 19 / math.sqrt(38) * 100, 0.0,
-         "estimate: 0.5/19/sqrt(38 codes)"),
-        ("firmware arithmetic, systematic", 0.14, 0.0,
-         "docs/performance.md: largest |mean error| 0.136 % (5 % of full scale)"),
-    ]
-    cal_ref = [("reference meter +-0.5 % (power analyser)", 0.5),
-               ("reference +-1.5 % (plug-in energy meter, class 1-2)", 1.5),
-               ("reference +-3 % (e.g. calibrating against a WattsUp Pro)", 3.0)]
-    cal = [
-        ("CT ratio across the node's range 0.5-1.5 A", 0.68, 0.0,
-         "OEM CT report ratio table: +1.36 % at 0.5 A, 0.00 % at 1.5 A -> half-spread"),
-        ("burden tempco 100 ppm/K x 25 K", 0.25, 0.0, "OEM 'emonTx error sources'"),
-        ("AVCC drift after calibration (temperature, load)", 0.25, 0.25,
-         "estimate after OEM's regulator analysis"),
-        ("ADC local gain vs calibration point (estimate)", 0.2, 0.0, "estimate"),
-        ("firmware arithmetic, systematic", 0.14, 0.0,
-         "docs/performance.md: largest |mean error| 0.136 % (5 % of full scale)"),
-    ]
+def pin_rms(k, p):
+    """Pin volts rms of channel kind k at load p (W), sine, at MAINS_V and PF k['pf']."""
+    return p / (MAINS_V * k["pf"]) * k["turns"] * CT_MODELS[k["ct"]]["v_per_a"]
 
-    def total(items, pf, delta, extra=()):
-        lin_i = sum(x[1] for x in items)
-        lin_v = sum(x[2] for x in items)
-        ph = 100 * phase_err(pf, delta)
-        lin = lin_i + lin_v + ph + sum(extra)
-        # RSS: AVCC enters V and I with the same sign, so it adds linearly inside the RSS
-        terms = []
-        for name, ei, ev, _ in items:
-            if "AVCC" in name:
-                terms.append(ei + ev)
-            else:
-                terms += [ei, ev]
-        terms += [ph] + list(extra)
-        rss = math.sqrt(sum(t * t for t in terms))
-        return lin, rss, ph
+def counts_peak(k, p, vref):
+    return pin_rms(k, p) * math.sqrt(2) / (vref / 1024)
 
-    print("Uncalibrated (firmware defaults, phase 0):")
-    print("| item | on I | on V | source |")
-    print("|---|---|---|---|")
-    for name, ei, ev, src in un:
-        print("| %s | ±%.2f %% | ±%.2f %% | %s |" % (name, ei, ev, src))
-    for pf, delta in ((1.0, 8.0), (0.95, 8.0)):
-        lin, rss, ph = total(un, pf, delta)
-        print("PF %.2f, net phase error %g deg (-> %.2f %% on P): P worst case ±%.1f %%, RSS ±%.1f %%"
-              % (pf, delta, ph, lin, rss))
-    usb = [x if "AVCC" not in x[0] else ("AVCC from USB VBUS (4.75-5.25 V, +-5 %)", 5.0, 5.0, "USB 2.0")
-           for x in un]
-    lin, rss, _ = total(usb, 1.0, 8.0)
-    print("  same, Mega powered from USB: worst case ±%.1f %%, RSS ±%.1f %%" % (lin, rss))
+def alias(n_current, window_s=0.25, run_s=60.0):
+    """The odd harmonic h whose samples alias nearest the 50 Hz fundamental at the per-channel
+    sampling rate, its beat with the fundamental, and the factor by which a window of
+    window_s and a run of run_s average that beat (|sinc| and 1/(pi f T))."""
+    fs = 1e6 / A["conv_us"] / (1 + n_current)
+    best = None
+    for h in range(3, 200, 2):
+        f = h * F_MAINS
+        m = round(f / fs)
+        beat = abs(abs(f - m * fs) - F_MAINS)
+        if m and (best is None or beat < best[1]):
+            best = (h, beat)
+    h, beat = best
+    x = math.pi * beat * window_s
+    return {"fs": fs, "h": h, "beat": beat, "win": abs(math.sin(x) / x) if x else 1.0,
+            "run": min(1.0, 1 / (math.pi * beat * run_s)) if beat else 1.0,
+            # IEC 61000-3-2 class D limit for h >= 13 (3.85/h mA per W), relative to the
+            # fundamental at MAINS_V: the largest harmonic a compliant PSU may draw
+            "a_h": min(1.0, 3.85e-3 / h * MAINS_V) if h >= 13 else
+                   {3: 3.4, 5: 1.9, 7: 1.0, 9: 0.5, 11: 0.35}[h] * 1e-3 * MAINS_V}
+
+def cluster(n_nodes):
+    """Channel kinds of a cluster: n nodes then the switch (the default map's order)."""
+    return [KINDS[0]] * n_nodes + [KINDS[-1]]
+
+def xtalk_table(c, n_nodes, p_node=200.0, p_switch=5.0):
+    """Error of each channel's real power (%) from coefficient c: every other channel's pin
+    signal x c, scaled by this channel's ratio, times V, real part (in-phase loads)."""
+    kinds = cluster(n_nodes)
+    pins = [pin_rms(k, p_node if k["kind"] == "node" else p_switch) for k in kinds]
+    out = []
+    for i, k in enumerate(kinds):
+        p = p_node if k["kind"] == "node" else p_switch
+        ratio = 1 / (k["turns"] * CT_MODELS[k["ct"]]["v_per_a"])
+        dp = MAINS_V * k["pf"] * ratio * (c.real) * sum(v for j, v in enumerate(pins) if j != i)
+        out.append((k["kind"], 100 * dp / p))
+    return out
+
+def crosstalk_report():
+    d = derived()
+    print("Crosstalk through the shared bias node at 50 Hz (schematic.py derived(); checked by")
+    print("tests/hardware against a nodal analysis of the whole front end):")
+    for name, c in (("revision A (C6 not fitted)", d["xtalk_rev_a"]),
+                    ("revision A with C6 100 uF fitted", d["xtalk_rev_a_c6"]),
+                    ("revision B (buffered bias, 1 nF)", d["xtalk"])):
+        print("  %-34s %.3e %% at %+.1f deg of every other channel's pin signal"
+              % (name, 100 * abs(c), math.degrees(cmath.phase(c))))
     print()
-    print("Calibrated at the operating point (gain and phase per channel, voltage gain):")
-    print("| item | on I | on V | source |")
+    print("| cluster (200 W nodes, 5 W switch on 10 turns) | build | each node | switch |")
     print("|---|---|---|---|")
-    for name, ei, ev, src in cal:
-        print("| %s | ±%.2f %% | ±%.2f %% | %s |" % (name, ei, ev, src))
-    for rname, r in cal_ref:
-        for pf, delta in ((1.0, 1.5), (0.95, 1.5)):
-            lin, rss, ph = total(cal, pf, delta, extra=(r,))
-            print("%s, PF %.2f, residual phase %g deg (%.2f %%): worst ±%.1f %%, RSS ±%.1f %%"
-                  % (rname, pf, delta, ph, lin, rss))
+    for n in (4, 14):
+        for name, c in (("A", d["xtalk_rev_a"]), ("A + C6", d["xtalk_rev_a_c6"]), ("B", d["xtalk"])):
+            t = xtalk_table(c, n)
+            print("| %d nodes + switch | %s | %+.3g %% | %+.3g %% |" % (n, name, t[0][1], t[-1][1]))
+
+def terms(k, calibrated, rev="B", ref_pct=0.5, measured=None, n_current=5):
+    """[(term, % on P, source)] for channel kind k. Terms that enter V and I alike (the ADC
+    reference and gain) are counted twice on P."""
+    d = derived()
+    vref = VREF if rev == "B" else REV_A["vref"]
+    if rev == "A":   # revision A's CT choice and calibration point (sizing.md, accuracy.md)
+        k = dict(k, ct=k["ct_a"])
+    p_mid = (k["p_lo"] + k["p_hi"]) / 2
+    t = []
+    add = lambda name, v, src: t.append((name, abs(v), src))
+    cts = k["ct"] + (" x%d turns" % k["turns"] if k["turns"] > 1 else "")
+    al = alias(n_current)
+    kick = d["kick"] if rev == "B" else d["kick_rev_a"]
+    ratio = 1 / (k["turns"] * CT_MODELS[k["ct"]]["v_per_a"])
+    if k["prev"] == "V":    # channel 1: the voltage channel's pin signal precedes it
+        kick_w = MAINS_V * kick * d["pin_230"] * ratio
+    else:                   # after a node: that node's pin signal, at its mid power
+        kick_w = MAINS_V * kick * pin_rms(KINDS[0], 200.0) * ratio
+    if not calibrated:
+        add("CT ratio (%s)" % cts, 3.0, "YHDC: +-3 % over 10-120 % of rating; OEM measured the "
+            "-000 within +1.4 % down to 0.5 %")
+        net = ct_lead(k["ct"]) - adapter_lead(MAINS_V)
+        add("CT lead %.1f deg - adapter lead %.1f deg, uncorrected, PF %.2f"
+            % (ct_lead(k["ct"]), adapter_lead(MAINS_V), k["pf"]), 100 * phase_err(k["pf"], net),
+            "atan((R_int + R_w)/X_m), R_w %.0f Ohm, X_m %.0f Ohm from OEM's 4 deg @ 22 Ohm, "
+            "8 deg @ 120 Ohm; adapter OEM" % (R_W, X_M))
+        add("adapter no-load ratio", 3.0, "11.6 V +-3 % at 240 V (Ideal Power, OEM)")
+        add("divider 1 %", 2 * 1.0 * R_TOP / (R_TOP + R_BOT), "2 x 1 % x R1/(R1+R2)")
+        if rev == "B":
+            add("reference REF3440 on V and I", 2 * (0.05 + 10e-6 * 25 * 100),
+                "TI REF34 datasheet: +-0.05 % initial, 10 ppm/K x 25 K; V and I alike")
+        else:
+            add("AVCC reference on V and I (DC supply)", 2 * 2.0, "1117 regulator +-2 %")
+        add("ADC gain 2 LSB of 1024 on V and I", 2 * 0.2, "ATmega2560 datasheet")
+    else:
+        add("reference meter", ref_pct, "its class")
+        if measured and k["kind"] in measured:
+            r, ph = measured[k["kind"]]
+            add("CT ratio across %g-%g W (measured)" % (k["p_lo"], k["p_hi"]), r,
+                "two-point check, README")
+            add("CT phase across the range, measured %.2f deg, PF %.2f" % (ph, k["pf"]),
+                100 * phase_err(k["pf"], ph), "two-point check, README")
+        else:
+            r = ratio_spread_model(k, cal_w=k["cal_a"] if rev == "A" else None)
+            add("CT ratio across %g-%g W (MODEL BOUND, measure it)" % (k["p_lo"], k["p_hi"]), r,
+                "OEM -000 table half-spread x (R_int+R_w)/R_w = x%.2f" % burden_scale(k["ct"]))
+            ph = math.degrees(r / 100)
+            add("CT phase across the range (MODEL BOUND %.2f deg), PF %.2f" % (ph, k["pf"]),
+                100 * phase_err(k["pf"], ph), "CT theory: eps + j delta = -Z_s/Z_m; equal parts")
+        add("CT burden temperature 100 ppm/K x 25 K", 0.25, "OEM 'Sources of error' (the "
+            "internal burden's tempco is not published)")
+        if rev == "B":
+            add("reference drift on V and I", 2 * 10e-6 * 25 * 100, "REF34: 10 ppm/K x 25 K")
+        else:
+            add("AVCC drift on V and I", 2 * 0.25, "estimate (revision A budget)")
+        add("adapter phase with mains +-10 V, PF %.2f" % k["pf"],
+            100 * phase_err(k["pf"], (7.6 - 4.0) / 68 * 10), "OEM adapter test, 0.053 deg/V")
+    n = counts_peak(k, p_mid, vref)
+    add("ADC DNL on +-%.0f counts" % n, 0.5 / n / math.sqrt(2 * n) * 100,
+        "estimate: 0.5 LSB / counts / sqrt(codes crossed)")
+    c = d["xtalk"] if rev == "B" else d["xtalk_rev_a"]
+    others = sum(pin_rms(KINDS[0], 200.0) for _ in range(14)) + pin_rms(KINDS[-1], 5.0)
+    worst = 100 * MAINS_V * k["pf"] * ratio * abs(c.real) * others / p_mid
+    add("crosstalk from 14 nodes + switch", worst, "calc.py crosstalk")
+    add("S/H kick from the %s before it%s" % ("voltage channel" if k["prev"] == "V" else "node",
+        " (0 with an empty jack mapped after A0)" if k["prev"] == "V" else ""),
+        100 * kick_w / p_mid, "schematic.py sh_kick, R_mux 1-100 kOhm: %.3f W" % kick_w)
+    add("aliasing of h=%d (fs %.0f Hz, beat %.2f Hz) over a 60 s run" % (al["h"], al["fs"], al["beat"]),
+        100 * al["a_h"] * al["run"] / k["pf"], "IEC 61000-3-2 class D limit %.2f %%" % (100 * al["a_h"]))
+    add("firmware arithmetic", 0.14, "docs/performance.md")
+    return t
+
+def totals(t):
+    worst = sum(v for _, v, _ in t)
+    return worst, math.sqrt(sum(v * v for _, v, _ in t))
+
+def parse_measured(args):
+    out = {}
+    for a in args:
+        if not a.startswith("--measured="):
+            sys.exit("calc.py budget: unknown argument %r (use --measured=KIND=RATIO_PCT,PHASE_DEG)" % a)
+        try:
+            kind, vals = a[len("--measured="):].rsplit("=", 1)
+            r, ph = (float(x) for x in vals.split(","))
+        except ValueError:
+            sys.exit("calc.py budget: bad %r: want --measured=KIND=RATIO_PCT,PHASE_DEG" % a)
+        if kind not in [k["kind"] for k in KINDS] or not (0 <= r < 100 and 0 <= ph < 90):
+            sys.exit("calc.py budget: bad %r: kind one of %s, 0 <= ratio < 100, 0 <= phase < 90"
+                     % (a, ", ".join(k["kind"] for k in KINDS)))
+        out[kind] = (r, ph)
+    return out
+
+def budget(args=()):
+    measured = parse_measured(args)
+    al5, al15 = alias(5), alias(15)
+    for k in KINDS:
+        p_mid = (k["p_lo"] + k["p_hi"]) / 2
+        print("### %s: %s%s, %g-%g W at %g V, PF %.2f; %.0f counts peak at %g W (rev. B)"
+              % (k["kind"], k["ct"], " x%d turns" % k["turns"] if k["turns"] > 1 else "",
+                 k["p_lo"], k["p_hi"], MAINS_V, k["pf"], counts_peak(k, p_mid, VREF), p_mid))
+        for cal in (False, True):
+            t = terms(k, cal, measured=measured)
+            print("%s (revision B%s):" % ("Calibrated at " + k["cal"] if cal else "Uncalibrated",
+                                           ", reference +-0.5 %" if cal else ""))
+            print("| term | on P | source |")
+            print("|---|---|---|")
+            for name, v, src in t:
+                print("| %s | ±%.3g %% | %s |" % (name, v, src))
+            w, r = totals(t)
+            print("| **total** | **worst ±%.2f %%, RSS ±%.2f %%** | |" % (w, r))
+            print()
+        print("| build | uncalibrated worst / RSS | calibrated, ref ±0.5 %: worst / RSS | ref ±1.5 %: worst / RSS |")
+        print("|---|---|---|---|")
+        for rev in ("A", "B"):
+            u = totals(terms(k, False, rev))
+            c1 = totals(terms(k, True, rev, 0.5, measured))
+            c2 = totals(terms(k, True, rev, 1.5, measured))
+            print("| revision %s | ±%.1f %% / ±%.1f %% | ±%.1f %% / ±%.1f %% | ±%.1f %% / ±%.1f %% |"
+                  % (rev, u[0], u[1], c1[0], c1[1], c2[0], c2[1]))
+        print()
+    print("What the two-point check must show to reach the goal after calibration against a "
+          "±0.5 % reference (RSS; ratio spread r %, phase spread r/100 rad as in the model):")
+    for k in KINDS:
+        lo, hi = 0.0, 20.0
+        for _ in range(60):
+            r = (lo + hi) / 2
+            t = terms(k, True, measured={k["kind"]: (r, math.degrees(r / 100))})
+            lo, hi = (r, hi) if totals(t)[1] <= k["goal"] else (lo, r)
+        print("  %-13s goal ±%.0f %%: ratio spread ≤ ±%.2f %% and phase ≤ ±%.2f° (model bound: ±%.2f %%)"
+              % (k["kind"], k["goal"], lo, math.degrees(lo / 100), ratio_spread_model(k)))
     print()
-    print("Random, per 250 ms window (1 sigma), node idle 150 W at 230 V: %.2f W = %.2f %%; "
-          "averages as 1/sqrt(windows)" % (sigma_p(230, A["g_i"]), 100 * sigma_p(230, A["g_i"]) / 150))
+    print("Per 250 ms window the aliasing bound is larger (a beat not yet averaged): h=%d at %d"
+          " channels: ±%.2f %% per window x (harmonic / class D limit); h=%d at 16 channels: ±%.2f %%."
+          % (al5["h"], 6, 100 * al5["a_h"] * al5["win"], al15["h"], 100 * al15["a_h"] * al15["win"]))
+    print("Random, per 250 ms window (1 sigma), node idle 150 W at 230 V: %.2f W; averages as "
+          "1/sqrt(windows)." % sigma_p(230, VREF / 1024 / CT_MODELS["SCT-013-005"]["v_per_a"]))
+    print("Model bounds: the CT's ratio and phase across the working range are taken from "
+          "OpenEnergyMonitor's SCT-013-000 data scaled by the secondary resistance; replace them "
+          "with the two-point check (hardware/README.md): --measured=node=RATIO_PCT,PHASE_DEG.")
 
 
 # --------------------------------------------------------------------------- bom ---------
@@ -308,7 +515,9 @@ def main():
     if what == "sizing":
         sizing()
     elif what == "budget":
-        budget()
+        budget(sys.argv[2:])
+    elif what == "crosstalk":
+        crosstalk_report()
     elif what == "bom":
         bom()
     elif what == "sim":
