@@ -318,9 +318,14 @@ def terms(k, calibrated, rev="B", ref_pct=0.5, measured=None, n_current=5):
     others = sum(pin_rms(KINDS[0], 200.0) for _ in range(14)) + pin_rms(KINDS[-1], 5.0)
     worst = 100 * MAINS_V * k["pf"] * ratio * abs(c.real) * others / p_mid
     add("crosstalk from 14 nodes + switch", worst, "calc.py crosstalk")
+    # An offset in phase with V: calibration at p_mid folds it into the gain there, leaving
+    # kick x |1 - P/p_mid| across the range (the node before the switch is not steady, so
+    # the switch keeps all of it).
+    frac = max(1 - k["p_lo"] / p_mid, k["p_hi"] / p_mid - 1) if calibrated and k["prev"] == "V" else 1.0
     add("S/H kick from the %s before it%s" % ("voltage channel" if k["prev"] == "V" else "node",
         " (0 with an empty jack mapped after A0)" if k["prev"] == "V" else ""),
-        100 * kick_w / p_mid, "schematic.py sh_kick, R_mux 1-100 kOhm: %.3f W" % kick_w)
+        100 * kick_w / p_mid * frac, "schematic.py sh_kick, R_mux 1-100 kOhm: %.3f W%s"
+        % (kick_w, " x %.2f left after calibration at %g W" % (frac, p_mid) if frac < 1 else ""))
     add("aliasing of h=%d (fs %.0f Hz, beat %.2f Hz) over a 60 s run" % (al["h"], al["fs"], al["beat"]),
         100 * al["a_h"] * al["run"] / k["pf"], "IEC 61000-3-2 class D limit %.2f %%" % (100 * al["a_h"]))
     add("firmware arithmetic", 0.14, "docs/performance.md")
@@ -389,7 +394,7 @@ def budget(args=()):
           " channels: ±%.2f %% per window x (harmonic / class D limit); h=%d at 16 channels: ±%.2f %%."
           % (al5["h"], 6, 100 * al5["a_h"] * al5["win"], al15["h"], 100 * al15["a_h"] * al15["win"]))
     print("Random, per 250 ms window (1 sigma), node idle 150 W at 230 V: %.2f W; averages as "
-          "1/sqrt(windows)." % sigma_p(230, VREF / 1024 / CT_MODELS["SCT-013-005"]["v_per_a"]))
+          "1/sqrt(windows)." % sigma_p(230, VREF / 1024 / CT_MODELS[KINDS[0]["ct"]]["v_per_a"]))
     print("Model bounds: the CT's ratio and phase across the working range are taken from "
           "OpenEnergyMonitor's SCT-013-000 data scaled by the secondary resistance; replace them "
           "with the two-point check (hardware/README.md): --measured=node=RATIO_PCT,PHASE_DEG.")
@@ -401,38 +406,54 @@ def budget(args=()):
 # they vary by country, quantity and month.
 BOM_CORE = [
     ("Arduino Mega 2560 Rev3", "ATmega2560 16 MHz, USB (16U2)", "Arduino A000067", 1, 42.0),
-    ("prototyping shield for the Mega", "perfboard shield, Mega footprint", "generic 'Mega proto shield'", 1, 8.0),
-    ("headers", "2.54 mm male, 3 x 1x8 (power, A0-A7, A8-A15)", "generic", 1, 2.0),
-    ("AC-AC adapter", "plug-in, 230 V -> 9 V AC, >= 300 mA, double insulated",
+    ("9 V DC supply for the Mega", "regulated 9 V DC 1 A, 5.5/2.1 mm centre-positive, double insulated: powers the meter (USB carries data only)", "generic (e.g. Mean Well GST18E09-P1J)", 1, 10.0),
+    ("Mega adapter shield", "Mega proto shield carrying X2 wired to the POWER, AREF and A0-A15 pins", "generic 'Mega proto shield'", 1, 8.0),
+    ("front-end board", "perfboard 160 x 100 mm, 2.54 mm, pad per hole (layout.svg)", "generic Eurocard perfboard", 1, 6.0),
+    ("isolator board", "perfboard 50 x 70 mm, 2.54 mm, pad per hole", "generic", 1, 2.0),
+    ("X1, X2 ribbon headers", "2x10 shrouded box header, 2.54 mm", "generic (e.g. Wurth WR-BHD series)", 2, 0.6),
+    ("ribbon X1-X2", "20-way 1.27 mm flat cable 0.3 m with two 2x10 IDC sockets", "generic", 1, 4.0),
+    ("Mega headers", "2.54 mm male, 3 x 1x8 + 1x10 (power, A0-A7, A8-A15, AREF row)", "generic", 1, 2.0),
+    ("AC-AC adapter", "plug-in, 230 V -> 9 V AC, >= 300 mA, double insulated (safety transformer, IEC 61558-2-6)",
      "Ideal Power 77DE-06-09 (EU) / 77DB-06-09 (UK) / 77DA-10-09 (US)", 1, 15.0),
-    ("J1 AC input jack", "2.1 mm PCB barrel jack (match the adapter's plug)", "CUI Devices PJ-102A", 1, 1.0),
+    ("J1 + plug", "4-pin mini-DIN power jack, panel, and its plug fitted to the adapter's 9 V lead (no barrel plug fits)", "Kycon KPJX-4S jack + KPPX-4P plug", 1, 4.0),
+    ("H0, HI harness headers", "2-pin 2.54 mm KK header + housing + 2 crimps (J1's pair)", "Molex 22-27-2021, 22-01-3027, 08-50-0114", 1, 0.5),
     ("F1 resettable fuse", "PTC, 50 mA hold, 60 V", "Bourns MF-R005", 1, 0.4),
-    ("JP1, JP2 polarity", "2 x 1x3 header + 2 shunts", "generic", 1, 0.5),
-    ("R1", "8.25 kΩ 1 % 0.25 W metal film", "Yageo MFR-25FBF52-8K25", 1, 0.1),
-    ("R2", "1.00 kΩ 1 % 0.25 W metal film", "Yageo MFR-25FBF52-1K", 1, 0.1),
-    ("R5", "330 Ω 1 % 0.25 W metal film", "Yageo MFR-25FBF52-330R", 1, 0.1),
-    ("R3, R4, R6, R7", "10 kΩ 1 % 0.25 W metal film", "Yageo MFR-25FBF52-10K", 4, 0.1),
-    ("C1, C4, C7", "10 µF 50 V aluminium electrolytic, radial", "Panasonic ECA-1HM100", 3, 0.2),
-    ("C2, C5, C8", "100 nF 50 V X7R, 2.54 mm radial", "KEMET C320C104K5R5TA", 3, 0.2),
-    ("C3", "10 nF 50 V C0G (or X7R), radial", "KEMET C320C103K5R5TA (X7R)", 1, 0.2),
+    ("JP1, JP2, JP3", "1x3, 1x3, 1x2 header + 3 shunts", "generic", 1, 0.6),
+    ("U1 reference", "4.096 V series reference, +-0.05 %, SOT-23-6, on a SOT-23 to DIP adapter", "TI REF3440AIDBVR", 1, 4.0),
+    ("U2 bias buffers", "dual rail-to-rail op-amp, DIP-8", "Microchip MCP6002-I/P", 1, 0.5),
+    ("R1", "8.25 kOhm 1 % 0.25 W metal film", "Yageo MFR-25FBF52-8K25", 1, 0.1),
+    ("R2", "1.00 kOhm 1 % 0.25 W metal film", "Yageo MFR-25FBF52-1K", 1, 0.1),
+    ("R5", "330 Ohm 1 % 0.25 W metal film", "Yageo MFR-25FBF52-330R", 1, 0.1),
+    ("R3, R4", "10 kOhm 0.1 % 25 ppm/K metal film", "generic 0.1 % (e.g. Vishay MBA/SMA 0204 0.1 %)", 2, 0.5),
+    ("C1", "10 uF 16 V X7R, radial", "generic", 1, 0.4),
+    ("C2, C8, C9", "100 nF 50 V X7R, 2.54 mm radial", "KEMET C320C104K5R5TA", 3, 0.2),
+    ("C10", "1 uF 16 V X7R, radial", "generic", 1, 0.3),
+    ("C7", "10 uF 50 V aluminium electrolytic, radial", "Panasonic ECA-1HM100", 1, 0.2),
+    ("C3", "1 nF 50 V C0G, radial", "generic C0G (e.g. KEMET C315 series)", 1, 0.2),
     ("D1, D2", "Schottky 30 V 200 mA, DO-34", "BAT85 (Vishay, Nexperia)", 2, 0.1),
-    ("enclosure", "ABS box about 160 x 100 x 60 mm, cut-outs for jacks and USB", "e.g. Hammond 1591 series", 1, 12.0),
-    ("USB cable", "USB A to B, 1-2 m", "generic", 1, 3.0),
+    ("U3 USB isolator", "full/low-speed USB isolator, 5 kV rms, reinforced, SOIC-16W (RI-16: 8.3 mm creepage) on a SOIC-16 to DIP adapter", "Analog Devices ADuM4160BRIZ", 1, 9.0),
+    ("R8-R11", "24 Ohm 1 % 0.25 W", "Yageo MFR-25FBF52-24R", 4, 0.1),
+    ("C11, C12", "1 uF + 100 nF X7R each side of U3", "generic", 4, 0.2),
+    ("J2", "USB-B receptacle, panel mount (to the host)", "generic panel USB-B", 1, 3.0),
+    ("J3", "USB-A receptacle, PCB", "generic", 1, 1.0),
+    ("USB cables", "A-B 0.3 m (J3 to the Mega) and A-B 1-2 m (host to J2)", "generic", 2, 3.0),
+    ("enclosure", "insulating ABS box, inside >= 215 x 140 x 60 mm (the 15 CT jacks at 12.7 mm pitch on one face)", "e.g. Hammond 1591/1598 series", 1, 20.0),
+    ("mounting", "M3 nylon standoffs and screws for the Mega and the two boards", "generic", 1, 3.0),
 ]
 BOM_OPTION = [
-    ("9 V DC supply for the Mega", "regulated 9 V DC 1 A, 5.5/2.1 mm centre-positive (AVCC from the Mega's regulator, accuracy.md)", "generic", 1, 8.0),
-    ("C6", "100 µF 16 V electrolytic (lower BIAS_I ripple, accuracy.md)", "Panasonic ECA-1CM101", 1, 0.2),
+    ("RBk", "200 Ohm 1 % burden, ONLY on a channel configured for a bare SCT-013-000 (schematic.py CHANNELS)", "Yageo MFR-25FBF52-200R", 1, 0.1),
 ]
 BOM_CHANNEL = [   # one current channel, without the CT
-    ("JIk CT jack", "3.5 mm stereo PCB jack", "CUI Devices SJ1-3523N", 1, 1.0),
-    ("RFk", "1.00 kΩ 1 % 0.25 W metal film", "Yageo MFR-25FBF52-1K", 1, 0.1),
-    ("CFk", "10 nF 50 V C0G (or X7R)", "KEMET C320C103K5R5TA (X7R)", 1, 0.2),
+    ("JIk CT jack", "3.5 mm stereo panel jack, insulated, with tip break contact (link it to the sleeve)", "e.g. Cliff FC681xx series (check the switched variant)", 1, 1.5),
+    ("HIk harness", "KK header + housing + 2 crimps, 0.3 m twisted pair 0.25 mm2", "Molex 22-27-2021, 22-01-3027, 08-50-0114", 1, 0.8),
+    ("RFk", "1.00 kOhm 1 % 0.25 W metal film", "Yageo MFR-25FBF52-1K", 1, 0.1),
+    ("CFk", "1 nF 50 V C0G, radial", "generic C0G (e.g. KEMET C315 series)", 1, 0.2),
     ("DHk, DLk", "Schottky 30 V 200 mA, DO-34", "BAT85", 2, 0.1),
 ]
 BOM_CTS = [
-    ("CT for a node", "split-core, 10 A : 1 V (burden inside), 13 mm window", "YHDC SCT-013-010", 9.0),
-    ("CT for the switch", "split-core, 5 A : 1 V (burden inside), 13 mm window", "YHDC SCT-013-005", 9.0),
-    ("bare CT (alternative)", "split-core, 100 A : 50 mA, needs RBk 200 Ω 1 % (Yageo MFR-25FBF52-200R, EUR 0.10)", "YHDC SCT-013-000", 7.0),
+    ("CT for a node (150 W to 2.3 kW)", "split-core, 10 A : 1 V (burden inside), 13 mm window", "YHDC SCT-013-010", 9.0),
+    ("CT for the switch (10 turns)", "split-core, 5 A : 1 V (burden inside), 13 mm window", "YHDC SCT-013-005", 9.0),
+    ("bare CT (only with RBk)", "split-core, 100 A : 50 mA; never unplug under load", "YHDC SCT-013-000", 7.0),
 ]
 
 def bom():
@@ -459,12 +480,12 @@ def bom():
     node = ch + BOM_CTS[0][3]
     sw = ch + BOM_CTS[1][3]
     print()
-    print("Options:")
-    opt = table(BOM_OPTION)
+    print("Only where configured:")
+    table(BOM_OPTION)
     print()
     total = core + 4 * node + sw
-    print("1 V + 4 nodes + 1 switch: core %.2f + 4 x %.2f + %.2f = EUR %.2f (options +%.2f)"
-          % (core, node, sw, total, opt))
+    print("1 V + 4 nodes + 1 switch: core %.2f + 4 x %.2f + %.2f = EUR %.2f"
+          % (core, node, sw, total))
     print("each extra node channel: EUR %.2f; 15 current channels: EUR %.2f"
           % (node, core + 14 * node + sw))
 

@@ -729,8 +729,8 @@ def schematic_svg():
 def wiring_svg():
     s = Svg(1200, 660, "megawatt: clamping a lead")
     s.text(30, 34, "Clamping a lead: one conductor through the CT, never the whole cable", "h")
-    s.text(30, 56, "Both panels show a purpose-made breakout (built and tested by a qualified person): "
-           "the sheath is opened inside a closed box so that L runs on its own.", "s")
+    s.text(30, 56, "Both panels show a purpose-made breakout (built and tested by a qualified person): the sheath is opened "
+           "inside a closed box and L leaves it as a sheathed (double-insulated) loop; the CT clamps on that loop, outside.", "s")
 
     def plug_and_box(x0, y0, wrong):
         # wall socket side
@@ -757,22 +757,24 @@ def wiring_svg():
             s.line(x0 + 60, y0 + 120, x0 + 150, y0 + 120, "mains")
             s.line(x0 + 60, y0 + 140, x0 + 150, y0 + 140)
             # L loops up through the CT
-            s.poly([(x0 + 150, y0 + 100), (x0 + 180, y0 + 100), (x0 + 180, y0 + 60),
-                    (x0 + 340, y0 + 60), (x0 + 340, y0 + 100), (x0 + 370, y0 + 100)], "mains")
+            s.poly([(x0 + 150, y0 + 100), (x0 + 180, y0 + 100), (x0 + 180, y0 - 10),
+                    (x0 + 340, y0 - 10), (x0 + 340, y0 + 100), (x0 + 370, y0 + 100)], "mains")
+            s.poly([(x0 + 172, y0 + 30), (x0 + 172, y0 - 18), (x0 + 348, y0 - 18), (x0 + 348, y0 + 30)], "thin")
+            s.poly([(x0 + 188, y0 + 30), (x0 + 188, y0 - 2), (x0 + 332, y0 - 2), (x0 + 332, y0 + 30)], "thin")
+            s.text(x0 + 200, y0 + 14, "sheathed loop", "s")
             s.poly([(x0 + 150, y0 + 120), (x0 + 370, y0 + 120)], "mains")
             s.poly([(x0 + 150, y0 + 140), (x0 + 370, y0 + 140)])
             s.line(x0 + 370, y0 + 100, x0 + 460, y0 + 100, "mains")
             s.line(x0 + 370, y0 + 120, x0 + 460, y0 + 120, "mains")
             s.line(x0 + 370, y0 + 140, x0 + 460, y0 + 140)
-            s.add('<ellipse class="good" cx="%g" cy="%g" rx="14" ry="26"/>' % (x0 + 260, y0 + 60))
-            s.add('<path class="fill" d="M%g,%g L%g,%g L%g,%g Z"/>' % (x0 + 290, y0 + 54, x0 + 290, y0 + 66, x0 + 304, y0 + 60))
+            s.add('<ellipse class="good" cx="%g" cy="%g" rx="14" ry="26"/>' % (x0 + 260, y0 - 10))
+            s.add('<path class="fill" d="M%g,%g L%g,%g L%g,%g Z"/>' % (x0 + 290, y0 - 16, x0 + 290, y0 - 4, x0 + 304, y0 - 10))
             s.text(x0 + 230, y0 + 30 + 0, "", "s")
-            s.text(x0 + 260, y0 + 236, "CT on L only, its arrow towards the load", "g", "middle")
+            s.text(x0 + 260, y0 + 236, "CT on the sheathed L loop, outside the box, arrow towards the load", "g", "middle")
             s.text(x0 + 260, y0 + 252, "(on N instead: arrow towards the socket)", "s", "middle")
             # CT cable out to the meter
-            s.poly([(x0 + 260, y0 + 86), (x0 + 260, y0 + 95)], "thin")
-            s.poly([(x0 + 274, y0 + 60), (x0 + 300, y0 + 40), (x0 + 420, y0 + 40), (x0 + 420, y0 + 0)], "w")
-            s.text(x0 + 426, y0 + 8, "3.5 mm plug → meter JIk", "s")
+            s.poly([(x0 + 274, y0 - 10), (x0 + 420, y0 - 10), (x0 + 420, y0 + 20)], "w")
+            s.text(x0 + 426, y0 + 20, "3.5 mm plug → meter JIk", "s")
         for dy, lab in ((100, "L"), (120, "N"), (140, "PE")):
             s.text(x0 + 66, y0 + dy - 4, lab, "s")
 
