@@ -227,7 +227,8 @@ def components(channels=None):
     add("C7", "10 µF 16 V", "aluminium electrolytic, +5V bulk", {"+": "+5V", "-": "GND"})
     add("C8", "100 nF", "ceramic X7R, +5V decoupling", {"1": "+5V", "2": "GND"})
     # reference and biases
-    add("U1", "REF3440 4.096 V", "series voltage reference, ±0.05 %, SOT-23-6 on adapter",
+    add("U1", "REF3440 4.096 V", "series voltage reference, ±0.05 %, SOT-23-6 on adapter (GND_F/GND_S and "
+        "OUT_F/OUT_S tied at the package)",
         {"IN": "+5V", "EN": "+5V", "GND": "GND", "OUT": "VREF"})
     add("C9", "100 nF", "ceramic X7R, U1 input", {"1": "+5V", "2": "GND"})
     add("C10", "1 µF", "ceramic X7R, U1 output (0.1-10 µF allowed)", {"1": "VREF", "2": "GND"})
@@ -850,9 +851,9 @@ def layout(channels=None):
                ("DL%d" % k, x + 2, y + 12, 1, 4)]
         if rb:
             fe.append(("RB%d" % k, x, y + 3, 1, 5))
-    iso = [("J2", 0, 2, 6, 7), ("R8", 1, 11, 5, 1), ("R9", 1, 13, 5, 1), ("C11", 1, 16, 2, 1),
+    iso = [("J2", 0, 2, 6, 7), ("R8", 1, 11, 5, 1), ("R9", 1, 13, 5, 1), ("C11", 1, 16, 2, 3),
            ("U3", 4, 18, 10, 8), ("R10", 13, 11, 5, 1), ("R11", 13, 13, 5, 1),
-           ("C12", 16, 16, 2, 1), ("J3", 12, 2, 7, 6)]
+           ("C12", 16, 16, 2, 3), ("J3", 12, 2, 7, 6)]
     return {"front-end": fe, "isolator": iso}
 
 # off-board parts: panel-mounted, on the Mega adapter shield or the Mega itself

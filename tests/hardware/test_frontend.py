@@ -181,6 +181,16 @@ class Design(unittest.TestCase):
         self.assertTrue(sch.design_errors(bad))
         self.assertIn("67 % low", sch.channel_errors([(2, "SCT-013-005", 1, True, "x")])[0])
 
+    def test_check_rejects_a_burden_on_a_voltage_output_ct(self):
+        # the same --check, run on the design with RB1 fitted on channel 1's SCT-013-010
+        code = ("import sys; sys.path.insert(0, %r); import schematic as s; "
+                "s.CHANNELS = [(1, 'SCT-013-010', 1, True, 'node')] + s.CHANNELS[1:]; "
+                "sys.exit(0 if s.check() else 1)" % os.path.join(ROOT, "hardware"))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("DESIGN ERROR: channel 1: RB1 fitted with the voltage-output SCT-013-010",
+                      r.stdout)
+
     def test_bare_ct_needs_its_burden(self):
         self.assertIn("open", sch.channel_errors([(3, "SCT-013-000", 1, False, "x")])[0])
         self.assertEqual(sch.channel_errors([(3, "SCT-013-000", 1, True, "x")]), [])
