@@ -903,7 +903,13 @@ def layout_svg():
             s.text(ox + 2, oy + bh * sc + 36, "host side ← | copper-free barrier | → meter side", "r")
         for ref, x, y, w, h in parts:
             s.rect(ox + x * sc + 1, oy + y * sc + 1, w * sc - 2, h * sc - 2, "thin")
-            s.text(ox + x * sc + 2, oy + y * sc + min(h, 2) * sc - 2, ref, "s")
+            if w * sc < 7 * len(ref) and h * sc >= 7 * len(ref):
+                # too narrow for its name across (the diodes, one hole wide): write it upwards
+                tx, ty = ox + x * sc + w * sc / 2 + 3, oy + (y + h) * sc - 3
+                s.add('<text class="s" x="%g" y="%g" transform="rotate(-90 %g %g)">%s</text>'
+                      % (tx, ty, tx, ty, ref))
+            else:
+                s.text(ox + x * sc + 2, oy + y * sc + min(h, 2) * sc - 2, ref, "s")
     fx, fy = origin["front-end"]
     s.text(fx, fy + 39 * sc + 40, "Rows %d–%d: channel k in columns 4k−3 … 4k: HIk harness header (tip, sleeve), RFk, CFk, DHk, DLk "
            "(RBk beside RFk only on a bare-CT channel)." % (CELL_TOP, CELL_TOP + 15), "s")
