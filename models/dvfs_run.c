@@ -13,6 +13,7 @@
 
 #include "energy.h"
 #include "mw_alloc.h"
+#include "mw_lines.h"
 #include "mw_phase_class.h"
 #include "mw_run.h"
 
@@ -374,14 +375,21 @@ static int gears_of_cpufreq(double *ghz, size_t *n, char *source, size_t srclen,
 {
     const char *path = getenv("MW_CPUFREQ_FILE");
     if (!path || !*path) path = MW_DVFS_CPUFREQ_FILE;
-    FILE *f = fopen(path, "r");
-    int opened = f != NULL;
-    if (f) {
-        double khz;
-        while (*n < MW_DVFS_MAX_GEARS && fscanf(f, "%lf", &khz) == 1)
-            if (isfinite(khz) && khz > 0) ghz[(*n)++] = khz / 1e6;
-        fclose(f);
+    /* read within bounds (mw_lines.h: 1 MiB, 10 s for a FIFO), not scanned from a stream
+     * that may never end (/dev/zero is an endless number) */
+    char *text = NULL, rerr[512];
+    size_t len;
+    int opened = mw_lines_read_file(path, &mw_lines_config, &text, &len, rerr, sizeof rerr) == 0;
+    if (!opened && errno != ENOENT) {
+        snprintf(err, errlen, "%s", rerr);
+        return -1;
     }
+    for (char *p = text, *end; opened && *n < MW_DVFS_MAX_GEARS; p = end) {
+        double khz = strtod(p, &end);
+        if (end == p) break;
+        if (isfinite(khz) && khz > 0) ghz[(*n)++] = khz / 1e6;
+    }
+    free(text);
     if (!*n) {
         snprintf(err, errlen,
                  "no frequency table: give the available frequencies with --freqs GHz,GHz,... "
