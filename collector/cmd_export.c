@@ -152,8 +152,30 @@ typedef struct {
     long rows;
 } writer;
 
+/* Text fields a spreadsheet could take for a formula (OWASP "CSV injection": a first character
+ * of = + - @, tab or CR), counted by csv_text and warned about once by cmd_export; the field
+ * itself is written as recorded (docs/cli.md "CSV and spreadsheets"). A signed plain number
+ * ("-12.5") is not counted. */
+static struct {
+    long n;
+    char first[64]; /* "row R, column NAME" of the first */
+    long row;       /* the data row csv_text is in (1 = the first after the header) */
+    const char *column;
+} csv_formulas;
+
+static int formula_like(const char *s)
+{
+    if (!s[0] || !strchr("=+-@\t\r", s[0])) return 0;
+    if ((s[0] == '+' || s[0] == '-') && s[1] && strspn(s + 1, "0123456789.eE+-") == strlen(s + 1))
+        return 0;
+    return 1;
+}
+
 static void csv_text(FILE *out, const char *s)
 {
+    if (formula_like(s) && csv_formulas.n++ == 0)
+        snprintf(csv_formulas.first, sizeof csv_formulas.first, "row %ld, column %s",
+                 csv_formulas.row, csv_formulas.column ? csv_formulas.column : "?");
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, out);
         return;
@@ -180,9 +202,11 @@ static void writer_begin(writer *w)
 static void writer_row(writer *w, const field *f)
 {
     if (w->format == FORMAT_CSV) {
+        csv_formulas.row = w->rows + 1;
         for (int i = 0; i < w->n; i++) {
             if (i) fputc(',', w->out);
             if (!f[i].s) continue;
+            csv_formulas.column = w->names[i];
             if (f[i].text)
                 csv_text(w->out, f[i].s);
             else
@@ -314,8 +338,11 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
     const char *k, *v; /* v NULL: a NULL value */
     while ((rc = mw_run_meta_next_nullable(c, &k, &v)) == 1) {
         if (format == FORMAT_CSV) {
+            csv_formulas.row = rows + 1;
+            csv_formulas.column = "key";
             csv_text(out, k);
             fputc(',', out);
+            csv_formulas.column = "value";
             if (v) csv_text(out, v);
             fputc('\n', out);
         } else {
@@ -399,6 +426,7 @@ static int export_to_file(mw_store *s, const export_opts *o)
 int cmd_export(int argc, char **argv)
 {
     export_opts o = {.format = FORMAT_UNSET, .what = WHAT_SAMPLES};
+    memset(&csv_formulas, 0, sizeof csv_formulas);
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if (!mw_store_exists(o.rundir)) {
@@ -424,5 +452,12 @@ int cmd_export(int argc, char **argv)
     }
     mw_run_snapshot_end(s);
     mw_store_close(s);
+    if (csv_formulas.n)
+        fprintf(stderr,
+                "mw export: warning: %ld text field%s begin%s with =, +, -, @, tab or CR (first: "
+                "%s): written as recorded; a spreadsheet may take %s for a formula (docs/cli.md, "
+                "\"CSV and spreadsheets\")\n",
+                csv_formulas.n, csv_formulas.n == 1 ? "" : "s", csv_formulas.n == 1 ? "s" : "",
+                csv_formulas.first, csv_formulas.n == 1 ? "it" : "them");
     return rc;
 }

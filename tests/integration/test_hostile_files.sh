@@ -16,6 +16,13 @@
 #   channels_errors  MW_CHANNELS_FILE a link loop, unreadable, a directory, missing: exit 2
 #                    naming the file, no run made (the old code recorded with default names);
 #                    no configuration file at all still records with default names
+#   figure_names     channels "a b", "a_b", "a/b": three histograms, histogram-a_b.png and
+#                    histogram-a_b~DIGEST.png (64-bit FNV-1a of the name, computed here), each
+#                    with its own channel's powers; the report captions each with its channel
+#                    (the old code drew all three into histogram-a_b.png, captioned "a_b")
+#   csv_formulas     a channel "=HYPERLINK(...)": mw export --format csv writes it as recorded
+#                    (RFC 4180 quoted: it imports back unchanged) and warns once on stderr,
+#                    exit 0; JSON does not warn (the old code said nothing)
 # Each case but pipe_works fails with the mw of d123255 (before the fix).
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
@@ -135,10 +142,73 @@ channels_errors() {
   expect_eq "default names" "$(q "$TMP/dflt" "select name from channels where channel = 1")" ch1
 }
 
+# fnv NAME: the 64-bit FNV-1a digest of NAME in 16 hex digits, computed here (python), not by mw
+fnv() {
+  python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in sys.argv[1].encode():
+    h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+print("%016x" % h)' "$1"
+}
+
+figure_names() {
+  printf 'time_s,channel,power_w\n' >"$TMP/coll.csv"
+  for t in 1 2 3 4; do
+    printf '%s,a b,%s\n%s,a_b,%s\n%s,a/b,%s\n' "$t" $((10 + t % 2)) "$t" $((20 + t % 2)) \
+      "$t" $((30 + t % 2)) >>"$TMP/coll.csv"
+  done
+  "$MW" import --format csv "$TMP/coll.csv" -o "$TMP/coll" >/dev/null 2>"$TMP/ci.err"
+  expect_eq "import: exit" "$?" 0
+  "$MW" plot "$TMP/coll" --kind histogram >"$TMP/cp.out" 2>"$TMP/cp.err"
+  expect_eq "mw plot: exit" "$?" 0
+  expect_eq "three figures" "$(sort -u "$TMP/cp.out" | wc -l)" 3
+  local d=$TMP/coll/plots
+  # the names: a_b as is; the others sanitized, then ~ and the digest of the real name
+  local fs fb
+  fs=histogram-a_b~$(fnv 'a b')
+  fb=histogram-a_b~$(fnv 'a/b')
+  for f in histogram-a_b "$fs" "$fb"; do check "$f.png drawn" test -s "$d/$f.png"; done
+  # each figure holds its own channel's powers (10/11, 20/21, 30/31 W: the lowest bin edge)
+  expect_eq "a_b's data" "$(awk -F'\t' '!/^#/ && NF { print $1; exit }' "$d/histogram-a_b.tsv")" 20
+  expect_eq "a b's data" "$(awk -F'\t' '!/^#/ && NF { print $1; exit }' "$d/$fs.tsv")" 10
+  expect_eq "a/b's data" "$(awk -F'\t' '!/^#/ && NF { print $1; exit }' "$d/$fb.tsv")" 30
+  # the report: each figure captioned with its own channel, as it is named
+  "$MW" report -q "$TMP/coll" -o "$TMP/crep" >/dev/null 2>"$TMP/cr.err"
+  expect_eq "mw report: exit" "$?" 0
+  python3 - "$TMP/crep/index.html" >"$TMP/caps.txt" <<'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+for src, cap in re.findall(r'<img src="fig/(histogram-[^"]*)\.png".*?<figcaption>.*?; channel (.*?)\. <code>', page, re.S):
+    print(src.replace("%7E", "~"), cap.replace("&#x2F;", "/").replace("&#47;", "/"))
+PY
+  expect_eq "captions" "$(sort "$TMP/caps.txt")" "$(printf '%s\n' "histogram-a_b a_b" "$fs a b" "$fb a/b" | sort)"
+}
+
+csv_formulas() {
+  printf 'time_s,channel,power_w\n1,"=HYPERLINK(""http://x.invalid"",""y"")",10\n2,"=HYPERLINK(""http://x.invalid"",""y"")",11\n1,-12,5\n2,-12,5\n' \
+    >"$TMP/formula.csv"
+  "$MW" import --format csv "$TMP/formula.csv" -o "$TMP/frun" >/dev/null 2>&1
+  "$MW" export "$TMP/frun" --format csv >"$TMP/f.csv" 2>"$TMP/f.err"
+  expect_eq "export: exit" "$?" 0
+  # the name written as recorded, RFC 4180 quoted; a signed number is not warned about
+  expect_eq "the name verbatim" "$(grep -c '^1.000000,"=HYPERLINK(""http://x.invalid"",""y"")",10.000,' "$TMP/f.csv")" 1
+  expect_eq "one warning line" "$(wc -l <"$TMP/f.err")" 1
+  expect_grep "the warning" "^mw export: warning: 2 text fields begin with =, +, -, @, tab or CR (first: row 1, column channel)" "$TMP/f.err"
+  # and it goes back in unchanged
+  "$MW" import --format csv "$TMP/f.csv" -o "$TMP/frun2" >/dev/null 2>&1
+  expect_eq "round trip" "$(q "$TMP/frun2" "select name from channels order by channel" | head -1)" \
+    '=HYPERLINK("http://x.invalid","y")'
+  # JSON is not a spreadsheet's: no warning
+  "$MW" export "$TMP/frun" --format json >/dev/null 2>"$TMP/fj.err"
+  expect_eq "json: no warning" "$(wc -c <"$TMP/fj.err")" 0
+}
+
 run_case endless_inputs
 run_case long_line
 run_case fifo_inputs
 run_case pipe_works
 run_case nul_in_csv
 run_case channels_errors
+run_case figure_names
+run_case csv_formulas
 finish
