@@ -4,12 +4,14 @@
 #include "channels.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mw_err.h"
 #include "mw_lines.h"
+#include "mw_num.h"
 
 void mw_channels_file(char *out, size_t n)
 {
@@ -94,10 +96,8 @@ static int file_line(mw_channels *ch, int n, const char *path, long lineno, char
          t = strtok_r(NULL, " \t\v\f", &save))
         tok[got++] = t;
     if (got == 0) return 0;
-    char *end;
-    errno = 0;
-    long k = strtol(tok[0], &end, 10);
-    if (got < 2 || got > 3 || *end || k < 1 || k > MW_CHANNELS_MAX)
+    int64_t k = 0;
+    if (got < 2 || got > 3 || mw_num_int64(tok[0], 1, MW_CHANNELS_MAX, &k))
         return mw_err(err, errlen, "%s:%ld: expected 'CHANNEL NAME [HOST]' with CHANNEL 1..15",
                       path, lineno);
     if (!valid_name(tok[1]))

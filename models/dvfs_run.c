@@ -14,6 +14,7 @@
 #include "energy.h"
 #include "mw_alloc.h"
 #include "mw_lines.h"
+#include "mw_num.h"
 #include "mw_phase_class.h"
 #include "mw_run.h"
 
@@ -384,10 +385,16 @@ static int gears_of_cpufreq(double *ghz, size_t *n, char *source, size_t srclen,
         snprintf(err, errlen, "%s", rerr);
         return -1;
     }
-    for (char *p = text, *end; opened && *n < MW_DVFS_MAX_GEARS; p = end) {
-        double khz = strtod(p, &end);
-        if (end == p) break;
-        if (isfinite(khz) && khz > 0) ghz[(*n)++] = khz / 1e6;
+    char *save = NULL;
+    for (char *t = opened ? strtok_r(text, " \t\r\n", &save) : NULL; t && *n < MW_DVFS_MAX_GEARS;
+         t = strtok_r(NULL, " \t\r\n", &save)) {
+        double khz;
+        if (mw_num_double(t, 1, 1e12, &khz)) {
+            snprintf(err, errlen, "%s: '%.40s' is not a frequency in kHz (1..1e12)", path, t);
+            free(text);
+            return -1;
+        }
+        ghz[(*n)++] = khz / 1e6;
     }
     free(text);
     if (!*n) {

@@ -1,15 +1,17 @@
 /* simprofile — see mw_simprofile.h. The file is read through mw_lines (bounded: size, line
  * length, 10 s for a FIFO; read errors and NUL bytes are errors) and lines are split on
- * commas; numbers with strtod, checked for full consumption and finiteness. */
+ * commas; numbers with mw_num_double (plain decimal: no nan, inf, hex or trailing text). */
 #include "mw_simprofile.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mw_lines.h"
+#include "mw_num.h"
 
 struct mw_simprofile {
     int npins;
@@ -75,10 +77,9 @@ static int parse_row(mw_simprofile *p, char *s, const char *path, size_t line, c
     char *save = NULL;
     int col = 0;
     for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save), col++) {
-        char *f = trim(tok), *end;
-        errno = 0;
-        double v = strtod(f, &end);
-        if (!*f || *end || errno || !isfinite(v)) {
+        char *f = trim(tok);
+        double v;
+        if (mw_num_double(f, -DBL_MAX, DBL_MAX, &v)) {
             char what[96];
             snprintf(what, sizeof what, "%.40s' in column %d ('%s", f, col + 1,
                      col ? "watts" : "t_s");
