@@ -3,9 +3,10 @@
  *
  * Each table is one cursor of the run store's read API (mw_run.h), read inside one snapshot
  * (consistent even while mw record is writing), turned into rows of fields that are either
- * text (quoted per RFC 4180 in CSV, escaped in JSON) or numbers. Numbers are formatted from the
- * stored integers with integer arithmetic, so a value is written exactly (power_w from mW with 3
- * decimals) or rounded once, half away from zero (time_s from ns to 6 decimals). Times are
+ * text (quoted per RFC 4180 in CSV, never altered, formula-like fields warned about:
+ * csvout.h; escaped in JSON) or numbers. Numbers are formatted from the stored integers with
+ * integer arithmetic, so a value is written exactly (power_w from mW with 3 decimals) or
+ * rounded once, half away from zero (time_s from ns to 6 decimals). Times are
  * seconds since the run's start (meta start_ns, else the first sample's t0_ns). With -o the
  * output goes to a temporary file in FILE's directory that is renamed over FILE only when
  * complete, so an error leaves no half-written FILE. */
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "csvout.h"
 #include "cli.h"
 #include "mw_run.h"
 #include "mw_store.h"
@@ -152,41 +154,8 @@ typedef struct {
     long rows;
 } writer;
 
-/* Text fields a spreadsheet could take for a formula (OWASP "CSV injection": a first character
- * of = + - @, tab or CR), counted by csv_text and warned about once by cmd_export; the field
- * itself is written as recorded (docs/cli.md "CSV and spreadsheets"). A signed plain number
- * ("-12.5") is not counted. */
-static struct {
-    long n;
-    char first[64]; /* "row R, column NAME" of the first */
-    long row;       /* the data row csv_text is in (1 = the first after the header) */
-    const char *column;
-} csv_formulas;
-
-static int formula_like(const char *s)
-{
-    if (!s[0] || !strchr("=+-@\t\r", s[0])) return 0;
-    if ((s[0] == '+' || s[0] == '-') && s[1] && strspn(s + 1, "0123456789.eE+-") == strlen(s + 1))
-        return 0;
-    return 1;
-}
-
-static void csv_text(FILE *out, const char *s)
-{
-    if (formula_like(s) && csv_formulas.n++ == 0)
-        snprintf(csv_formulas.first, sizeof csv_formulas.first, "row %ld, column %s",
-                 csv_formulas.row, csv_formulas.column ? csv_formulas.column : "?");
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
+/* formula-like text fields (csvout.h), for the warning at the end */
+static mw_csv_formulas csv_formulas;
 
 static void writer_begin(writer *w)
 {
@@ -208,7 +177,7 @@ static void writer_row(writer *w, const field *f)
             if (!f[i].s) continue;
             csv_formulas.column = w->names[i];
             if (f[i].text)
-                csv_text(w->out, f[i].s);
+                mw_csv_text(w->out, f[i].s, &csv_formulas);
             else
                 fputs(f[i].s, w->out);
         }
@@ -340,10 +309,10 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
         if (format == FORMAT_CSV) {
             csv_formulas.row = rows + 1;
             csv_formulas.column = "key";
-            csv_text(out, k);
+            mw_csv_text(out, k, &csv_formulas);
             fputc(',', out);
             csv_formulas.column = "value";
-            if (v) csv_text(out, v);
+            if (v) mw_csv_text(out, v, &csv_formulas);
             fputc('\n', out);
         } else {
             fputs(rows ? ",\n" : "\n", out);
@@ -452,12 +421,6 @@ int cmd_export(int argc, char **argv)
     }
     mw_run_snapshot_end(s);
     mw_store_close(s);
-    if (csv_formulas.n)
-        fprintf(stderr,
-                "mw export: warning: %ld text field%s begin%s with =, +, -, @, tab or CR (first: "
-                "%s): written as recorded; a spreadsheet may take %s for a formula (docs/cli.md, "
-                "\"CSV and spreadsheets\")\n",
-                csv_formulas.n, csv_formulas.n == 1 ? "" : "s", csv_formulas.n == 1 ? "s" : "",
-                csv_formulas.first, csv_formulas.n == 1 ? "it" : "them");
+    mw_csv_formulas_warn(&csv_formulas, "export");
     return rc;
 }
