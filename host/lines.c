@@ -197,7 +197,7 @@ void mw_lines_init(mw_lines *r, const char *name, char *text, size_t len, size_t
     memset(r, 0, sizeof *r);
     r->name = mw_xstrdup(name);
     r->p = text;
-    r->end = text + len;
+    r->end = text ? text + len : NULL;
     r->max_line_bytes = max_line_bytes;
 }
 

@@ -23,6 +23,8 @@
 #   csv_formulas     a channel "=HYPERLINK(...)": mw export --format csv writes it as recorded
 #                    (RFC 4180 quoted: it imports back unchanged) and warns once on stderr,
 #                    exit 0; JSON does not warn (the old code said nothing)
+#   merge_fifo       a FIFO planted as RUN/probe/x.mwp: mw merge skips it ("not a regular
+#                    file") instead of blocking for ever in open
 # Each case but pipe_works fails with the mw of d123255 (before the fix).
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
@@ -203,6 +205,15 @@ csv_formulas() {
   expect_eq "json: no warning" "$(wc -c <"$TMP/fj.err")" 0
 }
 
+merge_fifo() {
+  "$MW" record -q -o "$TMP/mrun" --meter sim -- sleep 0.5 >/dev/null 2>&1
+  mkdir -p "$TMP/mrun/probe"
+  mkfifo "$TMP/mrun/probe/x.mwp"
+  timeout 30 "$MW" merge "$TMP/mrun" >"$TMP/m.out" 2>"$TMP/m.err"
+  expect_eq "merge: exit" "$?" 0
+  expect_grep "the FIFO skipped" "probe/x.mwp: not a regular file (file skipped)" "$TMP/m.err"
+}
+
 run_case endless_inputs
 run_case long_line
 run_case fifo_inputs
@@ -211,4 +222,5 @@ run_case nul_in_csv
 run_case channels_errors
 run_case figure_names
 run_case csv_formulas
+run_case merge_fifo
 finish
