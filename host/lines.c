@@ -150,6 +150,8 @@ int mw_lines_read_file(const char *path, const mw_lines_limits *lim, char **text
     } else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > lim->max_bytes) {
         rc = too_big(path, lim->max_bytes, err, errlen);
     } else {
+        if (S_ISREG(st.st_mode)) /* blocking reads: a file system may answer EAGAIN otherwise */
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         rc = read_fd(fd, S_ISREG(st.st_mode), S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, path,
                      lim, text, len, err, errlen);
     }
