@@ -3,9 +3,10 @@
  *
  * Each table is one cursor of the run store's read API (mw_run.h), read inside one snapshot
  * (consistent even while mw record is writing), turned into rows of fields that are either
- * text (quoted per RFC 4180 in CSV, escaped in JSON) or numbers. Numbers are formatted from the
- * stored integers with integer arithmetic, so a value is written exactly (power_w from mW with 3
- * decimals) or rounded once, half away from zero (time_s from ns to 6 decimals). Times are
+ * text (quoted per RFC 4180 in CSV, never altered, formula-like fields warned about:
+ * csvout.h; escaped in JSON) or numbers. Numbers are formatted from the stored integers with
+ * integer arithmetic, so a value is written exactly (power_w from mW with 3 decimals) or
+ * rounded once, half away from zero (time_s from ns to 6 decimals). Times are
  * seconds since the run's start (meta start_ns, else the first sample's t0_ns). With -o the
  * output goes to a temporary file in FILE's directory that is renamed over FILE only when
  * complete, so an error leaves no half-written FILE. */
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "csvout.h"
 #include "cli.h"
 #include "mw_run.h"
 #include "mw_store.h"
@@ -152,19 +154,8 @@ typedef struct {
     long rows;
 } writer;
 
-static void csv_text(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
+/* formula-like text fields (csvout.h), for the warning at the end */
+static mw_csv_formulas csv_formulas;
 
 static void writer_begin(writer *w)
 {
@@ -180,11 +171,13 @@ static void writer_begin(writer *w)
 static void writer_row(writer *w, const field *f)
 {
     if (w->format == FORMAT_CSV) {
+        csv_formulas.row = w->rows + 1;
         for (int i = 0; i < w->n; i++) {
             if (i) fputc(',', w->out);
             if (!f[i].s) continue;
+            csv_formulas.column = w->names[i];
             if (f[i].text)
-                csv_text(w->out, f[i].s);
+                mw_csv_text(w->out, f[i].s, &csv_formulas);
             else
                 fputs(f[i].s, w->out);
         }
@@ -314,9 +307,12 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
     const char *k, *v; /* v NULL: a NULL value */
     while ((rc = mw_run_meta_next_nullable(c, &k, &v)) == 1) {
         if (format == FORMAT_CSV) {
-            csv_text(out, k);
+            csv_formulas.row = rows + 1;
+            csv_formulas.column = "key";
+            mw_csv_text(out, k, &csv_formulas);
             fputc(',', out);
-            if (v) csv_text(out, v);
+            csv_formulas.column = "value";
+            if (v) mw_csv_text(out, v, &csv_formulas);
             fputc('\n', out);
         } else {
             fputs(rows ? ",\n" : "\n", out);
@@ -399,6 +395,7 @@ static int export_to_file(mw_store *s, const export_opts *o)
 int cmd_export(int argc, char **argv)
 {
     export_opts o = {.format = FORMAT_UNSET, .what = WHAT_SAMPLES};
+    memset(&csv_formulas, 0, sizeof csv_formulas);
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if (!mw_store_exists(o.rundir)) {
@@ -424,5 +421,6 @@ int cmd_export(int argc, char **argv)
     }
     mw_run_snapshot_end(s);
     mw_store_close(s);
+    mw_csv_formulas_warn(&csv_formulas, "export");
     return rc;
 }

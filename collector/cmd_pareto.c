@@ -232,7 +232,7 @@ static int load(pd_opts *o, mw_pareto_runs *runs, mw_profile *p, mw_pareto_devic
 {
     char err[ERR_MAX], *text = NULL;
     size_t len = 0;
-    FILE *in;
+    FILE *in = NULL;
     int rc;
     if (o->dirs) {
         if ((rc = runs_text(o, runs, &text, &len)) >= 0) return rc;
@@ -244,15 +244,14 @@ static int load(pd_opts *o, mw_pareto_runs *runs, mw_profile *p, mw_pareto_devic
             fprintf(stderr, "mw pareto: out of memory\n");
             return MW_EXIT_FAIL;
         }
-    } else if (!(in = fopen(o->file, "r"))) {
-        fprintf(stderr, "mw pareto: %s: %s\n", o->file, strerror(errno));
-        return MW_EXIT_USAGE;
     }
-    rc = mw_profile_read(in, o->file, p, err, sizeof err) ||
+    /* a file is read within its bounds (mw_profile.h): not a FIFO that never ends */
+    rc = (in ? mw_profile_read(in, o->file, p, err, sizeof err)
+             : mw_profile_load(o->file, p, err, sizeof err)) ||
                  mw_pareto_devices_build(p, d, err, sizeof err)
              ? MW_EXIT_USAGE
              : -1;
-    fclose(in);
+    if (in) fclose(in);
     if (rc >= 0) fprintf(stderr, "mw pareto: %s\n", err);
     if (rc < 0 && o->profile_out) {
         FILE *f = fopen(o->profile_out, "w");

@@ -4,7 +4,9 @@
  * store's integer units with 128-bit arithmetic (parse_fixed), never through binary
  * floating point; only the median spacing goes through doubles (gsl_stats_median of the
  * sorted spacings, rounded to the ns). Energies are integrated in pJ (128 bits) and rounded
- * to mJ. Every error is formatted once, by bad_input, into the caller's buffer. */
+ * to mJ. Every error is formatted once, by bad_input, into the caller's buffer. The file is
+ * read by mw_lines_read_file (at most MW_IMPORT_MAX_BYTES; a FIFO or pipe must end within
+ * 10 s); a NUL byte in a field is refused, never taken for the field's end. */
 #include "mw_import.h"
 
 #include <errno.h>
@@ -23,6 +25,7 @@
 
 #include "mw_alloc.h"
 #include "mw_fs.h"
+#include "mw_lines.h"
 #include "mw_store.h"
 
 #define IMPORT_MAX_CHANNELS 64                    /* what mw ls / mw show keep per run */
@@ -119,6 +122,7 @@ static int csv_record(csv_in *r, long *line, const char **msg)
                     return -1;
                 }
                 char c = *r->p++;
+                if (c == 0) goto nul;
                 if (c == '"') {
                     if (r->p < r->end && *r->p == '"')
                         r->p++;
@@ -138,6 +142,7 @@ static int csv_record(csv_in *r, long *line, const char **msg)
         } else {
             size_t keep = r->len;
             while (!at_eol(r) && *r->p != ',') {
+                if (*r->p == 0) goto nul;
                 if (buf_put(r, *r->p)) goto nomem;
                 if (*r->p != ' ' && *r->p != '\t') keep = r->len;
                 r->p++;
@@ -152,6 +157,9 @@ static int csv_record(csv_in *r, long *line, const char **msg)
     return 1;
 nomem:
     *msg = "out of memory";
+    return -1;
+nul: /* C strings would end the field there: 12<NUL>345 read as 12 */
+    *msg = "a NUL byte in the field (this is not a text file)";
     return -1;
 }
 
@@ -805,34 +813,6 @@ int mw_import_write(const mw_import *d, const char *rundir, int force, mw_import
 
 /* ---- reading and checking ------------------------------------------------------------- */
 
-static char *slurp(const char *file, size_t *len)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        char *b = realloc(buf, cap *= 2);
-        if (!b) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = b;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || !buf) {
-        free(buf);
-        if (!bad) errno = ENOMEM;
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 mw_import *mw_import_parse(const char *file, const char *text, size_t len, char *err, size_t errlen)
 {
     mw_import *d = mw_xcalloc(1, sizeof *d);
@@ -853,12 +833,10 @@ mw_import *mw_import_parse(const char *file, const char *text, size_t len, char 
 
 mw_import *mw_import_read(const char *file, char *err, size_t errlen)
 {
+    static const mw_lines_limits limits = {MW_IMPORT_MAX_BYTES, 0, MW_LINES_TIMEOUT_MS};
     size_t len = 0;
-    char *text = slurp(file, &len);
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", file, strerror(errno));
-        return NULL;
-    }
+    char *text;
+    if (mw_lines_read_file(file, &limits, &text, &len, err, errlen)) return NULL;
     mw_import *d = mw_import_parse(file, text, len, err, errlen);
     free(text);
     return d;

@@ -8,11 +8,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const kind_text[] = {"user", "compute", "comm", "wait",
                                         "omp",  "gpu",     "mark", "counter"};
@@ -77,9 +80,18 @@ static int num(const char *s, long long *v)
 /* Parse one file. Returns 0, or -1 with "FILE:LINE: what" in err. */
 static int parse(const char *path, spill *f, char *err, size_t errlen)
 {
-    FILE *in = fopen(path, "r");
-    if (!in) {
+    /* a regular file only, not through a link: its size bounds what getline reads; a FIFO or
+     * device planted in RUNDIR/probe would never end */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    FILE *in = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(in = fdopen(fd, "r"))) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
         return -1;
     }
     memset(f, 0, sizeof *f);

@@ -2,7 +2,8 @@
  * comment; the first token is the keyword. Numbers are whole tokens read by strtod, finite
  * (the same rule as the command line's numbers). A point token is cut at ':' into 2 or 3
  * numbers (2 for together lines). Reading stops at the first error; its message quotes the
- * token as written (up to 127 characters). */
+ * token as written (up to 127 characters). The text is read whole and cut into lines by
+ * mw_lines (bounded: MW_PROFILE_MAX_BYTES, MW_PROFILE_MAX_LINE_BYTES, no NUL bytes). */
 #include "mw_profile.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "mw_alloc.h"
+#include "mw_lines.h"
 
 #define BLANKS " \t\r\n"
 
@@ -178,24 +180,48 @@ void mw_profile_free(mw_profile *p)
     memset(p, 0, sizeof *p);
 }
 
-int mw_profile_read(FILE *in, const char *file, mw_profile *out, char *err, size_t errlen)
+/* The lines of text (the caller's, cut in place) into out. 0, or -1 with the message. */
+static int parse_text(char *text, size_t len, const char *file, mw_profile *out, char *err,
+                      size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->file = mw_xstrdup(file);
     reader r = {.p = out, .err = err, .errlen = errlen};
-    char *buf = NULL;
-    size_t bufcap = 0;
-    int rc = 0;
-    while (rc == 0 && getline(&buf, &bufcap, in) != -1) {
-        r.line++;
-        rc = parse_line(&r, buf);
+    mw_lines in;
+    mw_lines_init(&in, file, text, len, MW_PROFILE_MAX_LINE_BYTES);
+    char *line;
+    int rc = 0, got;
+    while (rc == 0 && (got = mw_lines_next(&in, &line, NULL, err, errlen)) != 0) {
+        r.line = (int)in.line;
+        rc = got < 0 ? -1 : parse_line(&r, line);
     }
-    free(buf);
-    if (rc == 0 && ferror(in)) {
-        snprintf(err, errlen, "%s: read error", file);
-        rc = -1;
-    }
+    mw_lines_close(&in);
     if (rc == 0 && out->ndev == 0) rc = bad(&r, "no device lines");
     if (rc) mw_profile_free(out);
+    return rc;
+}
+
+static const mw_lines_limits profile_limits = {MW_PROFILE_MAX_BYTES, MW_PROFILE_MAX_LINE_BYTES,
+                                               MW_LINES_TIMEOUT_MS};
+
+int mw_profile_read(FILE *in, const char *file, mw_profile *out, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if (mw_lines_read_stream(in, file, &profile_limits, &text, &len, err, errlen)) return -1;
+    int rc = parse_text(text, len, file, out, err, errlen);
+    free(text);
+    return rc;
+}
+
+int mw_profile_load(const char *path, mw_profile *out, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if (mw_lines_read_file(path, &profile_limits, &text, &len, err, errlen)) return -1;
+    int rc = parse_text(text, len, path, out, err, errlen);
+    free(text);
     return rc;
 }

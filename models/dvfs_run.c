@@ -13,6 +13,8 @@
 
 #include "energy.h"
 #include "mw_alloc.h"
+#include "mw_lines.h"
+#include "mw_num.h"
 #include "mw_phase_class.h"
 #include "mw_run.h"
 
@@ -374,14 +376,27 @@ static int gears_of_cpufreq(double *ghz, size_t *n, char *source, size_t srclen,
 {
     const char *path = getenv("MW_CPUFREQ_FILE");
     if (!path || !*path) path = MW_DVFS_CPUFREQ_FILE;
-    FILE *f = fopen(path, "r");
-    int opened = f != NULL;
-    if (f) {
-        double khz;
-        while (*n < MW_DVFS_MAX_GEARS && fscanf(f, "%lf", &khz) == 1)
-            if (isfinite(khz) && khz > 0) ghz[(*n)++] = khz / 1e6;
-        fclose(f);
+    /* read within bounds (mw_lines.h: 1 MiB, 10 s for a FIFO), not scanned from a stream
+     * that may never end (/dev/zero is an endless number) */
+    char *text = NULL, rerr[512];
+    size_t len;
+    int opened = mw_lines_read_file(path, &mw_lines_config, &text, &len, rerr, sizeof rerr) == 0;
+    if (!opened && errno != ENOENT) {
+        snprintf(err, errlen, "%s", rerr);
+        return -1;
     }
+    char *save = NULL;
+    for (char *t = opened ? strtok_r(text, " \t\r\n", &save) : NULL; t && *n < MW_DVFS_MAX_GEARS;
+         t = strtok_r(NULL, " \t\r\n", &save)) {
+        double khz;
+        if (mw_num_double(t, 1, 1e12, &khz)) {
+            snprintf(err, errlen, "%s: '%.40s' is not a frequency in kHz (1..1e12)", path, t);
+            free(text);
+            return -1;
+        }
+        ghz[(*n)++] = khz / 1e6;
+    }
+    free(text);
     if (!*n) {
         snprintf(err, errlen,
                  "no frequency table: give the available frequencies with --freqs GHz,GHz,... "

@@ -310,16 +310,10 @@ static void pareto_input_free(pareto_input *in)
 /* The profile and its devices, as mw pareto reads them. 0, or -1 with its message in note. */
 static int pareto_read(const char *profile, pareto_input *in, char *err, char *note, size_t len)
 {
-    FILE *f = fopen(profile, "r");
-    if (!f) {
-        snprintf(note, len, "mw pareto: %s: %s", profile, strerror(errno));
-        return -1;
-    }
-    int rc = mw_profile_read(f, profile, &in->p, err, PARETO_ERR) ||
+    int rc = mw_profile_load(profile, &in->p, err, PARETO_ERR) ||
                      mw_pareto_devices_build(&in->p, &in->d, err, PARETO_ERR)
                  ? -1
                  : 0;
-    fclose(f);
     if (rc) snprintf(note, len, "mw pareto: %s", err);
     return rc;
 }

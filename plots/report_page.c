@@ -18,6 +18,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "mw_alloc.h"
+#include "mw_plot.h"
 #include "report_css.h"
 #include "report_html.h"
 #include "report_page.h"
@@ -426,6 +427,23 @@ static void section_stats(FILE *f, const rp_report *rp)
 
 /* ---- figures ------------------------------------------------------------------------------- */
 
+/* The channel a per-channel figure is about: the channel of run (-1 with one run: that run)
+ * whose file-name part (mw_plot_safe_name, as plot_kinds_run.c names the figure) is part;
+ * else part itself. The caption then names the channel as it is, not its file name. */
+static const char *fig_channel(const rp_report *rp, int run, const char *part)
+{
+    if (run < 0 && rp->nrun != 1) return part;
+    size_t r = run < 0 ? 0 : (size_t)run;
+    if (r >= rp->nrun) return part;
+    char safe[MW_PLOT_NAME];
+    for (size_t k = 0; k < rp->run[r].nch; k++) {
+        if (!rp->run[r].ch[k].name) continue;
+        mw_plot_safe_name(safe, sizeof safe, rp->run[r].ch[k].name);
+        if (!strcmp(safe, part)) return rp->run[r].ch[k].name;
+    }
+    return part;
+}
+
 /* The figures of one run (or run -1: over every input), a heading per kind. */
 static void figure_group(FILE *f, const rp_report *rp, int run, int level)
 {
@@ -453,7 +471,7 @@ static void figure_group(FILE *f, const rp_report *rp, int run, int level)
                     fputs("; channel ", f);
                     char *ch = mw_xstrdup(g->name + n + 1);
                     ch[dot - (g->name + n + 1)] = 0;
-                    mw_html_text(f, ch);
+                    mw_html_text(f, fig_channel(rp, run, ch));
                     free(ch);
                 }
                 fputs(". ", f);

@@ -13,7 +13,9 @@
  * previous window ended, the first one a median spacing (of the channel's end-to-end
  * spacings) before its end; a spacing over 1.5 x the median is a hole: that window gets the
  * median length and the hole becomes a gap row (one row per span, shared by the channels
- * that have it). At most 64 channels, names of 1..127 bytes.
+ * that have it). At most 64 channels, names of 1..127 bytes. A file is at most
+ * MW_IMPORT_MAX_BYTES (1 GiB; a FIFO or pipe must end within 10 s: mw_lines.h); a NUL byte
+ * in a field is an error ("FILE:LINE:COLUMN: a NUL byte in the field"), never its end.
  *
  * The run is written with the mw_store API into a temporary directory next to RUNDIR,
  * closed (the WAL is checkpointed away), and renamed to RUNDIR — or, with force onto an
@@ -31,6 +33,8 @@
 #define MW_IMPORT_H
 #include <stddef.h>
 #include <stdint.h>
+
+#define MW_IMPORT_MAX_BYTES (1u << 30)
 
 typedef struct mw_import mw_import; /* a checked file, every window with its start and end */
 

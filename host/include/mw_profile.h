@@ -40,9 +40,18 @@ typedef struct {
     int together_line; /* the last together line */
 } mw_profile;
 
-/* Reads the profile from in; file names it in messages ("FILE:LINE: ..."). Returns 0 with
- * *out filled, or -1 with the first error in err (a line breaking the format or a rule, a
- * read error, no device line) and *out empty. */
+/* The bounds of a profile file (docs/models.md "Profile file"): 64 MiB, lines of 1 MiB. */
+#define MW_PROFILE_MAX_BYTES (64u << 20)
+#define MW_PROFILE_MAX_LINE_BYTES (1u << 20)
+
+/* Reads the profile at path (mw_lines.h: within the bounds above; a FIFO or pipe must end
+ * within 10 s; a directory, a missing file, a link loop are errors). Returns 0 with *out
+ * filled, or -1 with the first error in err ("FILE: reason", or "FILE:LINE: ..." for a line
+ * breaking the format or a rule, too long, or holding a NUL byte; no device line) and *out
+ * empty. */
+int mw_profile_load(const char *path, mw_profile *out, char *err, size_t errlen);
+/* The same from a stream the caller opened (read to its end, within the bounds); file names
+ * it in messages. */
 int mw_profile_read(FILE *in, const char *file, mw_profile *out, char *err, size_t errlen);
 void mw_profile_free(mw_profile *p);
 #endif

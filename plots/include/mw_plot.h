@@ -192,7 +192,11 @@ void mw_plot_var_range(FILE *f, const char *lo_var, const char *hi_var, double l
 void mw_plot_tsv_num(FILE *f, double v);
 /* a TSV text field: tabs and newlines as spaces, "-" when empty */
 void mw_plot_tsv_text(FILE *f, const char *s);
-/* s as a file-name part: characters other than [A-Za-z0-9._-] become '_' */
+/* s as a file-name part, unique and stable: s itself when it is made of [A-Za-z0-9._-] only
+ * and fits; else s with every other character as '_', cut to fit, then '~' and 16 hex
+ * digits of a 64-bit FNV-1a digest of s ("a b" -> "a_b~...", "a/b" -> "a_b~..." with other
+ * digits, "a_b" -> "a_b"): two names give the same part only when their digests collide. */
+#define MW_PLOT_SAFE_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 void mw_plot_safe_name(char *out, size_t len, const char *s);
 
 /* ---- the kinds (plot_kinds_*.c) ---------------------------------------------------- */

@@ -50,6 +50,15 @@ static void bad_file_message(void **state)
     assert_string_equal(small, "x.csv:3");
     assert_int_equal(mw_import_check("x.csv", "", 0, NULL, NULL, err, sizeof err), -1);
     assert_string_equal(err, "x.csv:1: no header line (the file holds no data)");
+
+    /* a NUL byte is no field's end: "12<NUL>345" is not 12 W, "a<NUL>b" is not channel a,
+     * quoted or not */
+    static const char nul1[] = "time_s,channel,power_w\n1,a,12\0" "345\n2,a,13\n";
+    assert_null(mw_import_parse("n.csv", nul1, sizeof nul1 - 1, err, sizeof err));
+    assert_string_equal(err, "n.csv:2:3: a NUL byte in the field (this is not a text file)");
+    static const char nul2[] = "time_s,channel,power_w\n1,\"a\0b\",12\n2,a,13\n";
+    assert_null(mw_import_parse("n.csv", nul2, sizeof nul2 - 1, err, sizeof err));
+    assert_string_equal(err, "n.csv:2:2: a NUL byte in the field (this is not a text file)");
 }
 
 typedef struct {
