@@ -49,11 +49,9 @@ static void usage(FILE *out)
             "quoted per RFC 4180) or JSON (an array of objects with the same keys; meta: one\n"
             "object). Times are seconds since the run's start (meta start_ns, else the first\n"
             "sample's start).\n\n"
-            "otf2 writes the whole run as an OTF2 archive in DIR (a new directory): phases\n"
-            "as regions on one location per rank and thread, every power channel as a metric\n"
-            "(W). perfetto writes Chrome/Perfetto trace-event JSON (ui.perfetto.dev): a\n"
-            "process per host, a thread per rank and thread, phases as complete events,\n"
-            "power as counter tracks. docs/cli.md says what goes where.\n\n"
+            "otf2 (an archive in the new directory DIR) and perfetto (trace-event JSON for\n"
+            "ui.perfetto.dev) write the whole run: phases per rank and thread, every\n"
+            "channel's power (W); docs/cli.md says what goes where.\n\n"
             "  --format FORMAT    csv, json, otf2 or perfetto\n"
             "  --what TABLE       what to write (default samples):\n"
             "                     samples  time_s (window end), channel (name), power_w,\n"
@@ -448,8 +446,8 @@ int cmd_export(int argc, char **argv)
     }
     mw_run_snapshot_begin(s); /* one read transaction: every cursor sees the same snapshot */
     if (o.format == FORMAT_OTF2) {
-        rc = mw_export_otf2(s, o.output, err, sizeof err) ? MW_EXIT_FAIL : MW_EXIT_OK;
-        if (rc) fprintf(stderr, "mw export: %s\n", err);
+        if ((rc = mw_export_otf2(s, o.output, err, sizeof err) ? MW_EXIT_FAIL : MW_EXIT_OK))
+            fprintf(stderr, "mw export: %s\n", err);
     } else if (o.output) {
         rc = export_to_file(s, &o);
     } else {
