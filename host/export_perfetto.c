@@ -6,7 +6,7 @@
  * channels'; a channel of no host goes to a process "meter (no host)"), named by metadata
  * events ("ph":"M", process_name); a thread per timeline (export_internal.h: a rank's
  * thread, its GPU work apart, and further lanes for phases that overlap without nesting),
- * named "rank R thread T". Every string from the run (host, kind, name, channel), made valid
+ * named "rank R thread T" (tids above every pid: write_threads). Every string from the run (host, kind, name, channel), made valid
  * UTF-8 when read (export_internal.h), is escaped once by json-c and kept. Numbers are written from the stored
  * integers with integer arithmetic: ts and dur in µs with 3 decimals (exact ns) since the
  * run's earliest time (otherData.origin_ns, CLOCK_REALTIME ns), power in W with 3 decimals
@@ -30,7 +30,7 @@ typedef struct {
     char **esc;       /* per string number: its JSON text, quotes included */
     uint32_t *pid_of; /* per string number (a host): its pid, 0 = none yet */
     uint32_t npids;   /* the last pid given */
-    uint32_t nohost_pid;
+    uint32_t tid0;    /* the first timeline's tid, above every pid (tids are global) */
     int64_t origin;
     long events;
 } pf_job;
@@ -77,13 +77,16 @@ static uint32_t host_pid(pf_job *j, uint32_t host)
     uint32_t pid = j->pid_of[host] = ++j->npids;
     event_sep(j);
     fprintf(j->out,
-            "{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":%s}},\n"
-            "{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_sort_index\","
+            "{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":%s}},\n"
+            "{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\","
             "\"args\":{\"sort_index\":%u}}",
             pid, esc(j, host), pid, pid);
     return pid;
 }
 
+/* A thread per timeline, tid tid0 + its number: Perfetto keeps tids global (a Linux tid
+ * belongs to one process), and a process's counters go on its thread tid = pid, so timeline
+ * tids stay above every pid. */
 static void write_threads(pf_job *j)
 {
     for (size_t i = 0; i < j->x.nline; i++) {
@@ -98,20 +101,22 @@ static void write_threads(pf_job *j)
                 "\"args\":{\"name\":\"%sthread %d%s%s\"}},\n"
                 "{\"ph\":\"M\",\"pid\":%u,\"tid\":%zu,\"name\":\"thread_sort_index\","
                 "\"args\":{\"sort_index\":%zu}}",
-                pid, i + 1, rank, l->thread, l->gpu ? " gpu" : "", lane, pid, i + 1, i + 1);
+                pid, j->tid0 + i, rank, l->thread, l->gpu ? " gpu" : "", lane, pid, j->tid0 + i,
+                i + 1);
     }
 }
 
 static void write_phases(pf_job *j)
 {
     char ts[32], dur[32];
+    if (j->x.nline > UINT32_MAX - j->tid0) return; /* not in a run that fits in memory */
     for (size_t i = 0; i < j->x.nph; i++) {
         const mw_exp_phase *p = &j->x.ph[i];
         event_sep(j);
         fprintf(j->out,
                 "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%s,\"dur\":%s,\"name\":%s,\"cat\":%s,"
                 "\"args\":{\"rank\":%d,\"thread\":%d,\"bytes\":%" PRId64 ",\"peer\":%d}}",
-                j->pid_of[p->host], p->line + 1, milli(ts, since(p->start_ns, j->origin)),
+                j->pid_of[p->host], j->tid0 + p->line, milli(ts, since(p->start_ns, j->origin)),
                 milli(dur, since(p->end_ns, p->start_ns)), esc(j, p->name), esc(j, p->kind),
                 p->rank, p->thread, p->bytes, p->peer);
     }
@@ -251,6 +256,7 @@ int mw_export_perfetto(mw_store *s, FILE *out, char *err, size_t errlen)
     for (size_t k = 0; k < j.ch.n; k++)
         if (j.ch.ch[k].host) mw_exp_strings_id(&j.x.str, j.ch.ch[k].host);
     mw_exp_strings_id(&j.x.str, "meter (no host)");
+    j.tid0 = (uint32_t)j.x.str.n + 1; /* pids are at most the number of strings */
     j.esc = mw_xcalloc(j.x.str.n, sizeof *j.esc);
     j.pid_of = mw_xcalloc(j.x.str.n, sizeof *j.pid_of);
     if (first_time(&j, s, &j.origin, err, errlen)) {

@@ -155,6 +155,8 @@ def perfetto_check(path, origin_ns, channels):
              if e["ph"] == "M" and e["name"] == "thread_name"}
     if len(set(pname.values())) != len(pname):
         fail("two processes of one name")
+    if {t for _, t in tname} & set(pname):  # tids are global: a process's counters use tid = pid
+        fail("a thread's tid is also a pid")
     phases, lanes = [], {}
     for e in ev:
         if e["ph"] != "X":
