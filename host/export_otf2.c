@@ -44,8 +44,9 @@ static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
                                     va_list va)
 {
     char m[400] = "";
+    if (*otf2_msg) return code; /* the first error says why; the rest follow from it */
     if (fmt) vsnprintf(m, sizeof m, fmt, va);
-    snprintf(otf2_msg, sizeof otf2_msg, "%s%s%s", OTF2_Error_GetName(code), *m ? ": " : "", m);
+    snprintf(otf2_msg, sizeof otf2_msg, "%s%s%s", OTF2_Error_GetDescription(code), *m ? ": " : "", m);
     return code;
 }
 

@@ -5,7 +5,7 @@
 # Σ P·Δt per channel, as `mw export --format csv`, and the run's MPI messages with their bytes;
 # otf2-print must read it. The run (export_fixture.sh) has names with quotes, a newline and an
 # invalid UTF-8 byte, and phases that overlap without nesting. Bad arguments exit 2 and create
-# nothing; a failure half-way leaves nothing behind.
+# nothing; a failure half-way (a hostile store, a full disk) leaves nothing behind.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
 . tests/integration/export_fixture.sh
@@ -100,6 +100,23 @@ failure_leaves_nothing() {
   expect_eq "no temporary left" "$(ls -a "$TMP" | grep -c 'neg\.tmp-')" 0
 }
 
+disk_full() {
+  # a real full disk (root: a 16 KiB tmpfs; the archive needs more): exit 1 with the
+  # system's reason, nothing left behind
+  local m=$TMP/mnt
+  mkdir "$m"
+  if ! mount -t tmpfs -o size=16k tmpfs "$m" 2>/dev/null; then
+    echo "  (cannot mount a tmpfs here: skipped)"
+    return
+  fi
+  "$MW" export "$R" --format otf2 -o "$m/t" 2>"$TMP/full.err"
+  local rc=$? left; left=$(ls -A "$m")
+  umount "$m"
+  expect_eq "exit" "$rc" 1
+  expect_grep "says why" "No space left on device" "$TMP/full.err"
+  expect_eq "nothing left" "$left" ""
+}
+
 empty_run() {
   # no phases, no windows: an archive of the channels' empty metrics, readable
   local e=$TMP/empty
@@ -115,5 +132,6 @@ run_case reads_back
 run_case hostile_names
 run_case bad_arguments
 run_case failure_leaves_nothing
+run_case disk_full
 run_case empty_run
 finish

@@ -7,7 +7,7 @@
 # times), every window's power at its start, the same energy Σ P·Δt per channel. The run
 # (export_fixture.sh) has names with quotes, a newline and an invalid UTF-8 byte, and phases
 # that overlap without nesting. Standard output and -o write the same; -o replaces a link
-# instead of writing through it; bad arguments exit 2.
+# instead of writing through it; a full disk leaves no file; bad arguments exit 2.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
 . tests/integration/export_fixture.sh
@@ -58,6 +58,22 @@ stdout_and_links() {
   check "the link replaced by the file" test ! -L "$TMP/link.json" -a -f "$TMP/link.json"
 }
 
+disk_full() {
+  # a real full disk (root: a 4 KiB tmpfs; the JSON needs more): exit 1, no file left
+  local m=$TMP/mnt
+  mkdir "$m"
+  if ! mount -t tmpfs -o size=4k tmpfs "$m" 2>/dev/null; then
+    echo "  (cannot mount a tmpfs here: skipped)"
+    return
+  fi
+  "$MW" export "$R" --format perfetto -o "$m/t.json" 2>"$TMP/full.err"
+  local rc=$? left; left=$(ls -A "$m")
+  umount "$m"
+  expect_eq "exit" "$rc" 1
+  expect_grep "says why" "No space left on device" "$TMP/full.err"
+  expect_eq "nothing left" "$left" ""
+}
+
 bad_arguments() {
   expect_mw_usage export "--what" "--what: not with --format perfetto" "$R" --format perfetto --what samples
   expect_mw_usage export "no format" "missing --format" "$R"
@@ -67,5 +83,6 @@ bad_arguments() {
 run_case matches_csv
 run_case hostile_names
 run_case stdout_and_links
+run_case disk_full
 run_case bad_arguments
 finish
