@@ -197,6 +197,7 @@ install: all
 	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
 	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/gnuplot/*.gp
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/schemas docs/schemas/*.schema.json
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 collector/probe/mwprobe.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/
