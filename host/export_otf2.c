@@ -78,10 +78,8 @@ typedef struct {
     OTF2_AttributeList *attrs;
     mw_exp_phases x;
     mw_exp_channels ch;
-    mw_exp_strings regions; /* "KIND_ID NAME_ID" per region */
-    uint32_t *region_of;    /* per string pair: see region_id */
+    mw_exp_strings regions; /* "KIND_ID NAME_ID" per region, numbered as the regions */
     uint64_t *nevents;      /* per location: phase lines, then channels */
-    size_t nloc_cap;
     int64_t tmin, tmax;
     int have_time;
     int nranks;          /* ranks 0 .. nranks-1 each with a main timeline: a communicator */
