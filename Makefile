@@ -14,7 +14,7 @@ VERSION  := 0.1.0
 GIT_ID   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # pkg-config is evaluated lazily (=), after `make deps` has had a chance to install things.
-PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl json-c
+PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl json-c otf2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lpthread -lutil -lm
 
@@ -168,7 +168,8 @@ demo:
 bench:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
-	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh tests/bench/bench_eeg.sh
+	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh tests/bench/bench_eeg.sh \
+	  tests/bench/bench_export.sh
 
 # libFuzzer (clang) on each target of tests/fuzz/ for FUZZ_S seconds (default 60), one after
 # the other; FUZZ_TARGETS picks some (tests/fuzz/fuzz.mk, docs/reliability.md "Fuzzing").
@@ -196,6 +197,7 @@ install: all
 	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
 	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/gnuplot/*.gp
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/schemas docs/schemas/*.schema.json
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 collector/probe/mwprobe.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/

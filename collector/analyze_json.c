@@ -8,6 +8,7 @@
 
 #include "analyze_print.h"
 #include "textout.h"
+#include "json_schema.h"
 
 /* J with 6 decimals (JSON) */
 static const char *joules6(char *buf, size_t len, mw_energy_pj pj)
@@ -221,7 +222,7 @@ static void json_aggregate(FILE *out, const mw_analysis_aggregate *a)
 
 void mw_analyze_print_json(FILE *out, const mw_analysis_run *const *runs, size_t nruns)
 {
-    fputs("{\n  \"version\": 1,\n  \"runs\": [\n", out);
+    fputs("{\n  \"schema\": \"" MW_SCHEMA_ANALYZE "\",\n  \"version\": 1,\n  \"runs\": [\n", out);
     for (size_t i = 0; i < nruns; i++) {
         json_run(out, runs[i]);
         fputs(i + 1 < nruns ? ",\n" : "\n", out);

@@ -25,6 +25,7 @@
 #include "textout.h"
 #include "mw_run.h"
 #include "mw_store.h"
+#include "json_schema.h"
 
 typedef struct {
     const char *rundir;
@@ -241,7 +242,7 @@ static void json_fit(FILE *out, const char *key, const mw_align_fit *f, int have
 static void print_json(const align_run *r, const mw_align_result *a)
 {
     FILE *out = stdout;
-    fputs("{\n  \"run\": ", out);
+    fputs("{\n  \"schema\": \"" MW_SCHEMA_ALIGN "\",\n  \"run\": ", out);
     mw_out_json_string(out, r->rundir);
     fputs(",\n  \"channel\": ", out);
     mw_out_json_string(out, r->ch.name);

@@ -28,6 +28,7 @@
 #include "mw_run.h"
 #include "mw_store.h"
 #include "textout.h"
+#include "json_schema.h"
 
 /* the defaults and the gear table are models/include/dvfs_run.h's, shared with mw plot --kind dvfs
  */
@@ -300,7 +301,7 @@ static void json_method(FILE *out, const dv_solution *v, int k)
 
 static void print_json(FILE *out, const dv_opts *o, const mw_dvfs_run *run, const dv_solution *v)
 {
-    fprintf(out, "{\"run\": ");
+    fputs("{\"schema\": \"" MW_SCHEMA_DVFS "\", \"run\": ", out);
     mw_out_json_string(out, o->rundir);
     fprintf(out, ", \"model\": \"heterogeneous synchronous cluster (eq. 3.1-3.4)\", "
                  "\"frequencies_source\": ");

@@ -1,5 +1,7 @@
 /* cmd_export — "mw export RUNDIR --format csv|json [--what samples|phases|gaps|meta]
- * [-o FILE]": one table of a run (docs/run-store.md) as CSV or JSON, with stable columns.
+ * [-o FILE]": one table of a run (docs/run-store.md) as CSV or JSON, with stable columns;
+ * "--format otf2 -o DIR" and "--format perfetto [-o FILE]": the whole run as a trace for
+ * other tools, written by libmw (mw_export.h).
  *
  * Each table is one cursor of the run store's read API (mw_run.h), read inside one snapshot
  * (consistent even while mw record is writing), turned into rows of fields that are either
@@ -22,11 +24,12 @@
 #include "builtin.h"
 #include "csvout.h"
 #include "cli.h"
+#include "mw_export.h"
 #include "mw_run.h"
 #include "mw_store.h"
 #include "textout.h"
 
-typedef enum { FORMAT_UNSET, FORMAT_CSV, FORMAT_JSON } export_format;
+typedef enum { FORMAT_UNSET, FORMAT_CSV, FORMAT_JSON, FORMAT_OTF2, FORMAT_PERFETTO } export_format;
 typedef enum { WHAT_SAMPLES, WHAT_PHASES, WHAT_GAPS, WHAT_META } export_what;
 
 typedef struct {
@@ -34,18 +37,24 @@ typedef struct {
     const char *output; /* -o FILE, NULL = stdout */
     export_format format;
     export_what what;
+    int what_given;
 } export_opts;
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mw export RUNDIR --format csv|json [--what samples|phases|gaps|meta]\n"
-            "                 [-o FILE]\n\n"
+            "                 [-o FILE]\n"
+            "       mw export RUNDIR --format otf2 -o DIR\n"
+            "       mw export RUNDIR --format perfetto [-o FILE]\n\n"
             "Writes one table of a run as CSV (a header line, then one line per row; text\n"
             "quoted per RFC 4180) or JSON (an array of objects with the same keys; meta: one\n"
             "object). Times are seconds since the run's start (meta start_ns, else the first\n"
             "sample's start).\n\n"
-            "  --format csv|json  output format\n"
+            "otf2 (an archive in the new directory DIR) and perfetto (trace-event JSON for\n"
+            "ui.perfetto.dev) write the whole run: phases per rank and thread, every\n"
+            "channel's power (W); docs/cli.md says what goes where.\n\n"
+            "  --format FORMAT    csv, json, otf2 or perfetto\n"
             "  --what TABLE       what to write (default samples):\n"
             "                     samples  time_s (window end), channel (name), power_w,\n"
             "                              vrms_v, irms_a, pf, energy_j (since the run's\n"
@@ -80,10 +89,16 @@ static int parse_args(int argc, char **argv, export_opts *o)
                 o->format = FORMAT_CSV;
             else if (!strcmp(optarg, "json"))
                 o->format = FORMAT_JSON;
+            else if (!strcmp(optarg, "otf2"))
+                o->format = FORMAT_OTF2;
+            else if (!strcmp(optarg, "perfetto"))
+                o->format = FORMAT_PERFETTO;
             else
-                return mw_cli_usage_error("export", "--format: '%s' is not csv or json", optarg);
+                return mw_cli_usage_error(
+                    "export", "--format: '%s' is not csv, json, otf2 or perfetto", optarg);
             break;
         case 'w':
+            o->what_given = 1;
             if (!strcmp(optarg, "samples"))
                 o->what = WHAT_SAMPLES;
             else if (!strcmp(optarg, "phases"))
@@ -114,7 +129,13 @@ static int parse_args(int argc, char **argv, export_opts *o)
         return mw_cli_usage_error("export", "unexpected argument '%s' (one RUNDIR only)",
                                   argv[optind + 1]);
     o->rundir = argv[optind];
-    if (o->format == FORMAT_UNSET) return mw_cli_usage_error("export", "missing --format csv|json");
+    if (o->format == FORMAT_UNSET)
+        return mw_cli_usage_error("export", "missing --format csv|json|otf2|perfetto");
+    if ((o->format == FORMAT_OTF2 || o->format == FORMAT_PERFETTO) && o->what_given)
+        return mw_cli_usage_error("export", "--what: not with --format %s (it writes the whole run)",
+                                  o->format == FORMAT_OTF2 ? "otf2" : "perfetto");
+    if (o->format == FORMAT_OTF2 && !o->output)
+        return mw_cli_usage_error("export", "--format otf2: needs -o DIR");
     return -1;
 }
 
@@ -333,6 +354,12 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
 
 static int export_table(mw_store *s, const export_opts *o, FILE *out)
 {
+    if (o->format == FORMAT_PERFETTO) {
+        char err[1024];
+        if (!mw_export_perfetto(s, out, err, sizeof err)) return 0;
+        fprintf(stderr, "mw export: %s\n", err);
+        return -1;
+    }
     if (o->what == WHAT_META) return export_meta(s, out, o->format);
     int64_t origin = 0;
     mw_store_start_ns(s, &origin); /* a run with neither start_ns nor samples: origin 0 */
@@ -402,6 +429,11 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "mw export: %s: not a run (no %s there)\n", o.rundir, MW_STORE_DB_NAME);
         return MW_EXIT_USAGE;
     }
+    struct stat st;
+    if (o.format == FORMAT_OTF2 && lstat(o.output, &st) == 0) {
+        fprintf(stderr, "mw export: %s: exists (otf2 writes a new directory)\n", o.output);
+        return MW_EXIT_USAGE;
+    }
     char err[1024];
     mw_store *s = mw_store_open(o.rundir, err, sizeof err);
     if (!s) {
@@ -410,7 +442,10 @@ int cmd_export(int argc, char **argv)
         return code;
     }
     mw_run_snapshot_begin(s); /* one read transaction: every cursor sees the same snapshot */
-    if (o.output) {
+    if (o.format == FORMAT_OTF2) {
+        if ((rc = mw_export_otf2(s, o.output, err, sizeof err) ? MW_EXIT_FAIL : MW_EXIT_OK))
+            fprintf(stderr, "mw export: %s\n", err);
+    } else if (o.output) {
         rc = export_to_file(s, &o);
     } else {
         rc = export_table(s, &o, stdout) ? MW_EXIT_FAIL : MW_EXIT_OK;

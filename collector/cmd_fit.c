@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "escobar_study.h"
 #include "textout.h"
+#include "json_schema.h"
 
 #define CMD "fit"
 
@@ -225,7 +226,9 @@ static void json_fit(FILE *out, const mw_escobar_study_group *g, int first)
 static void json_out(FILE *out, const fit_opts *o, const mw_escobar_study_row *rows, int n,
                      const mw_escobar_study_group *g, int ng)
 {
-    fprintf(out, "{\"model\": \"escobar\", \"mode\": \"%s\", \"calibration\": ", o->mode);
+    fprintf(out, "{\"schema\": \"" MW_SCHEMA_FIT "\", \"model\": \"escobar\", \"mode\": \"%s\", "
+                 "\"calibration\": ",
+            o->mode);
     if (o->calibration)
         mw_out_json_string(out, o->calibration);
     else

@@ -34,6 +34,7 @@
 #include "mw_run.h"
 #include "stats_groups.h"
 #include "window_totals.h"
+#include "json_schema.h"
 
 typedef enum { Q_NONE, Q_POW_IDLE, Q_POW_WORK, Q_MEAN_POWER, Q_ENERGY } st_quantity;
 static const char *const q_names[] = {"", "pow_idle", "pow_work", "mean_power", "energy"};
@@ -321,7 +322,7 @@ static void json_test(FILE *out, const char *key, int has, const mw_test *t, int
 
 static void print_json(const st_opts *o, const mw_stats_comparison *T)
 {
-    printf("{\n  \"channel\": ");
+    printf("{\n  \"schema\": \"" MW_SCHEMA_STATS "\",\n  \"channel\": ");
     mw_out_json_string(stdout, o->channel);
     printf(",\n  \"method\": \"%s\",\n  \"confidence\": %g,\n  \"groups\": [",
            o->gmm ? "gmm" : "kde", o->confidence);

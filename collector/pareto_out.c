@@ -3,6 +3,7 @@
 #include "pareto_out.h"
 
 #include "textout.h"
+#include "json_schema.h"
 
 static const char *name_of(const mw_pareto_report *r, int i)
 {
@@ -137,7 +138,7 @@ static void jsplit(FILE *out, const char *key, const double *x, int k)
 static void json_runs_devices(FILE *out, const mw_pareto_report *r)
 {
     const mw_pareto_front *f = &r->s->front;
-    jnum(out, "{\"n_units\":", f->n_units);
+    jnum(out, "{\"schema\":\"" MW_SCHEMA_PARETO "\",\"n_units\":", f->n_units);
     fprintf(out, ",\"runs\":");
     if (r->runs) {
         jstr(out, "{\"units\":", r->units);

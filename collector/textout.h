@@ -19,7 +19,8 @@ const char *mw_out_fixed(char *buf, size_t len, __int128 v, __int128 step, int d
 /* v as a JSON number (%.10g), or null when it is NaN or infinite: no command writes NaN. */
 void mw_out_json_number(FILE *out, double v);
 
-/* s as a JSON string, quotes included: ", \ and control characters escaped. */
+/* s as a JSON string, quotes included: ", \ and control characters escaped, and a byte that
+ * is not part of a valid UTF-8 sequence written as \ufffd (JSON is UTF-8). */
 void mw_out_json_string(FILE *out, const char *s);
 
 /* s for a terminal: \n, \r, \t for those, \xHH for the other bytes below 0x20 and 0x7f;

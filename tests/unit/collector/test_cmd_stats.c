@@ -181,7 +181,8 @@ static void mean_power_json(void **state)
                           "--group", "A", energy_runs[0], energy_runs[1], energy_runs[2], "--group",
                           "B", energy_runs[3], energy_runs[4], energy_runs[5], NULL});
     assert_int_equal(rc, 0);
-    const char *head = "{\n  \"channel\": \"node0\",\n  \"method\": \"kde\",\n"
+    const char *head = "{\n  \"schema\": \"megawatt.stats/1\",\n  \"channel\": \"node0\",\n"
+                       "  \"method\": \"kde\",\n"
                        "  \"confidence\": 0.95,\n  \"groups\": [\n    {\"name\": \"A\", "
                        "\"quantity\": \"mean_power\", \"unit\": \"W\", \"n\": 3, \"mean\": "
                        "80.000000, \"sd\": 40.000000, \"ci_low\": -19.3655";
