@@ -45,6 +45,9 @@ typedef struct {
     char status[256];
     int have_start, have_end;
     int64_t start_ns, end_ns;
+    int have_cmd;                       /* the command's start and end (meta cmd_*_ns) */
+    int64_t cmd_start_ns, cmd_end_ns;
+    int64_t first_t0_ns, last_t1_ns; /* the windows' extent (samples > 0) */
     int64_t samples, gaps, gap_ns;
     __int128 window_pj;
     int nch;
@@ -143,7 +146,7 @@ static int read_samples(const char *cmd, mw_store *s, run_stats *r)
     if (!c) return run_fail(cmd, s);
     mw_store_sample w;
     int rc;
-    int64_t max_t1 = INT64_MIN;
+    int64_t max_t1 = INT64_MIN, min_t0 = INT64_MAX;
     while ((rc = mw_run_window_next(c, &w)) == 1) {
         chan_stats *cs = find_channel(r, w.channel);
         if (!cs) {
@@ -157,7 +160,10 @@ static int read_samples(const char *cmd, mw_store *s, run_stats *r)
         r->samples++;
         r->window_pj += (__int128)w.power_mw * ((__int128)w.t1_ns - w.t0_ns);
         if (w.t1_ns > max_t1) max_t1 = w.t1_ns;
+        if (w.t0_ns < min_t0) min_t0 = w.t0_ns;
     }
+    r->first_t0_ns = min_t0;
+    r->last_t1_ns = max_t1;
     mw_run_close(c);
     if (rc) return run_fail(cmd, s);
     if (!r->have_end && r->samples) {
@@ -203,7 +209,32 @@ static int read_run(const char *cmd, mw_store *s, run_stats *r)
         snprintf(r->status, sizeof r->status, "unknown");
     r->have_start = mw_store_start_ns(s, &r->start_ns) == 0;
     r->have_end = meta_int(s, "end_ns", &r->end_ns) == 0;
+    r->have_cmd = meta_int(s, "cmd_start_ns", &r->cmd_start_ns) == 0 &&
+                  meta_int(s, "cmd_end_ns", &r->cmd_end_ns) == 0 && r->cmd_end_ns >= r->cmd_start_ns;
     return read_channels(cmd, s, r) || read_samples(cmd, s, r) || read_gaps(cmd, s, r) ? -1 : 0;
+}
+
+/* The run's duration: the command's run time (meta cmd_start_ns to cmd_end_ns) when it
+ * ran one, else the windows' extent, else start to end; "-" when none is known. The
+ * recording's own end (meta end_ns) comes after the probe's events were merged, so it is
+ * never a duration. *what says which one it is. */
+static const char *run_duration(char *buf, size_t len, const run_stats *r, const char **what)
+{
+    snprintf(buf, len, "-");
+    *what = "";
+    if (r->have_cmd) {
+        *what = "the command's run time";
+        return seconds(buf, len, ns_diff(r->cmd_end_ns, r->cmd_start_ns));
+    }
+    if (r->samples) {
+        *what = "the recorded windows, first to last";
+        return seconds(buf, len, ns_diff(r->last_t1_ns, r->first_t0_ns));
+    }
+    if (r->have_start && r->have_end) {
+        *what = "start to end";
+        return seconds(buf, len, ns_diff(r->end_ns, r->start_ns));
+    }
+    return buf;
 }
 
 /* Open RUNDIR for cmd: NULL with the exit code in *code (2: not a run, or not a megawatt
@@ -247,7 +278,9 @@ static void ls_usage(FILE *out)
 {
     fprintf(out, "usage: mw ls RUNDIR...\n\n"
                  "One line per run: its directory, status, start (local time, ISO 8601),\n"
-                 "duration, channels, samples (one per channel and window), gaps recorded,\n"
+                 "duration (the command's run time: from its start to its end, without the idle\n"
+                 "stages or the merge of its events), channels, samples (one per channel and\n"
+                 "window), gaps recorded,\n"
                  "and the energy of all channels (sum over windows of power x duration).\n"
                  "A directory that is not a run is named on standard error (exit 2).\n\n"
                  "  -h, --help  this text\n");
@@ -279,7 +312,8 @@ int cmd_ls(int argc, char **argv)
         }
         char start[64] = "-", dur[64] = "-", nch[32], ns[32], ng[32], e[64];
         if (r.have_start) iso_local(start, sizeof start, r.start_ns);
-        if (r.have_start && r.have_end) seconds(dur, sizeof dur, ns_diff(r.end_ns, r.start_ns));
+        const char *what;
+        run_duration(dur, sizeof dur, &r, &what);
         snprintf(nch, sizeof nch, "%d", r.nch);
         snprintf(ns, sizeof ns, "%" PRId64, r.samples);
         snprintf(ng, sizeof ng, "%" PRId64, r.gaps);
@@ -297,8 +331,10 @@ int cmd_ls(int argc, char **argv)
 static void show_usage(FILE *out)
 {
     fprintf(out, "usage: mw show RUNDIR\n\n"
-                 "A run's status, start and end (local time, ISO 8601), duration, samples, gaps\n"
-                 "and energy, every metadata key, then one line per channel:\n"
+                 "A run's status, start and end of the recording (local time, ISO 8601; the end\n"
+                 "comes after the merge of the program's events), duration (the command's run\n"
+                 "time), the time the windows cover, samples, gaps and energy, every metadata\n"
+                 "key, then one line per channel:\n"
                  "  samples           windows recorded\n"
                  "  mean power        energy (windows) / the windows' total length\n"
                  "  energy (windows)  sum over the windows of power x (end - start)\n"
@@ -398,10 +434,20 @@ int cmd_show(int argc, char **argv)
         mw_store_close(s);
         return MW_EXIT_FAIL;
     }
-    char start[64] = "-", end[64] = "-", dur[64] = "-", samples[64], gaps[96], gs[64], e[64];
+    char start[64] = "-", end[64] = "-", dur[128] = "-", samples[64], gaps[96], gs[64], e[64];
     if (r.have_start) iso_local(start, sizeof start, r.start_ns);
     if (r.have_end) iso_local(end, sizeof end, r.end_ns);
-    if (r.have_start && r.have_end) seconds(dur, sizeof dur, ns_diff(r.end_ns, r.start_ns));
+    char rec[96] = "-";
+    const char *what;
+    run_duration(dur, sizeof dur, &r, &what);
+    if (*what) {
+        size_t l = strlen(dur);
+        snprintf(dur + l, sizeof dur - l, " (%s)", what);
+    }
+    if (r.samples) {
+        seconds(rec, sizeof rec, ns_diff(r.last_t1_ns, r.first_t0_ns));
+        strncat(rec, " of windows", sizeof rec - strlen(rec) - 1);
+    }
     snprintf(samples, sizeof samples, "%" PRId64 " in %d channel%s", r.samples, r.nch,
              r.nch == 1 ? "" : "s");
     snprintf(gaps, sizeof gaps, "%" PRId64 " (%s)", r.gaps, seconds(gs, sizeof gs, r.gap_ns));
@@ -409,8 +455,8 @@ int cmd_show(int argc, char **argv)
     strncat(e, " in all channels", sizeof e - strlen(e) - 1);
     mw_table t = {.ncols = 2, .align = "ll"};
     const char *rows[][2] = {{"run", dir},   {"status", r.status}, {"start", start},
-                             {"end", end},   {"duration", dur},    {"samples", samples},
-                             {"gaps", gaps}, {"energy", e}};
+                             {"end", end},   {"duration", dur},    {"recorded", rec},
+                             {"samples", samples}, {"gaps", gaps}, {"energy", e}};
     for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
         mw_table_add(&t, rows[i]);
     mw_table_print(&t, stdout, "");
