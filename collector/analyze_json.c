@@ -157,6 +157,7 @@ static void json_rank(FILE *out, const mw_analysis_run *r, const mw_analysis_ran
             seconds6(b, sizeof b, (__int128)rk->end_ns - rk->start_ns));
     fprintf(out, ", \"energy_j\": %s", joules6(b, sizeof b, rk->energy_pj));
     fprintf(out, ", \"work_s\": %s", seconds6(b, sizeof b, rk->work_ns));
+    fprintf(out, ", \"work_inferred_s\": %s", seconds6(b, sizeof b, rk->inferred_ns));
     fprintf(out, ", \"work_energy_j\": %s}", joules6(b, sizeof b, rk->work_energy_pj));
 }
 
