@@ -436,13 +436,86 @@ static int search_peak(const align_ctx *c, double tmin, double tmax, double dmax
     return 0;
 }
 
+/* The circular cross-covariance of the mean-removed window powers with the shape on one
+ * period [t0, t0 + period) (each wrapped around it), on a grid of n = 2^k cells of
+ * period / n (about lmean / ALIGN_GRID_PER_WINDOW): m[j] for the shape shifted by j cells
+ * (GSL's real radix-2 FFT). NULL when out of memory. */
+static double *circular_xcov(const align_ctx *c, double t0, double period, double lmean,
+                             size_t *n_out)
+{
+    double h0 = fmax(MW_ALIGN_STEP_S, lmean / ALIGN_GRID_PER_WINDOW);
+    size_t want = (size_t)ceil(period / h0);
+    if (want > ALIGN_MAX_GRID / 2) want = ALIGN_MAX_GRID / 2;
+    size_t n = pow2_at_least(want < 2 ? 2 : want);
+    double h = period / (double)n;
+    double *m = calloc(n, sizeof *m), *sh = calloc(n, sizeof *sh);
+    if (!m || !sh) {
+        free(m);
+        free(sh);
+        return NULL;
+    }
+    size_t hint = 0;
+    double prev = shape_cum(c->sh, t0, &hint);
+    for (size_t k = 0; k < n; k++) {
+        double next = shape_cum(c->sh, t0 + (double)(k + 1) * h, &hint);
+        sh[k] = (next - prev) / h;
+        prev = next;
+    }
+    double mean = gsl_stats_mean(c->p, 1, c->n);
+    for (size_t i = 0; i < c->n; i++) {
+        double a = (c->w[i].t0_s - t0) / h, b = (c->w[i].t1_s - t0) / h;
+        double v = (c->p[i] - mean) / (b - a);
+        for (long k = (long)floor(a); (double)k < b; k++) {
+            double lo = fmax(a, (double)k), hi = fmin(b, (double)k + 1);
+            long kk = ((k % (long)n) + (long)n) % (long)n;
+            if (hi > lo) m[kk] += v * (hi - lo);
+        }
+    }
+    gsl_fft_real_radix2_transform(m, 1, n);
+    gsl_fft_real_radix2_transform(sh, 1, n);
+    m[0] *= sh[0];
+    m[n / 2] *= sh[n / 2];
+    for (size_t i = 1; i < n / 2; i++) {
+        double x = m[i], y = m[n - i], cr = sh[i], ci = sh[n - i];
+        m[i] = x * cr + y * ci;
+        m[n - i] = y * cr - x * ci;
+    }
+    gsl_fft_halfcomplex_radix2_inverse(m, 1, n);
+    free(sh);
+    *n_out = n;
+    return m;
+}
+
+/* A shifted copy's best correlation near its coarse peak dc: scanned every lmean / 8 over
+ * dc +- (lmax / 2 + lmean / 4) (the coarse peak's bias is up to half a window), then every
+ * lmean / 32 around the best; within +-dmax. The full fine search is not needed: a copy's
+ * correlation surface is as smooth as the pattern's, and its maximum is what counts. */
+static double null_peak(const align_ctx *c, double dc, double lmean, double lmax, double dmax)
+{
+    double q = lmean / 8, best = -3, db = dc;
+    for (double d = dc - lmax / 2 - 2 * q; d <= dc + lmax / 2 + 2 * q; d += q) {
+        if (d < -dmax || d > dmax) continue;
+        double r = correlation_at(c, d);
+        if (r > best) best = r, db = d;
+    }
+    for (int i = -3; i <= 3; i++) {
+        double d = db + i * q / 4;
+        if (!i || d < -dmax || d > dmax) continue;
+        double r = correlation_at(c, d);
+        if (r > best) best = r;
+    }
+    return best;
+}
+
 /* The significance test: the same search for the best correlation within +-dmax, with the
  * pattern shifted around the windows' span by ALIGN_SHIFTS amounts from 2 dmax + 2 lmax to
- * the span less that (so that no search reaches the true match), into fit->null_r (the
- * highest) and fit->p_value ((1 + shifts reaching robs) / (1 + shifts)). A pattern the
- * power really follows matches better at its offset than anywhere when shifted; a weak or
- * repetitive one matches shifted copies as well. 0, 1 when the span is too short for it,
- * -1 out of memory. */
+ * the span less that (so that no search reaches the true match), each at least a window
+ * from the next, into fit->null_r (the highest) and fit->p_value ((1 + shifts reaching robs)
+ * / (1 + shifts)). A pattern the power really follows matches better at its offset than
+ * anywhere when shifted; a weak or repetitive one matches shifted copies as well. One
+ * circular cross-covariance gives every shifted copy's coarse peak; the exact correlation
+ * is then scanned around each (fine_peak on the wrapped copy). 0, 1 when the span is too
+ * short for it, -1 out of memory. */
 static int significance(const align_ctx *c, double tmin, double tmax, double dmax, double lmean,
                         double lmax, double robs, mw_align_fit *fit)
 {
@@ -450,24 +523,38 @@ static int significance(const align_ctx *c, double tmin, double tmax, double dma
     fit->null_r = -1;
     fit->p_value = 1;
     fit->shifts = 0;
-    /* the shifts at least a window apart, else the copies are one */
     if (period - 2 * smin < (ALIGN_SHIFTS - 1) * lmax) return 1;
+    size_t n;
+    double *m = circular_xcov(c, tmin, period, lmean, &n);
+    if (!m) return -1;
+    double h = period / (double)n;
     size_t reach = 0;
-    for (int k = 0; k < ALIGN_SHIFTS; k++) {
+    int rc = 0;
+    for (int k = 0; k < ALIGN_SHIFTS && !rc; k++) {
         double shift = smin + (period - 2 * smin) * k / (ALIGN_SHIFTS - 1);
+        /* the copy shifted by `shift`, searched at d: the circular lag shift + d */
+        long j0 = lround((shift - dmax) / h), j1 = lround((shift + dmax) / h), jb = j0;
+        double mb = -INFINITY;
+        for (long j = j0; j <= j1; j++) {
+            double v = m[(size_t)(((j % (long)n) + (long)n) % (long)n)];
+            if (v > mb) mb = v, jb = j;
+        }
+        double dc = fmin(fmax((double)jb * h - shift, -dmax), dmax);
         align_shape sh;
-        if (shape_wrapped(c->sh, tmin, period, shift, &sh)) return -1;
+        if (shape_wrapped(c->sh, tmin, period, shift, &sh)) {
+            rc = -1;
+            break;
+        }
         align_ctx cs = *c;
         cs.sh = &sh;
-        long kb;
-        double rb = -3;
-        int rc = sh.n ? search_peak(&cs, tmin, tmax, dmax, lmean, lmax, &kb, &rb) : 0;
+        double rb = sh.n ? null_peak(&cs, dc, lmean, lmax, dmax) : -3;
         shape_free(&sh);
-        if (rc) return -1;
         if (rb > fit->null_r) fit->null_r = rb;
         if (rb >= robs) reach++;
         fit->shifts++;
     }
+    free(m);
+    if (rc) return rc;
     fit->p_value = (1.0 + (double)reach) / (1.0 + (double)fit->shifts);
     return 0;
 }
