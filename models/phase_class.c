@@ -93,3 +93,25 @@ size_t mw_phase_computation_spans(const mw_phase_span *ph, size_t n, mw_energy_s
     *spans = out;
     return m;
 }
+
+size_t mw_phase_inferred_spans(const mw_phase_span *ph, size_t n, mw_energy_span **spans)
+{
+    mw_energy_span *c;
+    size_t m = mw_phase_computation_spans(ph, n, &c, NULL);
+    mw_energy_span *work = mw_xcalloc(n + 1, sizeof *work);
+    size_t nw = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ph[i].cls == MW_PHASE_WORK || ph[i].cls == MW_PHASE_GPU)
+            work[nw++] = (mw_energy_span){ph[i].start_ns, ph[i].end_ns};
+    nw = mw_energy_spans_union(work, nw);
+    mw_energy_span *out = m ? mw_xcalloc(m + nw, sizeof *out) : NULL;
+    size_t k = m ? spans_minus(c, m, work, nw, out) : 0;
+    free(c);
+    free(work);
+    if (!k) {
+        free(out);
+        out = NULL;
+    }
+    *spans = out;
+    return k;
+}

@@ -14,7 +14,9 @@
  * become boxes in lanes, one block per class (start_s end_s lane): trace has a lane per host
  * measured by a shown channel, timeline one per rank; within a lane and class, intervals
  * closer than 1/4000 of the time axis are merged (nothing visible is lost, and millions of
- * MPI calls stay a few thousand boxes). The idle baseline and the gaps table are bands.
+ * MPI calls stay a few thousand boxes). A rank's computation that no phase marks (its time
+ * outside MPI and waits: mw_phase_class.h's rule) is a class of its own, "compute
+ * (inferred)", in a block after the gaps. The idle baseline and the gaps table are bands.
  *
  * histogram. Per channel: ceil(sqrt(n)) equal bins of the window powers (levels.h's
  * histogram), the paper's kernel density on a 512-point grid with the estimator's own
@@ -31,6 +33,7 @@
 
 #include "mw_alloc.h"
 #include "levels.h"
+#include "mw_phase_class.h"
 #include "mw_plot.h"
 
 #define TRACE_W 1200
@@ -199,39 +202,98 @@ static int write_power_blocks(mw_plot_fig *f, const mw_plot_run *r, const char *
     return nblocks;
 }
 
-/* The phases' boxes, a block per class (start_s end_s lane), intervals of a lane and class
- * closer than tol merged; present[k] = 1 when class k has a box. */
-static void write_phase_boxes(mw_plot_fig *f, const mw_plot_run *r, int per_rank,
-                              const lane_key *lanes, size_t nl, int64_t tol,
-                              int present[MW_PLOT_NCLS])
+typedef struct {
+    box *b;
+    size_t n, cap;
+} box_list;
+
+static void box_push(box_list *l, box x)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->b = mw_xrealloc(l->b, l->cap * sizeof *l->b);
+    }
+    l->b[l->n++] = x;
+}
+
+static int phase_by_rank(const void *a, const void *b)
+{
+    const mw_plot_phase *x = *(const mw_plot_phase *const *)a, *y = *(const mw_plot_phase *const *)b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->host, y->host);
+}
+
+/* The computation of every (rank, host) of the shown hosts that no phase marked, inferred by
+ * the one rule (mw_phase_class.h), as boxes of class MW_PLOT_CLS_INFERRED in its lane. */
+static void inferred_boxes(const mw_plot_run *r, int per_rank, const lane_key *lanes, size_t nl,
+                           box_list *out)
+{
+    const mw_plot_phase **ps = mw_xcalloc(r->nph + 1, sizeof *ps);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nph; i++)
+        if (r->ph[i].cls >= 0 && host_shown(r, r->ph[i].host)) ps[n++] = &r->ph[i];
+    qsort(ps, n, sizeof *ps, phase_by_rank);
+    mw_phase_span *sp = mw_xcalloc(n + 1, sizeof *sp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        for (; j < n && !phase_by_rank(&ps[i], &ps[j]); j++)
+            sp[j - i] = mw_phase_span_of(ps[j]->kind, ps[j]->name, ps[j]->start_ns, ps[j]->end_ns);
+        lane_key k = {per_rank ? ps[i]->rank : 0, ps[i]->host};
+        const lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
+        mw_energy_span *inf;
+        size_t m = l ? mw_phase_inferred_spans(sp, j - i, &inf) : 0;
+        for (size_t q = 0; q < m; q++)
+            box_push(out, (box){MW_PLOT_CLS_INFERRED, (int)(l - lanes) + 1, inf[q].start_ns,
+                                inf[q].end_ns});
+        if (m) free(inf);
+        i = j;
+    }
+    free(sp);
+    free(ps);
+}
+
+/* Boxes b[*i..n) of class k into its block, intervals of a lane closer than tol merged;
+ * present[k] = 1 when there is one. */
+static void write_class_block(mw_plot_fig *f, const mw_plot_run *r, const box *b, size_t n,
+                              size_t *i, int k, int64_t tol, int present[MW_PLOT_NCLS_ALL])
 {
     FILE *d = mw_plot_fig_tsv(f);
-    box *b = mw_xcalloc(1, (r->nph + 1) * sizeof *b);
-    size_t nb = 0;
+    mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane", mw_plot_class_names[k]);
+    while (*i < n && b[*i].cls == k) {
+        box cur = b[(*i)++];
+        while (*i < n && b[*i].cls == k && b[*i].lane == cur.lane && b[*i].t0 <= cur.t1 + tol) {
+            if (b[*i].t1 > cur.t1) cur.t1 = b[*i].t1;
+            (*i)++;
+        }
+        fprintf(d, "%.9f\t%.9f\t%d\n", mw_plot_run_s(r, cur.t0), mw_plot_run_s(r, cur.t1),
+                cur.lane);
+        present[k] = 1;
+    }
+}
+
+/* The phases' boxes, a block per class (start_s end_s lane), intervals of a lane and class
+ * closer than tol merged; present[k] = 1 when class k has a box. The inferred computation's
+ * boxes are left in *inferred (by lane and time) for their block after the gaps. */
+static void write_phase_boxes(mw_plot_fig *f, const mw_plot_run *r, int per_rank,
+                              const lane_key *lanes, size_t nl, int64_t tol,
+                              int present[MW_PLOT_NCLS_ALL], box_list *inferred)
+{
+    box_list b = {0};
     for (size_t i = 0; i < r->nph; i++) {
         const mw_plot_phase *p = &r->ph[i];
         if (p->cls < 0 || !host_shown(r, p->host)) continue;
         lane_key k = {per_rank ? p->rank : 0, p->host};
         const lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
         if (!l) continue;
-        b[nb++] = (box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns};
+        box_push(&b, (box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns});
     }
-    qsort(b, nb, sizeof *b, box_cmp);
+    if (b.n) qsort(b.b, b.n, sizeof *b.b, box_cmp);
     size_t i = 0;
-    for (int k = 0; k < MW_PLOT_NCLS; k++) {
-        mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane", mw_plot_class_names[k]);
-        while (i < nb && b[i].cls == k) {
-            box cur = b[i++];
-            while (i < nb && b[i].cls == k && b[i].lane == cur.lane && b[i].t0 <= cur.t1 + tol) {
-                if (b[i].t1 > cur.t1) cur.t1 = b[i].t1;
-                i++;
-            }
-            fprintf(d, "%.9f\t%.9f\t%d\n", mw_plot_run_s(r, cur.t0), mw_plot_run_s(r, cur.t1),
-                    cur.lane);
-            present[k] = 1;
-        }
-    }
-    free(b);
+    for (int k = 0; k < MW_PLOT_NCLS; k++)
+        write_class_block(f, r, b.b, b.n, &i, k, tol, present);
+    free(b.b);
+    inferred_boxes(r, per_rank, lanes, nl, inferred);
+    if (inferred->n) qsort(inferred->b, inferred->n, sizeof *inferred->b, box_cmp);
 }
 
 /* A block "WHAT: start_s end_s" of spans (the idle baseline, the gaps); their ends in s in
@@ -293,8 +355,9 @@ static void power_range(FILE *v, const mw_plot_run *r)
     mw_plot_var_range(v, "ymin", "ymax", plo, phi, 1);
 }
 
-/* the classes present, 1-based, as words ("1 3") */
-static void class_list(char *out, size_t len, const int present[MW_PLOT_NCLS])
+/* the classes present, 1-based, as words ("1 3"); the inferred computation is not one of
+ * them (has_inferred: drawn first, without borders, under the phases the program recorded) */
+static void class_list(char *out, size_t len, const int present[MW_PLOT_NCLS_ALL])
 {
     out[0] = 0;
     for (int k = 0; k < MW_PLOT_NCLS; k++)
@@ -333,16 +396,20 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
         free(lanes);
         return -1;
     }
-    int decimated = 0, present[MW_PLOT_NCLS] = {0};
+    int decimated = 0, present[MW_PLOT_NCLS_ALL] = {0};
+    box_list inferred = {0};
     const char *titles[MW_PLOT_MAX_CHANNELS];
     char tbuf[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME + 64];
     int nblocks = write_power_blocks(f, r, titles, tbuf, &decimated);
     /* the phases' boxes merged below the axis's resolution; bands */
-    write_phase_boxes(f, r, per_rank, lanes, nl, (int64_t)((t_hi - t_lo) / MERGE_PER_AXIS),
-                      present);
+    int64_t tol = (int64_t)((t_hi - t_lo) / MERGE_PER_AXIS);
+    write_phase_boxes(f, r, per_rank, lanes, nl, tol, present, &inferred);
     double *i0, *i1, *g0, *g1;
     write_span_block(f, r, "idle baseline", r->idle, r->nidle, &i0, &i1);
     write_span_block(f, r, "gaps", r->gaps, r->ngaps, &g0, &g1);
+    size_t ii = 0; /* the inferred computation, last: the blocks before keep their places */
+    write_class_block(f, r, inferred.b, inferred.n, &ii, MW_PLOT_CLS_INFERRED, tol, present);
+    free(inferred.b);
     const char *notes[4];
     int nn = 0;
     if (!r->nprogram) notes[nn++] = "no phases recorded";
@@ -364,6 +431,8 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
     class_list(cls_list, sizeof cls_list, present);
     mw_plot_var_str(v, "cls_list", cls_list);
     mw_plot_var_int(v, "cls_block0", nblocks);
+    mw_plot_var_int(v, "cls_block_inferred", nblocks + MW_PLOT_NCLS + 2);
+    mw_plot_var_int(v, "has_inferred", present[MW_PLOT_CLS_INFERRED]);
     mw_plot_var_int(v, "n_idle", (long long)r->nidle);
     mw_plot_var_nums(v, "idle_t0", i0, r->nidle);
     mw_plot_var_nums(v, "idle_t1", i1, r->nidle);

@@ -18,7 +18,8 @@
 #include "mw_store.h"
 #include "mw_plot.h"
 
-const char *const mw_plot_class_names[MW_PLOT_NCLS] = {"compute", "comm", "wait", "gpu", "other"};
+const char *const mw_plot_class_names[MW_PLOT_NCLS_ALL] = {"compute", "comm",  "wait",
+                                                            "gpu",     "other", "inferred"};
 
 int mw_plot_class_of(const char *kind, const char *name)
 {

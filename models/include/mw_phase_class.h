@@ -111,4 +111,7 @@ typedef struct {
  * *c (may be NULL). */
 size_t mw_phase_computation_spans(const mw_phase_span *ph, size_t n, mw_energy_span **spans,
                                   mw_phase_computation *c);
+/* Only its inferred part: the computation less the working phases the program recorded
+ * (sorted, disjoint, malloc'd into *spans, NULL when none); the count. */
+size_t mw_phase_inferred_spans(const mw_phase_span *ph, size_t n, mw_energy_span **spans);
 #endif

@@ -7,7 +7,8 @@
 # nch-1 of datafile: start_s end_s power_w min_w max_w); decimated (1: a row is a bucket of
 # windows, min_w/max_w its extremes); nlanes, lane_name[nlanes], lane_label, lanes_frac (the
 # lanes panel's share of the height); cls_list (the classes present, 1-based, as words),
-# cls_block0 (index of the first class block: start_s end_s lane); n_idle, idle_t0[],
+# cls_block0 (index of the first class block: start_s end_s lane), cls_block_inferred, has_inferred (the
+# inferred computation's block, after the gaps, and 1 when it has boxes); n_idle, idle_t0[],
 # idle_t1[]; ymin, ymax (W, the power panel's range); n_gaps, gap_t0[], gap_t1[]; n_notes, notes[]; left_margin (screen share
 # left of the panels, room for the lane names).
 
@@ -65,6 +66,7 @@ if (nlanes > 0) {
     }
     set grid noytics
     set key at screen R + 0.015, screen split_y top left vertical Left reverse samplen 2 spacing 1.1 box lc rgb '#c0c0c0'
-    plot for [w in cls_list] datafile index (cls_block0 + word_index(w) - 1) using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38) with boxxyerror fc rgb cls_color[word_index(w)] fs pattern cls_pattern[word_index(w)] border lc rgb cls_color[word_index(w)] title cls_name[word_index(w)]
+    plot for [k = 1:has_inferred] datafile index cls_block_inferred using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38) with boxxyerror fc rgb cls_color[6] fs pattern cls_pattern[6] noborder title cls_name[6], \
+         for [w in cls_list] datafile index (cls_block0 + word_index(w) - 1) using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38) with boxxyerror fc rgb cls_color[word_index(w)] fs pattern cls_pattern[word_index(w)] border lc rgb cls_color[word_index(w)] title cls_name[word_index(w)]
 }
 unset multiplot

@@ -38,9 +38,13 @@ enum {
     MW_PLOT_CLS_GPU,     /* gpu, cuda */
     MW_PLOT_CLS_OTHER,   /* any other kind a program recorded */
     MW_PLOT_NCLS,
+    /* not a kind: a rank's computation that no phase marked, inferred by the one rule
+     * (mw_phase_class.h: its time outside MPI and waits); its block comes after the gaps */
+    MW_PLOT_CLS_INFERRED = MW_PLOT_NCLS,
+    MW_PLOT_NCLS_ALL,
     MW_PLOT_CLS_MW = -1 /* the recorder's own stages (kind mw) */
 };
-extern const char *const mw_plot_class_names[MW_PLOT_NCLS];
+extern const char *const mw_plot_class_names[MW_PLOT_NCLS_ALL];
 /* the class of a phase of this kind and name (name may be NULL) */
 int mw_plot_class_of(const char *kind, const char *name);
 
