@@ -100,6 +100,8 @@ static void json_channel(FILE *out, const mw_analysis_run *r, const mw_analysis_
     json_string_or_null(out, mw_analysis_idle_source_name(c->idle_source));
     fprintf(out, ", \"dynamic_energy_j\": %s",
             an_dbl(b, sizeof b, mw_analysis_dynamic_j(c, c->energy_pj, c->covered_ns), 6, "", 1));
+    fprintf(out, ",\n     \"work_s\": %s", seconds6(b, sizeof b, c->work_ns));
+    fprintf(out, ", \"work_energy_j\": %s", joules6(b, sizeof b, c->work_energy_pj));
     fprintf(out, ",\n     \"pow_idle_w\": %s",
             an_dbl(b, sizeof b, mw_analysis_idle_w(&c->kde), 3, "", 1));
     fprintf(out, ", \"pow_work_w\": %s",

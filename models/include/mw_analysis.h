@@ -91,6 +91,9 @@ typedef struct {
     double idle_power_w;                  /* "idle_power_w" when idle_source */
     mw_analysis_estimate kde, gmm, split; /* "kde" (also "pow_idle_w"...), "gmm", "split" */
     double constant_power_w;              /* the power when kde.constant */
+    int64_t work_ns;            /* "work_s": the union of its ranks' computation, clipped */
+    mw_energy_pj work_energy_pj; /* "work_energy_j": the channel's energy during it */
+    int64_t work_covered_ns;     /* window time during it */
 } mw_analysis_channel;
 
 /* A phase group (kind, name); per channel figures in arrays indexed like the run's
