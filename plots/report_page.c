@@ -1,5 +1,5 @@
 /* report_page — the HTML page of `mw report` (docs/report.md; mw_report.h: rp_write_page),
- * written from a built report: summary, sweep (report_sweep.c), energy per channel and phase,
+ * written from a built report: the findings (report_findings.c), summary, sweep (report_sweep.c), energy per channel and phase,
  * power levels, statistics across runs, the model (report_model.c), the figures and the
  * metadata (report_meta.c), in that order.
  *
@@ -537,7 +537,8 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
     fprintf(f, " \xE2\x80\x94 %zu run%s", rp->nrun, rp->nrun == 1 ? "" : "s");
     if (rp->nsw) fprintf(f, " from %zu sweep%s", rp->nsw, rp->nsw == 1 ? "" : "s");
     fputs("</p>\n<nav><ul>", f);
-    fputs("<li><a href=\"#summary\">Summary</a></li>", f);
+    fputs("<li><a href=\"#findings\">Findings</a></li><li><a href=\"#summary\">Summary</a></li>",
+          f);
     if (rp->nsw) fputs("<li><a href=\"#sweep\">Sweep</a></li>", f);
     fputs("<li><a href=\"#energy\">Energy</a></li><li><a href=\"#phases\">Phases</a></li>"
           "<li><a href=\"#levels\">Power levels</a></li><li><a href=\"#stats\">Statistics</a>"
@@ -547,6 +548,7 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
     fputs("<li><a href=\"#figures\">Figures</a></li><li><a href=\"#metadata\">Metadata</a></li>"
           "</ul></nav>\n</header>\n<main>\n",
           f);
+    rp_section_findings(f, rp);
     section_summary(f, rp);
     rp_section_sweep(f, rp);
     section_energy(f, rp);
