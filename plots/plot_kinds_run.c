@@ -11,10 +11,11 @@
  * and each line ends with a closing row at the last window's end (end_s "-"). Over 20,000
  * windows a row holds ceil(n / 10,000) consecutive windows of one line (their exact mean
  * power, energy over time, with their extremes). Phases of the program (not the recorder's)
- * become boxes in lanes, one block per class (start_s end_s lane): trace has a lane per host
- * measured by a shown channel, timeline one per rank; within a lane and class, intervals
- * closer than 1/4000 of the time axis are merged (nothing visible is lost, and millions of
- * MPI calls stay a few thousand boxes). A rank's computation that no phase marks (its time
+ * become rows in lanes, one block per class (start_s end_s lane share offset): trace has a
+ * lane per host measured by a shown channel, timeline one per rank; plots/plot_lanes.h
+ * makes them: a class's spans at least 1/1000 of the axis exact, shorter ones summed per
+ * 1/1000 of the axis and drawn as high as their share of it, so no class shows more than
+ * its share of the time (millions of MPI calls stay a few thousand rows). A rank's computation that no phase marks (its time
  * outside MPI and waits: mw_phase_class.h's rule) is a class of its own, "compute
  * (inferred)", in a block after the gaps. The idle baseline and the gaps table are bands.
  *
@@ -35,6 +36,7 @@
 #include "levels.h"
 #include "mw_phase_class.h"
 #include "mw_plot.h"
+#include "plot_lanes.h"
 
 #define TRACE_W 1200
 #define TRACE_H 700
@@ -45,7 +47,6 @@
 #define ENERGY_H 700
 #define DECIMATE_ABOVE 20000
 #define DECIMATE_TO 10000
-#define MERGE_PER_AXIS 4000.0
 #define ENERGY_MAX_ROWS 13 /* the whole run and the 12 most energetic phase groups */
 #define KDE_GRID 512
 
@@ -140,19 +141,6 @@ static int lane_cmp(const void *a, const void *b)
     return strcmp(x->host, y->host);
 }
 
-typedef struct {
-    int cls, lane;
-    int64_t t0, t1;
-} box;
-
-static int box_cmp(const void *a, const void *b)
-{
-    const box *x = a, *y = b;
-    if (x->cls != y->cls) return x->cls - y->cls;
-    if (x->lane != y->lane) return x->lane - y->lane;
-    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
-}
-
 /* Is the phase's host measured by a shown channel? */
 static int host_shown(const mw_plot_run *r, const char *host)
 {
@@ -203,11 +191,11 @@ static int write_power_blocks(mw_plot_fig *f, const mw_plot_run *r, const char *
 }
 
 typedef struct {
-    box *b;
+    mw_plot_lane_box *b;
     size_t n, cap;
 } box_list;
 
-static void box_push(box_list *l, box x)
+static void box_push(box_list *l, mw_plot_lane_box x)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 256;
@@ -243,8 +231,8 @@ static void inferred_boxes(const mw_plot_run *r, int per_rank, const lane_key *l
         mw_energy_span *inf;
         size_t m = l ? mw_phase_inferred_spans(sp, j - i, &inf) : 0;
         for (size_t q = 0; q < m; q++)
-            box_push(out, (box){MW_PLOT_CLS_INFERRED, (int)(l - lanes) + 1, inf[q].start_ns,
-                                inf[q].end_ns});
+            box_push(out, (mw_plot_lane_box){MW_PLOT_CLS_INFERRED, (int)(l - lanes) + 1,
+                                             inf[q].start_ns, inf[q].end_ns});
         if (m) free(inf);
         i = j;
     }
@@ -252,31 +240,27 @@ static void inferred_boxes(const mw_plot_run *r, int per_rank, const lane_key *l
     free(ps);
 }
 
-/* Boxes b[*i..n) of class k into its block, intervals of a lane closer than tol merged;
- * present[k] = 1 when there is one. */
-static void write_class_block(mw_plot_fig *f, const mw_plot_run *r, const box *b, size_t n,
-                              size_t *i, int k, int64_t tol, int present[MW_PLOT_NCLS_ALL])
+/* Class k's rows as its block (start_s end_s lane share offset); present[k] = 1 when any. */
+static void write_class_block(mw_plot_fig *f, const mw_plot_run *r, const mw_plot_lane_rows *rows,
+                              int k, int present[MW_PLOT_NCLS_ALL])
 {
     FILE *d = mw_plot_fig_tsv(f);
-    mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane", mw_plot_class_names[k]);
-    while (*i < n && b[*i].cls == k) {
-        box cur = b[(*i)++];
-        while (*i < n && b[*i].cls == k && b[*i].lane == cur.lane && b[*i].t0 <= cur.t1 + tol) {
-            if (b[*i].t1 > cur.t1) cur.t1 = b[*i].t1;
-            (*i)++;
-        }
-        fprintf(d, "%.9f\t%.9f\t%d\n", mw_plot_run_s(r, cur.t0), mw_plot_run_s(r, cur.t1),
-                cur.lane);
+    mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane\tshare\toffset", mw_plot_class_names[k]);
+    for (size_t i = 0; i < rows->n; i++) {
+        const mw_plot_lane_row *x = &rows->r[i];
+        fprintf(d, "%.9f\t%.9f\t%d\t%.4f\t%.4f\n", mw_plot_run_s(r, x->t0), mw_plot_run_s(r, x->t1),
+                x->lane, x->share, x->off);
         present[k] = 1;
     }
 }
 
-/* The phases' boxes, a block per class (start_s end_s lane), intervals of a lane and class
- * closer than tol merged; present[k] = 1 when class k has a box. The inferred computation's
- * boxes are left in *inferred (by lane and time) for their block after the gaps. */
+/* The phases' rows (plot_lanes.h: a class never shown beyond its share of the time), a
+ * block per class; present[k] = 1 when class k has a row. The inferred computation's rows
+ * are left in rows[MW_PLOT_CLS_INFERRED] for their block after the gaps. */
 static void write_phase_boxes(mw_plot_fig *f, const mw_plot_run *r, int per_rank,
-                              const lane_key *lanes, size_t nl, int64_t tol,
-                              int present[MW_PLOT_NCLS_ALL], box_list *inferred)
+                              const lane_key *lanes, size_t nl, int64_t t_lo, int64_t t_hi,
+                              int present[MW_PLOT_NCLS_ALL],
+                              mw_plot_lane_rows rows[MW_PLOT_NCLS_ALL])
 {
     box_list b = {0};
     for (size_t i = 0; i < r->nph; i++) {
@@ -285,15 +269,13 @@ static void write_phase_boxes(mw_plot_fig *f, const mw_plot_run *r, int per_rank
         lane_key k = {per_rank ? p->rank : 0, p->host};
         const lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
         if (!l) continue;
-        box_push(&b, (box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns});
+        box_push(&b, (mw_plot_lane_box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns});
     }
-    if (b.n) qsort(b.b, b.n, sizeof *b.b, box_cmp);
-    size_t i = 0;
-    for (int k = 0; k < MW_PLOT_NCLS; k++)
-        write_class_block(f, r, b.b, b.n, &i, k, tol, present);
+    inferred_boxes(r, per_rank, lanes, nl, &b);
+    mw_plot_lanes_make(b.b, b.n, t_lo, t_hi, rows);
     free(b.b);
-    inferred_boxes(r, per_rank, lanes, nl, inferred);
-    if (inferred->n) qsort(inferred->b, inferred->n, sizeof *inferred->b, box_cmp);
+    for (int k = 0; k < MW_PLOT_NCLS; k++)
+        write_class_block(f, r, &rows[k], k, present);
 }
 
 /* A block "WHAT: start_s end_s" of spans (the idle baseline, the gaps); their ends in s in
@@ -397,19 +379,19 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
         return -1;
     }
     int decimated = 0, present[MW_PLOT_NCLS_ALL] = {0};
-    box_list inferred = {0};
+    mw_plot_lane_rows rows[MW_PLOT_NCLS_ALL] = {{0}};
     const char *titles[MW_PLOT_MAX_CHANNELS];
     char tbuf[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME + 64];
     int nblocks = write_power_blocks(f, r, titles, tbuf, &decimated);
     /* the phases' boxes merged below the axis's resolution; bands */
-    int64_t tol = (int64_t)((t_hi - t_lo) / MERGE_PER_AXIS);
-    write_phase_boxes(f, r, per_rank, lanes, nl, tol, present, &inferred);
+    write_phase_boxes(f, r, per_rank, lanes, nl, t_lo, t_hi, present, rows);
     double *i0, *i1, *g0, *g1;
     write_span_block(f, r, "idle baseline", r->idle, r->nidle, &i0, &i1);
     write_span_block(f, r, "gaps", r->gaps, r->ngaps, &g0, &g1);
-    size_t ii = 0; /* the inferred computation, last: the blocks before keep their places */
-    write_class_block(f, r, inferred.b, inferred.n, &ii, MW_PLOT_CLS_INFERRED, tol, present);
-    free(inferred.b);
+    /* the inferred computation, last: the blocks before keep their places */
+    write_class_block(f, r, &rows[MW_PLOT_CLS_INFERRED], MW_PLOT_CLS_INFERRED, present);
+    for (int k = 0; k < MW_PLOT_NCLS_ALL; k++)
+        free(rows[k].r);
     const char *notes[4];
     int nn = 0;
     if (!r->nprogram) notes[nn++] = "no phases recorded";

@@ -66,7 +66,9 @@ if (nlanes > 0) {
     }
     set grid noytics
     set key at screen R + 0.015, screen split_y top left vertical Left reverse samplen 2 spacing 1.1 box lc rgb '#c0c0c0'
-    plot for [k = 1:has_inferred] datafile index cls_block_inferred using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38) with boxxyerror fc rgb cls_color[6] fs pattern cls_pattern[6] noborder title cls_name[6], \
-         for [w in cls_list] datafile index (cls_block0 + word_index(w) - 1) using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38) with boxxyerror fc rgb cls_color[word_index(w)] fs pattern cls_pattern[word_index(w)] border lc rgb cls_color[word_index(w)] title cls_name[word_index(w)]
+    # a row: [start_s, end_s) in its lane, from offset to offset + share of the lane's height
+    # (0.76), measured from its top; rows of a class's own spans have share 1
+    plot for [k = 1:has_inferred] datafile index cls_block_inferred using (($1 + $2) / 2):($3 - 0.38 + 0.76 * ($5 + $4 / 2)):1:2:($3 - 0.38 + 0.76 * $5):($3 - 0.38 + 0.76 * ($5 + $4)) with boxxyerror fc rgb cls_color[6] fs pattern cls_pattern[6] noborder title cls_name[6], \
+         for [w in cls_list] datafile index (cls_block0 + word_index(w) - 1) using (($1 + $2) / 2):($3 - 0.38 + 0.76 * ($5 + $4 / 2)):1:2:($3 - 0.38 + 0.76 * $5):($3 - 0.38 + 0.76 * ($5 + $4)) with boxxyerror fc rgb cls_color[word_index(w)] fs pattern cls_pattern[word_index(w)] noborder title cls_name[word_index(w)]
 }
 unset multiplot
