@@ -208,12 +208,16 @@ eeg_runs() {
   expect_grep "model: fitted parameters" '<code>t_cpu_s</code>' "$page"
   expect_eq "across runs: two runs per channel" \
     "$(cell "$page" across-channels 'data-channel="n0"' 2)" 2
-  # n0's energy over the two runs: mean +- sd, and the Student-t interval with t(0.975, 1)
+  # n0's energy over the two runs: mean +- sd, and no interval: two runs cannot support
+  # one (t(0.975, 1) = 12.7 sd would go below 0 J)
   local msd ci
   msd=$(cell "$page" across-channels 'data-channel="n0"' 3)
   ci=$(cell "$page" across-channels 'data-channel="n0"' 4)
   echo "  n0 across runs: $msd, 95 % interval $ci"
-  check "across runs: n0's Student-t interval" t_interval_ok "$msd" "$ci" 12.7062 2
+  expect_eq "across runs: no interval from two runs" "$ci" "– (n = 2: too few runs)"
+  # the findings come first, with the nodes' levels and a trace
+  expect_grep "findings: first section" '<main>' "$page"
+  expect_eq "findings: the first section" "$(grep -o '<section id="[a-z]*"' "$page" | head -1)" '<section id="findings"'
   expect_grep "no figures: said so" "no-figures" "$page"
   # a plain run has no model section
   expect_eq "plain run: no model section" "$(grep -c 'id="model"' "$RUN/report/index.html")" 0
