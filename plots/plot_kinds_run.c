@@ -392,8 +392,16 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
     write_class_block(f, r, &rows[MW_PLOT_CLS_INFERRED], MW_PLOT_CLS_INFERRED, present);
     for (int k = 0; k < MW_PLOT_NCLS_ALL; k++)
         free(rows[k].r);
-    const char *notes[4];
+    const char *notes[5];
     int nn = 0;
+    char unc[256] = "";
+    for (int c = 0; c < r->nch; c++)
+        if (r->ch[c].unconnected && !r->ch[c].selected) {
+            size_t l = strlen(unc);
+            snprintf(unc + l, sizeof unc - l, "%s%.40s", l ? ", " : "nothing connected, left out: ",
+                     r->ch[c].name);
+        }
+    if (unc[0]) notes[nn++] = unc;
     if (!r->nprogram) notes[nn++] = "no phases recorded";
     if (!r->nidle) notes[nn++] = "no idle baseline recorded (mw record --idle S)";
     if (decimated)

@@ -214,10 +214,10 @@ static void energy_table(FILE *f, const rp_report *rp)
     }
     fputs("</tbody></table></div>\n", f);
     char a[64], b[64];
-    fprintf(f, "<p>All connected channels together: <b>%s</b> during the command (%s).",
+    fprintf(f, "<p>All connected channels together: <strong>%s</strong> during the command (%s).",
             mw_html_energy(a, sizeof a, all), mw_html_seconds(b, sizeof b, r->cmd_s));
     if (sw > 0 && all > 0)
-        fprintf(f, " The switch drew <b>%.2f %%</b> of it (%s).", 100 * sw / all,
+        fprintf(f, " The switch drew <strong>%.2f %%</strong> of it (%s).", 100 * sw / all,
                 mw_html_energy(a, sizeof a, sw));
     fputs("</p>\n<p class=\"note\">The computation is the time of the node's ranks outside MPI "
           "and waits (<code>docs/analysis.md</code>, \"Computation\"); the rest of the command "

@@ -52,13 +52,16 @@ typedef struct {
     int channel;
     char name[MW_PLOT_NAME], host[MW_PLOT_NAME];
     int has_host;
-    int selected; /* shown (--channel) */
+    int selected;    /* shown (--channel; by default every channel but unconnected ones) */
+    int unconnected; /* no host and a mean power below MW_PLOT_UNCONNECTED_W: nothing there */
     mw_energy_window *w;
     size_t n, cap;
     mw_energy_trace t; /* over w, ordered by time */
     int have_base;     /* an idle baseline with windows in it */
     double base_w;     /* the mean power over it, W */
 } mw_plot_channel;
+
+#define MW_PLOT_UNCONNECTED_W 1.0
 
 typedef struct {
     int rank, thread, cls;
