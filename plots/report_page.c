@@ -201,11 +201,13 @@ static void phases_table(FILE *f, const mw_analysis_run *an, size_t i)
 static void ranks_table(FILE *f, const mw_analysis_run *an)
 {
     static const char *const cols[] = {
-        "Rank",      "Host",    "Channels",      ">Start",
-        ">Duration", ">Energy", ">Working time", ">Energy while working",
-        NULL};
+        "Rank",     "Host",          ">Start",    ">Duration", ">Energy", ">Computation",
+        ">Of which inferred", ">Energy while computing", "Channels", NULL};
     if (!an->nranks) return;
-    fputs("<h3>Ranks</h3>\n<div class=\"scroll\"><table>\n", f);
+    fputs("<h3>Ranks</h3>\n<p class=\"note\">Computation: the rank's time outside MPI and waits; "
+          "inferred: the part no phase of the program marked (<code>docs/analysis.md</code>, "
+          "\"Computation\").</p>\n<div class=\"scroll\"><table>\n",
+          f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
     for (size_t k = 0; k < an->nranks; k++) {
@@ -213,18 +215,18 @@ static void ranks_table(FILE *f, const mw_analysis_run *an)
         fputs("<tr>", f);
         rp_td_num(f, x->rank, 0, "");
         rp_td_text(f, x->host);
+        rp_td_seconds(f, rp_an_seconds(mw_analysis_since_ns(an, x->start_ns)));
+        rp_td_seconds(f, rp_an_seconds((__int128)x->end_ns - x->start_ns));
+        rp_td_energy(f, rp_an_joules(x->energy_pj));
+        rp_td_seconds(f, rp_an_seconds(x->work_ns));
+        rp_td_seconds(f, rp_an_seconds(x->inferred_ns));
+        rp_td_energy(f, rp_an_joules(x->work_energy_pj));
         fputs("<td>", f);
         for (size_t c = 0; c < x->nchannels; c++) {
             if (c) fputs(", ", f);
             mw_html_text(f, an->channels[x->channels[c]].name);
         }
-        fputs("</td>", f);
-        rp_td_seconds(f, rp_an_seconds(mw_analysis_since_ns(an, x->start_ns)));
-        rp_td_seconds(f, rp_an_seconds((__int128)x->end_ns - x->start_ns));
-        rp_td_energy(f, rp_an_joules(x->energy_pj));
-        rp_td_seconds(f, rp_an_seconds(x->work_ns));
-        rp_td_energy(f, rp_an_joules(x->work_energy_pj));
-        fputs("</tr>\n", f);
+        fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
 }
