@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "mw_run.h"
 #include "mw_store.h"
+#include "mw_sweepindex.h"
 #include "textout.h"
 #include "texttable.h"
 #include "window_totals.h"
@@ -276,14 +277,66 @@ static int simple_args(const char *cmd, int argc, char **argv, void (*usage)(FIL
 
 static void ls_usage(FILE *out)
 {
-    fprintf(out, "usage: mw ls RUNDIR...\n\n"
+    fprintf(out, "usage: mw ls RUNDIR|SWEEPDIR...\n\n"
                  "One line per run: its directory, status, start (local time, ISO 8601),\n"
                  "duration (the command's run time: from its start to its end, without the idle\n"
                  "stages or the merge of its events), channels, samples (one per channel and\n"
                  "window), gaps recorded,\n"
                  "and the energy of all channels (sum over windows of power x duration).\n"
-                 "A directory that is not a run is named on standard error (exit 2).\n\n"
+                 "A sweep directory (mw sweep) stands for its runs, each listed (one not recorded\n"
+                 "yet with the sweep's status). A directory that is not a run is named on\n"
+                 "standard error (exit 2).\n\n"
                  "  -h, --help  this text\n");
+}
+
+/* One row of mw ls for run directory dir (status_hint: a sweep's status for a run that has
+ * no store yet, else NULL). Returns the exit code of that run. */
+static int ls_row(mw_table *t, const char *dir, const char *status_hint)
+{
+    static run_stats r; /* large: not on the stack */
+    if (status_hint && !mw_store_exists(dir)) {
+        const char *row[] = {dir, status_hint, "-", "-", "-", "-", "-", "-"};
+        mw_table_add(t, row);
+        return MW_EXIT_OK;
+    }
+    int c = MW_EXIT_OK;
+    mw_store *s = open_run("ls", dir, &c);
+    if (s) {
+        mw_run_snapshot_begin(s);
+        if (read_run("ls", s, &r)) c = MW_EXIT_FAIL;
+        mw_run_snapshot_end(s);
+    }
+    mw_store_close(s);
+    if (c != MW_EXIT_OK) return c;
+    char start[64] = "-", dur[64] = "-", nch[32], ns[32], ng[32], e[64];
+    if (r.have_start) iso_local(start, sizeof start, r.start_ns);
+    const char *what;
+    run_duration(dur, sizeof dur, &r, &what);
+    snprintf(nch, sizeof nch, "%d", r.nch);
+    snprintf(ns, sizeof ns, "%" PRId64, r.samples);
+    snprintf(ng, sizeof ng, "%" PRId64, r.gaps);
+    energy(e, sizeof e, r.window_pj);
+    const char *row[] = {dir, r.status, start, dur, nch, ns, ng, e};
+    mw_table_add(t, row);
+    return MW_EXIT_OK;
+}
+
+/* every run of sweep directory dir, in the index's order; the exit code */
+static int ls_sweep(mw_table *t, const char *dir)
+{
+    char err[1024];
+    mw_sweepidx *x = mw_sweepidx_open(dir, err, sizeof err);
+    if (!x) {
+        fprintf(stderr, "mw ls: %s\n", err);
+        return MW_EXIT_USAGE;
+    }
+    int code = MW_EXIT_OK;
+    for (size_t i = 0; i < mw_sweepidx_nruns(x); i++) {
+        int c = ls_row(t, mw_sweepidx_run_dir(x, i), mw_sweepidx_run_status(x, i));
+        if (c != MW_EXIT_OK && code != MW_EXIT_USAGE) code = c;
+    }
+    mw_sweepidx_close(x);
+    return code;
 }
 
 int cmd_ls(int argc, char **argv)
@@ -296,30 +349,9 @@ int cmd_ls(int argc, char **argv)
                           "channels", "samples", "gaps",  "energy"};
     mw_table_add(&t, head);
     int code = MW_EXIT_OK;
-    static run_stats r; /* large: not on the stack */
     for (int i = optind; i < argc; i++) {
-        int c = MW_EXIT_OK;
-        mw_store *s = open_run("ls", argv[i], &c);
-        if (s) {
-            mw_run_snapshot_begin(s);
-            if (read_run("ls", s, &r)) c = MW_EXIT_FAIL;
-            mw_run_snapshot_end(s);
-        }
-        mw_store_close(s);
-        if (c != MW_EXIT_OK) {
-            if (code != MW_EXIT_USAGE) code = c;
-            continue;
-        }
-        char start[64] = "-", dur[64] = "-", nch[32], ns[32], ng[32], e[64];
-        if (r.have_start) iso_local(start, sizeof start, r.start_ns);
-        const char *what;
-        run_duration(dur, sizeof dur, &r, &what);
-        snprintf(nch, sizeof nch, "%d", r.nch);
-        snprintf(ns, sizeof ns, "%" PRId64, r.samples);
-        snprintf(ng, sizeof ng, "%" PRId64, r.gaps);
-        energy(e, sizeof e, r.window_pj);
-        const char *row[] = {argv[i], r.status, start, dur, nch, ns, ng, e};
-        mw_table_add(&t, row);
+        int c = mw_sweepidx_is_sweep(argv[i]) ? ls_sweep(&t, argv[i]) : ls_row(&t, argv[i], NULL);
+        if (c != MW_EXIT_OK && code != MW_EXIT_USAGE) code = c;
     }
     if (t.nrows > 1) mw_table_print(&t, stdout, "");
     mw_table_free(&t);

@@ -11,6 +11,7 @@
 #   1.9 s: the known computing plus MPI start-up between calls), all of it inferred, and a
 #   phase split (no "no working phases");
 # - mw dvfs's T_cp of each rank is mw analyze's work time (one rule);
+# - mw ls SWEEPDIR lists the sweep's runs;
 # - mw align either estimates an offset that passed its significance test or says "cannot
 #   tell" (exit 1) — never an offset without its test.
 cd "$(dirname "$0")/../.." || exit 2
@@ -97,8 +98,22 @@ align_tells_or_says_cannot() {
   esac
 }
 
+ls_of_a_sweep() {
+  # mw ls takes a sweep directory as analyze, plot and report do: a row per run, each
+  # duration the command's run time (sleep 0.1 / 0.2 s)
+  "$MW" sweep -o "$TMP/sw" --meter sim --param n=1,2 --reps 2 -- sleep 0.{n} \
+    >"$TMP/sw.out" 2>&1
+  expect_eq "sweep: exit" "$?" 0
+  "$MW" ls "$TMP/sw" >"$TMP/ls.txt" 2>&1
+  expect_eq "ls SWEEPDIR: exit" "$?" 0
+  expect_num "ls SWEEPDIR: a row per run" "$(grep -c '/runs/n=' "$TMP/ls.txt")" 4 4
+  expect_num "ls SWEEPDIR: n=2's run time (s)" \
+    "$(awk '/runs\/n=2-r1/ { for (i = 1; i <= NF; i++) if ($i == "s") print $(i - 1) }' "$TMP/ls.txt")" 0.199 0.35
+}
+
 run_case record_as_the_readme_says
 run_case durations_are_run_times
 run_case one_rule_everywhere
 run_case align_tells_or_says_cannot
+run_case ls_of_a_sweep
 finish
