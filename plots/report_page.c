@@ -329,13 +329,21 @@ static void section_levels(FILE *f, const rp_report *rp)
 
 /* ---- statistics across runs ---------------------------------------------------------------- */
 
-/* The runs' energies of the channels called name, for the interval across runs; x has room
- * for every channel of every run. */
-static size_t channel_energies(const rp_report *rp, const char *name, double *x)
+/* A group of like runs for the statistics: runs of one sweep configuration, or runs given
+ * directly that recorded the same command (rp_run.like). */
+typedef struct {
+    const char *like;
+    size_t *run; /* indices into rp->run */
+    size_t n;
+} run_group;
+
+/* The energies of the channels called name over the group's runs; x has room for them. */
+static size_t channel_energies(const rp_report *rp, const run_group *g, const char *name,
+                               double *x)
 {
     size_t n = 0;
-    for (size_t i = 0; i < rp->nrun; i++) {
-        const mw_analysis_run *an = rp->run[i].an;
+    for (size_t j = 0; j < g->n; j++) {
+        const mw_analysis_run *an = rp->run[g->run[j]].an;
         for (size_t k = 0; k < an->nchannels; k++)
             if (!strcmp(an->channels[k].name, name))
                 x[n++] = rp_an_joules(an->channels[k].energy_pj);
@@ -349,10 +357,13 @@ static void td_agg(FILE *f, const mw_analysis_summary *s, const char *unit, int 
     rp_td_mean_sd(f, rp_an_round(s->mean, 6), rp_an_round(s->sd, 6), 3, unit, energy);
 }
 
-/* the runs as a whole: command time, its energy, the run's energy */
-static void across_runs(FILE *f, const rp_report *rp, double *x)
+/* the group's runs as a whole: command time, its energy, the run's energy */
+static void across_runs(FILE *f, const rp_report *rp, const run_group *g, size_t gi, double *x)
 {
-    fputs("<div class=\"scroll\"><table id=\"across-runs\">\n", f);
+    if (gi)
+        fprintf(f, "<div class=\"scroll\"><table id=\"across-runs-%zu\">\n", gi + 1);
+    else
+        fputs("<div class=\"scroll\"><table id=\"across-runs\">\n", f);
     static const char *const tcols[] = {"Figure", ">Runs", ">Mean \xC2\xB1 sd", ">95 % interval",
                                         NULL};
     rp_thead(f, tcols);
@@ -360,8 +371,8 @@ static void across_runs(FILE *f, const rp_report *rp, double *x)
     const char *labels[] = {"Command time", "Energy during the command", "Energy, whole run"};
     for (int q = 0; q < 3; q++) {
         size_t n = 0;
-        for (size_t i = 0; i < rp->nrun; i++) {
-            const rp_run *r = &rp->run[i];
+        for (size_t j = 0; j < g->n; j++) {
+            const rp_run *r = &rp->run[g->run[j]];
             double v = q == 0 ? r->cmd_s : q == 1 ? r->cmd_j : r->total_j;
             if (isfinite(v)) x[n++] = v;
         }
@@ -375,22 +386,32 @@ static void across_runs(FILE *f, const rp_report *rp, double *x)
     fputs("</tbody></table></div>\n", f);
 }
 
-/* per channel name: mw analyze's aggregate, and the interval of the energy */
-static void across_channels(FILE *f, const rp_report *rp, double *x)
+/* per channel name: mw analyze's aggregate over the group's runs, and the energy's interval */
+static void across_channels(FILE *f, const rp_report *rp, const run_group *g, size_t gi,
+                            double *x)
 {
     static const char *const cols[] = {
         "Channel",         ">Runs",           ">Energy",     ">95 % interval", ">Mean power",
         ">Pow_idle (KDE)", ">Pow_work (KDE)", ">Idle (GMM)", ">Work (GMM)",    NULL};
-    fputs("<h3>Per channel</h3>\n<div class=\"scroll\"><table id=\"across-channels\">\n", f);
+    const mw_analysis_run **runs = mw_xcalloc(g->n, sizeof *runs);
+    for (size_t j = 0; j < g->n; j++)
+        runs[j] = rp->run[g->run[j]].an;
+    mw_analysis_aggregate agg;
+    mw_analysis_aggregate_runs(runs, g->n, &agg);
+    free(runs);
+    if (gi)
+        fprintf(f, "<div class=\"scroll\"><table id=\"across-channels-%zu\">\n", gi + 1);
+    else
+        fputs("<div class=\"scroll\"><table id=\"across-channels\">\n", f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
-    for (size_t k = 0; k < rp->agg.nchannels; k++) {
-        const mw_analysis_name_summary *a = &rp->agg.channels[k];
+    for (size_t k = 0; k < agg.nchannels; k++) {
+        const mw_analysis_name_summary *a = &agg.channels[k];
         tr_channel(f, a->name);
         rp_td_text(f, a->name);
         rp_td_num(f, (double)a->runs, 0, "");
         td_agg(f, &a->metric[MW_ANALYSIS_ENERGY], "J", 1);
-        rp_td_ci(f, x, channel_energies(rp, a->name, x), 3, "J", 1);
+        rp_td_ci(f, x, channel_energies(rp, g, a->name, x), 3, "J", 1);
         td_agg(f, &a->metric[MW_ANALYSIS_MEAN_POWER], "W", 0);
         td_agg(f, &a->metric[MW_ANALYSIS_KDE_IDLE], "W", 0);
         td_agg(f, &a->metric[MW_ANALYSIS_KDE_WORK], "W", 0);
@@ -399,6 +420,23 @@ static void across_channels(FILE *f, const rp_report *rp, double *x)
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
+    mw_analysis_aggregate_free(&agg);
+}
+
+/* the groups of like runs, in order of their first run; *ng of them */
+static run_group *run_groups(const rp_report *rp, size_t *ng)
+{
+    run_group *g = mw_xcalloc(rp->nrun, sizeof *g);
+    *ng = 0;
+    for (size_t i = 0; i < rp->nrun; i++) {
+        const char *like = rp->run[i].like ? rp->run[i].like : "";
+        size_t k = 0;
+        while (k < *ng && strcmp(g[k].like, like))
+            k++;
+        if (k == *ng) g[(*ng)++] = (run_group){like, mw_xcalloc(rp->nrun, sizeof(size_t)), 0};
+        g[k].run[g[k].n++] = i;
+    }
+    return g;
 }
 
 static void section_stats(FILE *f, const rp_report *rp)
@@ -411,17 +449,33 @@ static void section_stats(FILE *f, const rp_report *rp)
               f);
         return;
     }
+    size_t ng;
+    run_group *g = run_groups(rp, &ng);
     fprintf(f,
-            "<p class=\"note\">Over the %zu runs: mean \xC2\xB1 sample sd (<code>mw analyze"
-            "</code>), and the %g %% Student-t interval of the mean (<code>models/include/stats.h"
-            "</code>).</p>\n",
-            rp->nrun, RP_CONFIDENCE * 100);
+            "<p class=\"note\">Like with like: the runs of one sweep configuration, or runs given "
+            "directly that recorded the same command, each group on its own (%zu group%s). Mean "
+            "\xC2\xB1 sample sd (<code>mw analyze</code>), and the %g %% Student-t interval of the "
+            "mean (<code>models/include/stats.h</code>) from three runs on.</p>\n",
+            ng, ng == 1 ? "" : "s", RP_CONFIDENCE * 100);
     size_t room = rp->nrun;
     for (size_t i = 0; i < rp->nrun; i++)
         room += rp->run[i].an->nchannels;
     double *x = mw_xcalloc(room, sizeof *x);
-    across_runs(f, rp, x);
-    across_channels(f, rp, x);
+    for (size_t k = 0; k < ng; k++) {
+        if (ng > 1) {
+            fputs("<h3><code>", f);
+            mw_html_text(f, g[k].like[0] ? g[k].like : "(no command recorded)");
+            fprintf(f, "</code>: %zu run%s</h3>\n", g[k].n, g[k].n == 1 ? "" : "s");
+        }
+        if (g[k].n < 2) {
+            fputs("<p class=\"note\">One run: nothing to compare it with.</p>\n", f);
+        } else {
+            across_runs(f, rp, &g[k], k, x);
+            across_channels(f, rp, &g[k], k, x);
+        }
+        free(g[k].run);
+    }
+    free(g);
     free(x);
     fputs("</section>\n", f);
 }

@@ -84,7 +84,7 @@ typedef struct {
     double drift_ppm;       /* (tail - head offset) / (tail - head time) x 1e6; positive:
                                the meter's timeline runs fast */
     double drift_sigma_ppm; /* its standard error */
-    char note[200];         /* why there is no estimate, or no drift */
+    char note[320];         /* why there is no estimate, or no drift */
 } mw_align_result;
 
 /* The offset over all windows and, when each third of the pattern has at least 4 edges,

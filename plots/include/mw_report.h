@@ -47,6 +47,8 @@ typedef struct {
     char *dir;
     char *title;         /* how the page names it: the directory, or "LABEL, repetition N" */
     int sweep;           /* index of its sweep, -1 for a run given directly */
+    char *like;          /* what it is like, for statistics across runs: "SWEEPDIR: LABEL"
+                            for a sweep's run, else its recorded command (NULL: none) */
     mw_analysis_run *an; /* its analysis (owned), after rp_report_analyse */
     char **key, **val;
     size_t nmeta;

@@ -224,7 +224,7 @@ eeg_runs() {
 }
 
 sweep() {
-  "$MW" sweep -o "$TMP/sw" --param t=0.3,0.6 --reps 2 --meter sim -- sleep '{t}' \
+  "$MW" sweep -o "$TMP/sw" --param t=0.3,0.6 --reps 3 --meter sim -- sleep '{t}' \
     >"$TMP/sw.out" 2>&1
   expect_eq "sweep: exit" "$?" 0
   "$MW" report -q "$TMP/sw" >"$TMP/swrep.out" 2>&1
@@ -232,24 +232,28 @@ sweep() {
   local page="$TMP/sw/report/index.html"
   # figures across the runs in fig/, each run's own in fig/runN/, all loaded
   images "$page" >"$TMP/swimg.txt"
-  expect_num "sweep: figures of each run" "$(grep -c '^img [0-9]*x[0-9]* fig/run[1-4]/' "$TMP/swimg.txt")" 4 1000
+  expect_num "sweep: figures of each run" "$(grep -c '^img [0-9]*x[0-9]* fig/run[1-6]/' "$TMP/swimg.txt")" 6 1000
   expect_num "sweep: figures across runs" "$(grep -c '^img [0-9]*x[0-9]* fig/[^/]*$' "$TMP/swimg.txt")" 1 1000
   expect_eq "sweep: every image loaded" \
     "$(grep '^img ' "$TMP/swimg.txt" | grep -cv '^img [1-9][0-9]*x[1-9][0-9]* fig/')" 0
   check "sweep report: SWEEPDIR/report" test -s "$page"
   expect_eq "sweep: two configurations" \
     "$(sed -n '/id="sweep-1-runs"/,/<\/table>/p' "$page" | grep -c '^<tr><td><code>t=')" 2
-  expect_grep "sweep: 2 of 2 runs per configuration" '<td class="n">2 of 2</td>' "$page"
+  expect_grep "sweep: 3 of 3 runs per configuration" '<td class="n">3 of 3</td>' "$page"
   expect_grep "sweep: Kruskal-Wallis" 'Kruskal' "$page"
-  # command time over the 4 runs (0.3, 0.3, 0.6, 0.6 s): Student-t with t(0.975, 3)
+  # statistics like with like: each configuration on its own (never 0.3 s pooled with
+  # 0.6 s); t=0.3's three runs first: Student-t with t(0.975, 2)
+  expect_grep "sweep: a statistics group per configuration" 'id="across-runs-2"' "$page"
   local msd ci
   msd=$(cell "$page" across-runs '<td>Command time</td>' 3)
   ci=$(cell "$page" across-runs '<td>Command time</td>' 4)
-  echo "  command time across the sweep: $msd, 95 % interval $ci"
-  check "sweep: command time's Student-t interval" t_interval_ok "$msd" "$ci" 3.18245 4
-  expect_num "sweep: mean command time (0.3 and 0.6 s twice)" "$(value "$msd")" 0.44 0.52
-  expect_eq "sweep: four runs in the summary" \
-    "$(sed -n '/id="runs"/,/<\/table>/p' "$page" | grep -c ', repetition ')" 4
+  echo "  command time of t=0.3: $msd, 95 % interval $ci"
+  check "sweep: command time's Student-t interval" t_interval_ok "$msd" "$ci" 4.30265 3
+  expect_num "sweep: mean command time of t=0.3" "$(value "$msd")" 0.29 0.36
+  expect_num "sweep: mean command time of t=0.6" \
+    "$(value "$(cell "$page" across-runs-2 '<td>Command time</td>' 3)")" 0.59 0.66
+  expect_eq "sweep: six runs in the summary" \
+    "$(sed -n '/id="runs"/,/<\/table>/p' "$page" | grep -c ', repetition ')" 6
 }
 
 bad_input() {
