@@ -216,9 +216,10 @@ static int read_run(const char *cmd, mw_store *s, run_stats *r)
 }
 
 /* The run's duration: the command's run time (meta cmd_start_ns to cmd_end_ns) when it
- * ran one, else the windows' extent, else start to end; "-" when none is known. The
- * recording's own end (meta end_ns) comes after the probe's events were merged, so it is
- * never a duration. *what says which one it is. */
+ * ran one — the recording's own end (meta end_ns) comes after the idle stages and the merge
+ * of the probe's events, so it is not the program's time — else, for a run without a
+ * command (imported, or still recording), start to end (the last window's end when there
+ * is no end yet), else the windows' extent; "-" when none is known. *what says which. */
 static const char *run_duration(char *buf, size_t len, const run_stats *r, const char **what)
 {
     snprintf(buf, len, "-");
@@ -227,13 +228,13 @@ static const char *run_duration(char *buf, size_t len, const run_stats *r, const
         *what = "the command's run time";
         return seconds(buf, len, ns_diff(r->cmd_end_ns, r->cmd_start_ns));
     }
+    if (r->have_start && r->have_end) { /* no command: an imported trace, a live run */
+        *what = "start to end: no command times recorded";
+        return seconds(buf, len, ns_diff(r->end_ns, r->start_ns));
+    }
     if (r->samples) {
         *what = "the recorded windows, first to last";
         return seconds(buf, len, ns_diff(r->last_t1_ns, r->first_t0_ns));
-    }
-    if (r->have_start && r->have_end) {
-        *what = "start to end";
-        return seconds(buf, len, ns_diff(r->end_ns, r->start_ns));
     }
     return buf;
 }
