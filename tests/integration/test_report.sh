@@ -155,6 +155,17 @@ one_run() {
   expect_num "node0 Pow_idle: the profile's 100 W" "$(value "$(cell "$PAGE" levels-1 'data-channel="node0"' 2)")" 97 103
   expect_num "node0 Pow_work: the profile's 250 W" "$(value "$(cell "$PAGE" levels-1 'data-channel="node0"' 3)")" 245 255
   expect_eq "node0: two levels" "$(cell "$PAGE" levels-1 'data-channel="node0"' 4 | tr -d ' ')" "yes"
+  # the page opens with its findings: node0's levels (the profile's 100 and 250 W), the
+  # energy, the warnings, the trace
+  expect_eq "findings: the first section" "$(grep -o '<section id="[a-z]*"' "$PAGE" | head -1)" \
+    '<section id="findings"'
+  local fl
+  fl=$(sed -n '/id="findings-levels"/,/<\/table>/p' "$PAGE" | grep 'data-channel="node0"' |
+       grep -o '<td class="n">[0-9.]* W' | sed 's/.*>//; s/ W//' | tr '\n' ' ')
+  expect_num "findings: node0 Pow_idle (profile 100 W)" "$(echo "$fl" | awk '{print $1}')" 97 103
+  expect_num "findings: node0 Pow_work (profile 250 W)" "$(echo "$fl" | awk '{print $2}')" 245 255
+  expect_grep "findings: where the energy went" 'id="findings-energy"' "$PAGE"
+  expect_grep "findings: warnings or none" 'id="findings-warnings"' "$PAGE"
   # command time: the mw phase "command" of analyze
   local ct
   ct=$(grep -o '"kind": "mw", "name": "command", "intervals": 1, "duration_s": [0-9.]*' "$TMP/an.json" |
@@ -206,18 +217,9 @@ eeg_runs() {
   expect_eq "model: one row per run" "$(sed -n '/id="model-runs"/,/<\/table>/p' "$page" | grep -c '^<tr>')" 2
   expect_grep "model: the paper's NRMSE" '<td class="n">0.787</td>' "$page"
   expect_grep "model: fitted parameters" '<code>t_cpu_s</code>' "$page"
-  expect_eq "across runs: two runs per channel" \
-    "$(cell "$page" across-channels 'data-channel="n0"' 2)" 2
-  # n0's energy over the two runs: mean +- sd, and no interval: two runs cannot support
-  # one (t(0.975, 1) = 12.7 sd would go below 0 J)
-  local msd ci
-  msd=$(cell "$page" across-channels 'data-channel="n0"' 3)
-  ci=$(cell "$page" across-channels 'data-channel="n0"' 4)
-  echo "  n0 across runs: $msd, 95 % interval $ci"
-  expect_eq "across runs: no interval from two runs" "$ci" "– (n = 2: too few runs)"
-  # the findings come first, with the nodes' levels and a trace
-  expect_grep "findings: first section" '<main>' "$page"
-  expect_eq "findings: the first section" "$(grep -o '<section id="[a-z]*"' "$page" | head -1)" '<section id="findings"'
+  # like with like: two eeg-mofs runs of different N_Spop are not pooled into statistics
+  expect_eq "across runs: no table pooling unlike runs" "$(grep -c 'id="across-channels' "$page")" 0
+  expect_eq "across runs: a group per command" "$(grep -c 'nothing to compare it with' "$page")" 2
   expect_grep "no figures: said so" "no-figures" "$page"
   # a plain run has no model section
   expect_eq "plain run: no model section" "$(grep -c 'id="model"' "$RUN/report/index.html")" 0
@@ -256,6 +258,22 @@ sweep() {
     "$(sed -n '/id="runs"/,/<\/table>/p' "$page" | grep -c ', repetition ')" 6
 }
 
+two_like_runs() {
+  # the same command twice (a copy of the step run): one group of n = 2, mean +- sd, and no
+  # interval: two runs cannot support one (t(0.975, 1) = 12.7 sd)
+  cp -r "$RUN" "$TMP/again"
+  "$MW" report -q --no-figures "$RUN" "$TMP/again" -o "$TMP/tworep" >/dev/null 2>&1
+  expect_eq "two runs: exit" "$?" 0
+  local page="$TMP/tworep/index.html"
+  expect_eq "two runs: two runs per channel" \
+    "$(cell "$page" across-channels 'data-channel="node0"' 2)" 2
+  local ci
+  ci=$(cell "$page" across-channels 'data-channel="node0"' 4)
+  echo "  node0 across two runs: 95 % interval $ci"
+  expect_eq "two runs: no interval from two runs" "$ci" "– (n = 2: too few runs)"
+  expect_grep "two runs: the findings give the values" "(n = 2: no interval)" "$page"
+}
+
 bad_input() {
   "$MW" report >/dev/null 2>"$TMP/b1.err"
   expect_eq "no input: exit" "$?" 2
@@ -288,5 +306,6 @@ run_case one_run
 run_case in_browser
 run_case eeg_runs
 run_case sweep
+run_case two_like_runs
 run_case bad_input
 finish
