@@ -325,16 +325,41 @@ static void write_lane_vars(FILE *v, const lane_key *lanes, size_t nl, int per_r
 }
 
 /* The power panel's range: the shown channels' window powers, W */
+/* The power axes: a channel whose highest window is below a quarter of the highest
+ * channel's (a switch beside the nodes) goes on the right axis with its own range, so that
+ * neither flattens the other; each axis spans its channels' windows, not from 0. Block
+ * numbers (1-based, in shown order) as words in y1_list and y2_list. */
 static void power_range(FILE *v, const mw_plot_run *r)
 {
-    double plo = INFINITY, phi = -INFINITY;
-    for (int c = 0; c < r->nch; c++)
+    double top = -INFINITY, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    double cmax[MW_PLOT_MAX_CHANNELS], cmin[MW_PLOT_MAX_CHANNELS];
+    for (int c = 0; c < r->nch; c++) {
+        cmax[c] = -INFINITY;
+        cmin[c] = INFINITY;
         for (size_t k = 0; shown(r, c) && k < r->ch[c].n; k++) {
             double pw = r->ch[c].w[k].power_mw / 1000.0;
-            if (pw < plo) plo = pw;
-            if (pw > phi) phi = pw;
+            if (pw < cmin[c]) cmin[c] = pw;
+            if (pw > cmax[c]) cmax[c] = pw;
         }
-    mw_plot_var_range(v, "ymin", "ymax", plo, phi, 1);
+        if (shown(r, c) && cmax[c] > top) top = cmax[c];
+    }
+    char l1[256] = "", l2[256] = "";
+    int block = 0;
+    for (int c = 0; c < r->nch; c++) {
+        if (!shown(r, c)) continue;
+        block++;
+        int a = top > 0 && cmax[c] < top / 4 ? 1 : 0;
+        char *l = a ? l2 : l1;
+        size_t used = strlen(l);
+        snprintf(l + used, 256 - used, "%s%d", used ? " " : "", block);
+        if (cmin[c] < lo[a]) lo[a] = cmin[c];
+        if (cmax[c] > hi[a]) hi[a] = cmax[c];
+    }
+    mw_plot_var_range(v, "ymin", "ymax", lo[0], hi[0], 1);
+    mw_plot_var_range(v, "y2min", "y2max", lo[1], hi[1], 0.05);
+    mw_plot_var_str(v, "y1_list", l1);
+    mw_plot_var_str(v, "y2_list", l2);
+    mw_plot_var_int(v, "has_y2", l2[0] != 0);
 }
 
 /* the classes present, 1-based, as words ("1 3"); the inferred computation is not one of
