@@ -271,6 +271,11 @@ void rp_report_free(rp_report *rp)
     mw_analysis_aggregate_free(&rp->agg);
     mw_escobar_study_free(rp->fit);
     mw_escobar_study_free(rp->fit_mode);
+    for (size_t i = 0; i < rp->nfit_warnings; i++)
+        free(rp->fit_warnings[i]);
+    free(rp->fit_warnings);
+    rp->fit_warnings = NULL;
+    rp->nfit_warnings = 0;
     for (size_t i = 0; i < rp->nfig; i++) {
         free(rp->fig[i].sub);
         free(rp->fig[i].name);

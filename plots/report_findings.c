@@ -336,6 +336,11 @@ static void warnings(FILE *f, const rp_report *rp)
             mw_html_text(f, rp->agg.channels[k].name);
             fputs(" (below 1 W in every run): left out of the findings</li>\n", f);
         }
+    for (size_t i = 0; rp->nescobar && i < rp->nfit_warnings; i++) {
+        warn(f, &n, "mw fit: ");
+        mw_html_text(f, rp->fit_warnings[i]);
+        fputs("</li>\n", f);
+    }
     if (rp->nescobar && rp->fit_mode_note[0]) {
         warn(f, &n, "mw fit: ");
         mw_html_text(f, rp->fit_mode_note);
