@@ -217,6 +217,14 @@ eeg_runs() {
   expect_eq "model: one row per run" "$(sed -n '/id="model-runs"/,/<\/table>/p' "$page" | grep -c '^<tr>')" 2
   expect_grep "model: the paper's NRMSE" '<td class="n">0.787</td>' "$page"
   expect_grep "model: fitted parameters" '<code>t_cpu_s</code>' "$page"
+  # every note mw fit --mode fit gives on these runs is on the page (model and findings)
+  "$MW" fit --model escobar --mode fit "$TMP/eeg1" "$TMP/eeg2" >/dev/null 2>"$TMP/fit.err"
+  local line
+  while IFS= read -r line; do
+    line=$(printf '%s' "${line#mw fit: note: }" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')
+    expect_eq "fit note in the report: $line" "$(grep -cF "$line" "$page")" 2
+  done < <(grep '^mw fit: note: ' "$TMP/fit.err")
+  echo "  mw fit's notes: $(grep -c '^mw fit: note: ' "$TMP/fit.err")"
   # like with like: two eeg-mofs runs of different N_Spop are not pooled into statistics
   expect_eq "across runs: no table pooling unlike runs" "$(grep -c 'id="across-channels' "$page")" 0
   expect_eq "across runs: a group per command" "$(grep -c 'nothing to compare it with' "$page")" 2
