@@ -628,6 +628,31 @@ static int ambiguous(const align_ctx *c, mw_align_fit *fit, double r1, double dm
     return 1;
 }
 
+/* The fit's significance (significance, ambiguous): 0 and fit->significant, or
+ * MW_ALIGN_NOT_SIGNIFICANT (or MW_ALIGN_NO_PEAK out of memory) with why in note. */
+static int verdict(const align_ctx *c, double tmin, double tmax, double dmax, double lmean,
+                   double lmax, double rbest, mw_align_fit *fit, char *note, size_t notelen)
+{
+    int sig = significance(c, tmin, tmax, dmax, lmean, lmax, rbest, fit);
+    if (sig < 0) return fail(note, notelen, MW_ALIGN_NO_PEAK, "out of memory", 0, 0);
+    if (sig > 0)
+        return fail(note, notelen, MW_ALIGN_NOT_SIGNIFICANT,
+                    "cannot tell: the windows span %.1f s, too short to test the match against "
+                    "shifted patterns (%.1f s needed)",
+                    tmax - tmin, 2 * (2 * dmax + 2 * lmax) + (ALIGN_SHIFTS - 1) * lmax);
+    if (fit->p_value > MW_ALIGN_P_MAX) {
+        if (notelen)
+            snprintf(note, notelen,
+                     "cannot tell: the power follows the pattern no better than shifted copies "
+                     "of it (r %.3f at the best offset, up to %.3f for %zu shifted patterns)",
+                     rbest, fit->null_r, fit->shifts);
+        return MW_ALIGN_NOT_SIGNIFICANT;
+    }
+    if (ambiguous(c, fit, rbest, dmax, lmean, lmax, note, notelen)) return MW_ALIGN_NOT_SIGNIFICANT;
+    fit->significant = 1;
+    return 0;
+}
+
 /* The estimate over windows w (sorted by t0, finite, t1 > t0). */
 static int estimate_sorted(const mw_align_window *w, size_t n, const align_shape *sh, double dmax,
                            mw_align_fit *fit, char *note, size_t notelen)
@@ -688,28 +713,7 @@ static int estimate_sorted(const mw_align_window *w, size_t n, const align_shape
     if (delta > 0.5) delta = 0.5;
     if (delta < -0.5) delta = -0.5;
     rc = fit_at(&c, ((double)kbest + delta) * step, rbest, edges, edge_sum, fit, note, notelen);
-    if (rc) goto out;
-    int sig = significance(&c, tmin, tmax, dmax, lmean, lmax, rbest, fit);
-    if (sig < 0) {
-        rc = fail(note, notelen, MW_ALIGN_NO_PEAK, "out of memory", 0, 0);
-    } else if (sig > 0) {
-        rc = fail(note, notelen, MW_ALIGN_NOT_SIGNIFICANT,
-                  "cannot tell: the windows span %.1f s, too short to test the match against "
-                  "shifted patterns (%.1f s needed)",
-                  tmax - tmin, 2 * (2 * dmax + 2 * lmax) + (ALIGN_SHIFTS - 1) * lmax);
-    } else if (fit->p_value <= MW_ALIGN_P_MAX &&
-               ambiguous(&c, fit, rbest, dmax, lmean, lmax, note, notelen)) {
-        rc = MW_ALIGN_NOT_SIGNIFICANT;
-    } else if (fit->p_value > MW_ALIGN_P_MAX) {
-        if (notelen)
-            snprintf(note, notelen,
-                     "cannot tell: the power follows the pattern no better than shifted copies "
-                     "of it (r %.3f at the best offset, up to %.3f for %zu shifted patterns)",
-                     rbest, fit->null_r, fit->shifts);
-        rc = MW_ALIGN_NOT_SIGNIFICANT;
-    } else {
-        fit->significant = 1;
-    }
+    if (!rc) rc = verdict(&c, tmin, tmax, dmax, lmean, lmax, rbest, fit, note, notelen);
 out:
     free(buf);
     return rc;

@@ -374,6 +374,20 @@ static void class_list(char *out, size_t len, const int present[MW_PLOT_NCLS_ALL
         }
 }
 
+/* "nothing connected, left out: ch5, ..." for the channels left out as unconnected; 0 when
+ * there is none */
+static int unconnected_note(const mw_plot_run *r, char *out, size_t len)
+{
+    out[0] = 0;
+    for (int c = 0; c < r->nch; c++)
+        if (r->ch[c].unconnected && !r->ch[c].selected) {
+            size_t l = strlen(out);
+            snprintf(out + l, len - l, "%s%.40s", l ? ", " : "nothing connected, left out: ",
+                     r->ch[c].name);
+        }
+    return out[0] != 0;
+}
+
 static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
 {
     const char *kind = per_rank ? "timeline" : "trace";
@@ -419,14 +433,8 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
         free(rows[k].r);
     const char *notes[5];
     int nn = 0;
-    char unc[256] = "";
-    for (int c = 0; c < r->nch; c++)
-        if (r->ch[c].unconnected && !r->ch[c].selected) {
-            size_t l = strlen(unc);
-            snprintf(unc + l, sizeof unc - l, "%s%.40s", l ? ", " : "nothing connected, left out: ",
-                     r->ch[c].name);
-        }
-    if (unc[0]) notes[nn++] = unc;
+    char unc[256];
+    if (unconnected_note(r, unc, sizeof unc)) notes[nn++] = unc;
     if (!r->nprogram) notes[nn++] = "no phases recorded";
     if (!r->nidle) notes[nn++] = "no idle baseline recorded (mw record --idle S)";
     if (decimated)
