@@ -15,7 +15,8 @@
  * slowly wandering noise) owes nothing to, in 18 of 20 draws at least; a pattern buried
  * under noise 20 times its gain; a pattern repeating every second, which any whole period
  * fits as well; and a drift needs both ends significant (the last third made pure noise:
- * no drift, the note naming the end). */
+ * no drift, the note naming the end); and mw align on such a run prints "cannot tell"
+ * (exit 1), with null offset and drift in its JSON. */
 #include "../unit.h"
 
 #include <ftw.h>
@@ -491,6 +492,30 @@ static void align_command(void **state)
     rc = run_mw((char *[]){"mw", "align", run, "--channel", "switch", NULL});
     assert_int_equal(rc, 1);
     assert_non_null(strstr(out, "does not follow"));
+
+    /* the same phases over a power that owes them nothing (random, wandering): cannot tell,
+     * exit 1, the report printed without an offset, the JSON's offset null */
+    char weak[160];
+    snprintf(weak, sizeof weak, "%s-weak", run);
+    make_trace(&tr, 400, 0.037, 50e-6, 0.113);
+    {
+        trace *noise = malloc(sizeof *noise);
+        random_trace(noise, tr.w[tr.nw - 1].t1_s + 1, 2.0, 78);
+        for (size_t i = 0; i < tr.nw; i++)
+            tr.w[i].power_w = noise->w[i < noise->nw ? i : noise->nw - 1].power_w;
+        free(noise);
+    }
+    make_run(weak, 1);
+    rc = run_mw((char *[]){"mw", "align", weak, NULL});
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "offset       cannot tell"));
+    assert_non_null(strstr(out, "drift        cannot tell"));
+    assert_null(strstr(out, " ms +- "));
+    rc = run_mw((char *[]){"mw", "align", weak, "--json", NULL});
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "\"significant\": false"));
+    assert_non_null(strstr(out, "\"offset_ms\": null"));
+    assert_non_null(strstr(out, "\"drift_ppm\": null"));
 
     /* no such phases: no pattern, exit 2, one line */
     rc = run_mw((char *[]){"mw", "align", run, "--phases", "solve", NULL});
