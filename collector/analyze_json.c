@@ -101,6 +101,8 @@ static void json_channel(FILE *out, const mw_analysis_run *r, const mw_analysis_
     json_string_or_null(out, mw_analysis_idle_source_name(c->idle_source));
     fprintf(out, ", \"dynamic_energy_j\": %s",
             an_dbl(b, sizeof b, mw_analysis_dynamic_j(c, c->energy_pj, c->covered_ns), 6, "", 1));
+    fprintf(out, ",\n     \"work_s\": %s", seconds6(b, sizeof b, c->work_ns));
+    fprintf(out, ", \"work_energy_j\": %s", joules6(b, sizeof b, c->work_energy_pj));
     fprintf(out, ",\n     \"pow_idle_w\": %s",
             an_dbl(b, sizeof b, mw_analysis_idle_w(&c->kde), 3, "", 1));
     fprintf(out, ", \"pow_work_w\": %s",
@@ -158,6 +160,7 @@ static void json_rank(FILE *out, const mw_analysis_run *r, const mw_analysis_ran
             seconds6(b, sizeof b, (__int128)rk->end_ns - rk->start_ns));
     fprintf(out, ", \"energy_j\": %s", joules6(b, sizeof b, rk->energy_pj));
     fprintf(out, ", \"work_s\": %s", seconds6(b, sizeof b, rk->work_ns));
+    fprintf(out, ", \"work_inferred_s\": %s", seconds6(b, sizeof b, rk->inferred_ns));
     fprintf(out, ", \"work_energy_j\": %s}", joules6(b, sizeof b, rk->work_energy_pj));
 }
 

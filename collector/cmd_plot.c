@@ -15,7 +15,8 @@
  * cpufreq), model when it is an eeg-mofs run; several runs get boxplot, and model when
  * eeg-mofs runs are among them (the per-run kinds only when asked, so that a sweep of
  * hundreds of runs does not make thousands of figures); profiles get pareto. A defaulted
- * kind that does not apply is skipped with one line on standard error; a kind asked for
+ * dvfs that cannot be drawn is skipped with one line on standard error (model and pareto
+ * without their inputs in silence); a kind asked for
  * that does not apply gives a figure saying why. Figures go to -o DIR, else to the one
  * input's plots/ folder (RUNDIR/plots, SWEEPDIR/plots, the profile's folder's plots/); when
  * several runs share DIR, per-run figures are named RUN-KIND... after the run's folder.

@@ -29,30 +29,23 @@ unsigned mw_dvfs_phase_class(const char *kind, const char *name)
 
 void mw_dvfs_rank_times(const mw_dvfs_phase *ph, size_t n, double *tcp_s, double *tcm_s)
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN, init_end = INT64_MIN, fin_start = INT64_MAX;
+    /* the one rule (mw_phase_class.h): T_cp is the rank's computation within its window
+     * (MPI_Init's end to MPI_Finalize's start), T_cm the rest of the window */
+    mw_phase_span *sp = mw_xcalloc(n ? n : 1, sizeof *sp);
     for (size_t i = 0; i < n; i++) {
-        if (ph[i].start_ns < lo) lo = ph[i].start_ns;
-        if (ph[i].end_ns > hi) hi = ph[i].end_ns;
-        if ((ph[i].cls & MW_DVFS_PHASE_INIT) && ph[i].end_ns > init_end) init_end = ph[i].end_ns;
-        if ((ph[i].cls & MW_DVFS_PHASE_FINALIZE) && ph[i].start_ns < fin_start)
-            fin_start = ph[i].start_ns;
+        unsigned edge = ((ph[i].cls & MW_DVFS_PHASE_INIT) ? MW_PHASE_MPI_INIT : 0) |
+                        ((ph[i].cls & MW_DVFS_PHASE_FINALIZE) ? MW_PHASE_MPI_FINALIZE : 0);
+        sp[i] = (mw_phase_span){ph[i].start_ns, ph[i].end_ns,
+                                (ph[i].cls & MW_DVFS_PHASE_COMM) ? MW_PHASE_COMM : MW_PHASE_OTHER,
+                                edge};
     }
-    if (init_end != INT64_MIN) lo = init_end;
-    if (fin_start != INT64_MAX) hi = fin_start;
-    *tcp_s = *tcm_s = 0;
-    if (hi <= lo) return;
-    /* the union of the communication phases within [lo, hi) (models/include/energy.h) */
-    mw_energy_span *cs = mw_xcalloc(n ? n : 1, sizeof *cs);
-    size_t nc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (ph[i].cls == MW_DVFS_PHASE_COMM)
-            cs[nc++] = (mw_energy_span){ph[i].start_ns, ph[i].end_ns};
-    nc = mw_energy_spans_union(cs, nc);
-    nc = mw_energy_spans_clip(cs, nc, lo, hi);
-    int64_t cm = mw_energy_spans_length_ns(cs, nc);
-    free(cs);
-    *tcm_s = (double)cm / 1e9;
-    *tcp_s = (double)(hi - lo - cm) / 1e9;
+    mw_energy_span *out;
+    mw_phase_computation c;
+    mw_phase_computation_spans(sp, n, &out, &c);
+    free(out);
+    free(sp);
+    *tcp_s = (double)c.window_work_ns / 1e9;
+    *tcm_s = (double)c.window_not_ns / 1e9;
 }
 
 void mw_dvfs_run_free(mw_dvfs_run *run)

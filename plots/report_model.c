@@ -63,18 +63,33 @@ static void fit_said(char *note, size_t len, const char *err)
     snprintf(note, len, "%s", mw_child_last_line(text, line, sizeof line));
 }
 
+/* mw fit's warning text, kept (once) */
+static void keep_warning(void *ctx, const char *text)
+{
+    rp_report *rp = ctx;
+    for (size_t i = 0; i < rp->nfit_warnings; i++)
+        if (!strcmp(rp->fit_warnings[i], text)) return;
+    rp->fit_warnings =
+        mw_xrealloc(rp->fit_warnings, (rp->nfit_warnings + 1) * sizeof *rp->fit_warnings);
+    rp->fit_warnings[rp->nfit_warnings++] = mw_xstrdup(text);
+}
+
 int rp_report_model(rp_report *rp)
 {
     mw_escobar_study_free(rp->fit);
     mw_escobar_study_free(rp->fit_mode);
     rp->fit = rp->fit_mode = NULL;
     rp->fit_note[0] = rp->fit_mode_note[0] = 0;
+    for (size_t i = 0; i < rp->nfit_warnings; i++)
+        free(rp->fit_warnings[i]);
+    rp->nfit_warnings = 0;
     char **dirs = mw_xcalloc(rp->nrun + 1, sizeof *dirs);
     int n = 0;
     for (size_t i = 0; i < rp->nrun; i++)
         if (rp->run[i].escobar) dirs[n++] = rp->run[i].dir;
-    /* mw fit's defaults: 95 % intervals, the switch a channel named *switch*; no notes */
-    mw_escobar_study_opts so = {.fit = 0};
+    /* mw fit's defaults: 95 % intervals, the switch a channel named *switch*; its notes
+     * (warnings) kept for the page */
+    mw_escobar_study_opts so = {.fit = 0, .note = keep_warning, .note_ctx = rp};
     char err[1024];
     int rc = 0;
     if (mw_escobar_study_run(&so, dirs, n, &rp->fit, err, sizeof err)) {
@@ -228,5 +243,10 @@ void rp_section_model(FILE *f, const rp_report *rp)
     }
     for (int k = 0; rp->fit_mode && k < rp->fit_mode->ngroups; k++)
         if (rp->fit_mode->group[k].fitted) fit_table(f, &rp->fit_mode->group[k]);
+    for (size_t i = 0; i < rp->nfit_warnings; i++) {
+        fputs("<p class=\"warn\">mw fit: ", f);
+        mw_html_text(f, rp->fit_warnings[i]);
+        fputs("</p>\n", f);
+    }
     fputs("</section>\n", f);
 }

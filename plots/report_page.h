@@ -43,4 +43,5 @@ int rp_meta_ll(const rp_run *r, const char *key, long long *v); /* 0, or -1: mis
 void rp_section_sweep(FILE *f, const rp_report *rp); /* nothing without a sweep */
 void rp_section_model(FILE *f, const rp_report *rp); /* nothing without eeg-mofs runs */
 void rp_section_meta(FILE *f, const rp_report *rp);
+void rp_section_findings(FILE *f, const rp_report *rp); /* report_findings.c: first */
 #endif

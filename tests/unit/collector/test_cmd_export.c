@@ -328,7 +328,8 @@ static void show(void **state)
              "status    complete\n"
              "start     2023-11-14T22:13:20+00:00\n"
              "end       2023-11-14T22:13:23+00:00\n"
-             "duration  3.250 s\n"
+             "duration  3.250 s (start to end: no command times recorded)\n"
+             "recorded  2.750 s of windows\n"
              "samples   20 in 2 channels\n"
              "gaps      1 (0.250 s)\n"
              "energy    281.250 J in all channels\n"
@@ -359,7 +360,7 @@ static void show(void **state)
     assert_int_equal(run_mw((char *[]){"mw", "show", "--help", NULL}), 0);
     assert_non_null(strstr(out, "usage: mw show RUNDIR"));
     assert_int_equal(run_mw((char *[]){"mw", "ls", "-h", NULL}), 0);
-    assert_non_null(strstr(out, "usage: mw ls RUNDIR..."));
+    assert_non_null(strstr(out, "usage: mw ls RUNDIR|SWEEPDIR..."));
 }
 
 /* A reader while a writer holds an uncommitted transaction sees the committed rows. */

@@ -6,7 +6,8 @@
  * [0, 1) (so idle powers 100, 50 and 10 W), rank 0 @n0 compute step [0.5, 2.5) (on node0
  * 50 + 200 + 100 = 350 J), rank 1 @n1 compute step [1, 2) (50 J on node1), rank 2 @nx (a
  * host without a channel) user solve [3, 4), and a rank-0 user phase named "Wait here" (a
- * program's own waiting: not work). Hence: node0 measures rank 0, node1 rank 1, the switch
+ * program's own waiting: not work; the unmarked [2.5, 3) between them is rank 0's inferred
+ * computation, mw_phase_class.h's rule). Hence: node0 measures rank 0, node1 rank 1, the switch
  * every rank; rank 2's energy is the switch's (10 J); the step group on the switch is the
  * union [0.5, 2.5) over both hosts (20 J).
  *
@@ -120,7 +121,9 @@ static void hand_ranks(void **state)
     assert_int_equal(mw_analysis_finish(r, err, sizeof err), 0);
     assert_int_equal(r->nranks, 3);
     /* rank 0 on n0: node0 only, over [0.5, 4): 50 + 200 + 100 = 350 J to 2.5 s, then
-     * 100 + 100 J; its work is the step only (the waiting phase is not work) */
+     * 100 + 100 J; its work is the step and, inferred, the unmarked [2.5, 3) between the
+     * step and its waiting phase (its time outside MPI and waits: 0.5 s at 200 W, 100 J);
+     * the waiting phase is not work */
     const mw_analysis_rank *k0 = &r->ranks[0];
     assert_int_equal(k0->rank, 0);
     assert_string_equal(k0->host, "n0");
@@ -129,8 +132,12 @@ static void hand_ranks(void **state)
     assert_int_equal(k0->start_ns, S_NS + SEC / 2);
     assert_int_equal(k0->end_ns, S_NS + 4 * SEC);
     assert_true(k0->energy_pj == PJ(550));
-    assert_int_equal(k0->work_ns, 2 * SEC);
-    assert_true(k0->work_energy_pj == PJ(350));
+    assert_int_equal(k0->work_ns, 5 * SEC / 2);
+    assert_int_equal(k0->inferred_ns, SEC / 2);
+    assert_true(k0->work_energy_pj == PJ(450));
+    /* rank 1: its step is all it did, marked */
+    assert_int_equal(r->ranks[1].work_ns, SEC);
+    assert_int_equal(r->ranks[1].inferred_ns, 0);
     /* rank 1 on n1: node1 only */
     assert_int_equal(r->ranks[1].nchannels, 1);
     assert_int_equal(r->ranks[1].channels[0], 1);
@@ -210,6 +217,9 @@ static void two_levels(void **state)
     for (int b = 1; b < 10; b += 2) /* work in blocks 1, 3, 5, 7, 9 of 20 windows */
         mw_analysis_add_phase(r, 0, "n0", "compute", "work", S_NS + b * 20 * SEC,
                               S_NS + (b + 1) * 20 * SEC);
+    for (int b = 2; b < 10; b += 2) /* and says it waits in between (else: inferred work) */
+        mw_analysis_add_phase(r, 0, "n0", "user", "idle", S_NS + b * 20 * SEC,
+                              S_NS + (b + 1) * 20 * SEC);
     for (int k = 0; k < 200; k++) {
         int32_t level = (k / 20) % 2 ? 200000 : 100000, noise = k % 2 ? 1000 : -1000;
         assert_int_equal(mw_analysis_add_window(r, 1, S_NS + k * SEC, S_NS + (k + 1) * SEC,
@@ -247,9 +257,10 @@ static void constant_and_across_runs(void **state)
     const mw_analysis_channel *sw = &a->channels[2];
     assert_true(sw->kde.constant);
     assert_true(sw->constant_power_w == 10.0);
-    /* the switch's work: [0.5, 2.5) and [3, 4), over half of windows 1 and 3 */
-    assert_int_equal(sw->split.working_windows, 2);
-    assert_int_equal(sw->split.idle_windows, 2);
+    /* the switch's work: rank 0's [0.5, 3) (step, then inferred), rank 1's [1, 2) and
+     * rank 2's [3, 4): over half of windows 1, 2 and 3 */
+    assert_int_equal(sw->split.working_windows, 3);
+    assert_int_equal(sw->split.idle_windows, 1);
     const mw_analysis_run *runs[] = {a, b};
     mw_analysis_aggregate agg;
     mw_analysis_aggregate_runs(runs, 2, &agg);
