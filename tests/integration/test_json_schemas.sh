@@ -38,12 +38,15 @@ runs() {
   done
   "$MW" analyze --json "$TMP/a" >"$TMP/analyze1.json" &&
     "$MW" analyze --json "$TMP/a" "$TMP/b" >"$TMP/analyze2.json" &&
-    "$MW" align "$TMP/a" --json >"$TMP/align.json" &&
     "$MW" dvfs "$TMP/a" --freqs 2.5,2.1,1.7 --json >"$TMP/dvfs.json" &&
     "$MW" stats --channel N1 --quantity energy --group x "$TMP/a" "$TMP/b" --group y "$TMP/b" "$TMP/a" \
       --json >"$TMP/stats.json" &&
     "$MW" stats --channel N2 --quantity mean_power --method gmm --group x "$TMP/a" --json >"$TMP/stats1.json"
   expect_eq "the commands ran" "$?" 0
+  # mw align exits 1 when it cannot tell (a 2-rank run of a second is too short to test the
+  # match against shifted patterns); its document says so with nulls, and is valid too
+  "$MW" align "$TMP/a" --json >"$TMP/align.json"
+  expect_eq "align: exit (0 told, 1 cannot tell)" "$(( $? <= 1 ))" 1
   valid "$TMP"/analyze1.json "$TMP"/analyze2.json "$TMP"/align.json "$TMP"/dvfs.json \
     "$TMP"/stats.json "$TMP"/stats1.json
   expect_eq "schema first" "$(head -c 28 "$TMP/dvfs.json")" '{"schema": "megawatt.dvfs/1"'
