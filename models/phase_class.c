@@ -4,6 +4,7 @@
  * All arithmetic is on sorted disjoint span lists (models/include/energy.h), exact in ns. */
 #include "mw_phase_class.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "mw_alloc.h"
@@ -76,12 +77,16 @@ size_t mw_phase_computation_spans(const mw_phase_span *ph, size_t n, mw_energy_s
     c->work_ns = mw_energy_spans_length_ns(out, m);
     c->inferred_ns = c->work_ns - c->marked_ns;
     if (hi > lo) {
+        /* in 128 bits, saturated: a damaged run's times may lie INT64_MAX apart */
+        __int128 in = 0;
         for (size_t i = 0; i < m; i++) { /* the computation within the window */
             int64_t a = out[i].start_ns > lo ? out[i].start_ns : lo;
             int64_t b = out[i].end_ns < hi ? out[i].end_ns : hi;
-            if (b > a) c->window_work_ns += b - a;
+            if (b > a) in += (__int128)b - a;
         }
-        c->window_not_ns = (hi - lo) - c->window_work_ns;
+        __int128 not_in = (__int128)hi - lo - in;
+        c->window_work_ns = in > INT64_MAX ? INT64_MAX : (int64_t)in;
+        c->window_not_ns = not_in > INT64_MAX ? INT64_MAX : (int64_t)not_in;
     }
     free(work);
     free(not);
