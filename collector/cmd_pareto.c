@@ -87,18 +87,20 @@ static void usage(FILE *out)
 
 /* ---- options ------------------------------------------------------------------------- */
 
-/* --time, --energy, --static-power (>= 0) and --n: a number > 0. -1, or the exit status. */
+/* --time (s), --energy (J), --static-power (W) and --n (units): plain decimal numbers in
+ * their ranges (mw_cli_double). -1, or the exit status. */
 static int number_opt(int c, const char *arg, pd_opts *o)
 {
     static const char *const name[] = {"--time", "--energy", "--static-power", "--n"};
-    static const char *const what[] = {"a time > 0 s", "an energy > 0 J", "a power >= 0 W",
-                                       "a workload > 0"};
+    static const char *const unit[] = {"s", "J", "W", "units"};
+    static const double lo[] = {MW_PROFILE_MIN, MW_PROFILE_MIN, 0, MW_PROFILE_MIN};
+    double hi = MW_PROFILE_MAX; /* the profile's own range (mw_profile.h) */
     int i = c == 't' ? 0 : c == 'e' ? 1 : c == 'p' ? 2 : 3;
     double *value[] = {&o->time_s, &o->energy_J, &o->ps, &o->n};
     int *has[] = {&o->has_time, &o->has_energy, &o->has_ps, &o->has_n};
     double v;
-    if (mw_cli_number(arg, &v) || !(c == 'p' ? v >= 0 : v > 0))
-        return mw_cli_usage_error("pareto", "%s: '%s' is not %s", name[i], arg, what[i]);
+    int rc = mw_cli_double("pareto", name[i], arg, lo[i], hi, unit[i], &v);
+    if (rc) return rc;
     *value[i] = v;
     *has[i] = 1;
     return -1;
@@ -119,10 +121,13 @@ static int parse_opts(int argc, char **argv, pd_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c, rc = -1;
     while (rc < 0 && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("pareto", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 't':
         case 'e':

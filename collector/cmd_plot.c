@@ -86,11 +86,15 @@ static int parse_args(int argc, char **argv, mw_plot_request *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    static const int repeatable[] = {'k', 'c', 0};
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     o->channels = mw_xcalloc((size_t)argc + 1, sizeof *o->channels);
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("plot", &seen, opts, c, repeatable);
+        if (once) return once;
         switch (c) {
         case 'k': {
             int k = mw_plot_kind_index(optarg);

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "energy_store.h"
 #include "mw_alloc.h"
+#include "mw_num.h"
 #include "mw_sweep.h"
 #include "mw_sweepindex.h"
 #include "sweep_precision.h"
@@ -74,10 +75,9 @@ static void usage(FILE *out)
 
 static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
 {
-    double v;
-    if (mw_cli_number(arg, &v) || v != floor(v) || v < lo || v > hi)
-        return mw_cli_usage_error(CMD, "%s: '%s' is not a whole number in %d..%d", opt, arg, lo,
-                                  hi);
+    int64_t v;
+    int rc = mw_cli_int(CMD, opt, arg, lo, hi, &v);
+    if (rc) return rc;
     *out = (int)v;
     return -1;
 }
@@ -90,8 +90,8 @@ static int parse_precision(sw_opts *o, const char *val)
     if (n < 2 || n >= sizeof num || val[n - 1] != '%')
         return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage like 2.5%%", val);
     snprintf(num, sizeof num, "%.*s", (int)(n - 1), val);
-    if (mw_cli_number(num, &v) || !(v > 0 && v < 100))
-        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in (0, 100)", val);
+    if (mw_num_double(num, 0.01, 99, &v))
+        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in 0.01..99", val);
     o->rel = v / 100;
     o->precision = 1;
     return -1;
@@ -122,9 +122,8 @@ static int parse_option(sw_opts *o, const char *a, const char *name, const char 
     } else if (!strcmp(name, "--meter")) {
         o->meter = val;
     } else if (!strcmp(name, "--idle")) {
-        if (mw_cli_number(val, &v) || !(v >= 0 && v <= 86400))
-            return mw_cli_usage_error(CMD, "--idle: '%s' is not a number of seconds in 0..86400",
-                                      val);
+        int rc = mw_cli_double(CMD, "--idle", val, 0, 86400, "s", &v);
+        if (rc) return rc;
         o->idle = val;
     } else if (!strcmp(name, "--channels")) {
         o->channels = val;
@@ -141,6 +140,7 @@ static int parse_args(int argc, char **argv, sw_opts *o)
 {
     static const char *const with_value[] = {"-o",         "--param", "--reps", "--precision",
                                              "--max-reps", "--meter", "--idle", "--channels"};
+    mw_cli_seen seen = {0}; /* --param may repeat; the others take one value, once */
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -164,7 +164,9 @@ static int parse_args(int argc, char **argv, sw_opts *o)
         } else if (!takes && val) {
             return mw_cli_usage_error(CMD, "unknown option '%s'", a);
         }
-        int rc = parse_option(o, a, name, val);
+        int rc = takes && strcmp(name, "--param") ? mw_cli_once(CMD, &seen, name) : 0;
+        if (rc) return rc;
+        rc = parse_option(o, a, name, val);
         if (rc >= 0) return rc;
     }
     if (!o->out) return mw_cli_usage_error(CMD, "missing -o SWEEPDIR");
