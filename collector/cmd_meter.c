@@ -36,7 +36,7 @@ static void monitor_usage(FILE *out)
                  "otherwise one line per window: time_s (window end, host clock, s since\n"
                  "start), vrms_v, freq_hz, then power_w of every channel.\n\n"
                  "  --meter M    serial port, 'auto' (default) or 'sim'\n"
-                 "  --seconds S  stop after S seconds (default: until interrupted)\n"
+                 "  --seconds S  stop after S seconds, 0.001 to 1e9 (default: until interrupted)\n"
                  "  -h, --help   this text\n");
 }
 

@@ -107,7 +107,7 @@ static void usage(FILE *out)
             "                       sim:cluster[=FILE] from the CPU activity of CMD's\n"
             "                       processes and its MPI traffic: docs/simulated-cluster.md)\n"
             "  --idle S             record S seconds of idle baseline before and after CMD\n"
-            "                       (default 0)\n"
+            "                       (0 to 86400; default 0)\n"
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
             "                       e.g. node0,node1,node2,node3,switch (default: the file\n"
             "                       %s, else ch1, ch2, ...)\n"

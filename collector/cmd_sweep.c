@@ -57,13 +57,14 @@ static void usage(FILE *out)
             "  -o SWEEPDIR        the sweep directory (created; an existing sweep of the same\n"
             "                     command and parameters is resumed)\n"
             "  --param NAME=V,... a parameter (NAME: letters, digits, _) and its values\n"
-            "  --reps N           repetitions of every configuration (default 3)\n"
+            "  --reps N           repetitions of every configuration, 1 to 1000 (default 3)\n"
             "  --precision P%%     repeat each configuration until the mean of its command's\n"
             "                     wall time and of its energy are both within P %% at 95 %%\n"
-            "                     confidence (Student t), at least 3 repetitions\n"
-            "  --max-reps M       ... and at most M (default 10)\n"
+            "                     confidence (Student t), at least 3 repetitions (P: 1e-6\n"
+            "                     to 99.9)\n"
+            "  --max-reps M       ... and at most M, up to 1000 (default 10)\n"
             "  --meter M          passed to mw record (default auto; sim: the simulated board)\n"
-            "  --idle S           passed to mw record: S seconds of idle baseline\n"
+            "  --idle S           passed to mw record: S seconds of idle baseline (0 to 86400)\n"
             "  --channels LIST    passed to mw record: channel names\n"
             "  -h, --help         this text\n\n"
             "Order: repetition 1 of every configuration, then repetition 2, ...; round r\n"
@@ -90,8 +91,8 @@ static int parse_precision(sw_opts *o, const char *val)
     if (n < 2 || n >= sizeof num || val[n - 1] != '%')
         return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage like 2.5%%", val);
     snprintf(num, sizeof num, "%.*s", (int)(n - 1), val);
-    if (mw_num_double(num, 0.01, 99, &v))
-        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in 0.01..99", val);
+    if (mw_num_double(num, 1e-6, 99.9, &v))
+        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in 1e-6..99.9", val);
     o->rel = v / 100;
     o->precision = 1;
     return -1;

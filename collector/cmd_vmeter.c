@@ -63,7 +63,7 @@ static void usage(FILE *out)
             "  --elf FILE        firmware ELF (default: the one mw was built with)\n"
             "  --link PATH       also make PATH a symbolic link to the port (an old link there\n"
             "                    is replaced; any other file is an error)\n"
-            "  --seconds S       stop after S seconds (S > 0; required with --stdout)\n"
+            "  --seconds S       stop after S seconds (0.001 to 1e7; required with --stdout)\n"
             "  --no-reset        do not reset the board when a client opens the port (avrdude\n"
             "                    then cannot reach the bootloader, as with a real board)\n"
             "  --bootloader HEX  put this Intel HEX bootloader in the boot section (0x3E000)\n"
