@@ -3,9 +3,12 @@
 #include "cli.h"
 
 #include "builtin.h"
+#include "dvfs_run.h"
 #include "mw_num.h"
+#include "mw_profile.h"
 
 #include <inttypes.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +80,37 @@ int mw_cli_int(const char *cmd, const char *opt, const char *arg, int64_t min, i
     if (rc == -1) return mw_cli_usage_error(cmd, "%s: '%s' is not a whole number", opt, arg);
     return mw_cli_usage_error(cmd, "%s: '%s' is out of range (%" PRId64 " to %" PRId64 ")", opt,
                               arg, min, max);
+}
+
+int mw_cli_check_freqs(const char *cmd, const char *list)
+{
+    double ghz[MW_DVFS_MAX_GEARS];
+    size_t n = 0;
+    char source[64], err[512];
+    if (mw_dvfs_gears_load(list, ghz, &n, source, sizeof source, err, sizeof err))
+        return mw_cli_usage_error(cmd, "%s", err);
+    return 0;
+}
+
+int mw_cli_check_profile(const char *cmd, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "mw %s: %s: cannot read the profile\n", cmd, path);
+        return MW_EXIT_USAGE;
+    }
+    mw_profile p;
+    char err[1024];
+    int rc = mw_profile_read(in, path, &p, err, sizeof err);
+    fclose(in);
+    if (rc) {
+        fprintf(stderr, "mw %s: %s\n", cmd, err);
+        return MW_EXIT_USAGE;
+    }
+    mw_profile_free(&p);
+    return 0;
 }
 
 int mw_cli_once(const char *cmd, mw_cli_seen *seen, const char *name)

@@ -43,6 +43,14 @@ int mw_cli_double(const char *cmd, const char *opt, const char *arg, double min,
 int mw_cli_int(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,
                int64_t *out);
 
+/* Inputs checked while parsing, so that a bad one is a usage error (exit 2) before anything
+ * is made, not a note figure at exit 0: a --freqs list of GHz (as mw dvfs reads it,
+ * mw_dvfs_gears_load), and a profile file (mw_profile_read; only a regular file is read
+ * here: anything else is left to the command). 0, or the message printed and
+ * MW_EXIT_USAGE. */
+int mw_cli_check_freqs(const char *cmd, const char *list);
+int mw_cli_check_profile(const char *cmd, const char *path);
+
 /* Options that take one value may be given once: "--from 1 --from 2" is a usage error, not
  * the last one winning. A command keeps one mw_cli_seen (zeroed) for its parse and calls
  * mw_cli_once for each option it reads; repeatable options (documented as such: --group,

@@ -104,11 +104,15 @@ static int parse_opts(int argc, char **argv, rp_opts *o)
             struct stat sb;
             if (stat(optarg, &sb) != 0 || !S_ISREG(sb.st_mode))
                 return mw_cli_usage_error("report", "--profile %s: not a file", optarg);
+            int bad = mw_cli_check_profile("report", optarg);
+            if (bad) return bad;
             o->profile = optarg;
             break;
         }
         case 'f':
             if (!optarg[0]) return mw_cli_usage_error("report", "--freqs: an empty list");
+            int bad = mw_cli_check_freqs("report", optarg);
+            if (bad) return bad;
             o->freqs = optarg;
             break;
         case 'q':

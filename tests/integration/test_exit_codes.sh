@@ -255,6 +255,10 @@ c_plot() {
   rc_is "plot" 0 plot "$BASE" --kind trace -o "$TMP/p1"
   refused "plot --kind frob" "frob" plot "$BASE" --kind frob -o "$TMP/p2"
   refused "plot NOTDB" "file is not a database" plot "$NOTDB" -o "$TMP/p3"
+  refused "plot GARBAGE profile" "$GARBAGE:1:" plot "$GARBAGE" -o "$TMP/p7"
+  refused "plot --freqs 0x10" "--freqs: '0x10' is not a frequency" \
+    plot "$BASE" --kind dvfs --freqs 0x10 -o "$TMP/p8"
+  check "plot: nothing made by refusals" test ! -e "$TMP/p7" -a ! -e "$TMP/p8"
   refused "plot -o twice" "--output given twice" plot "$BASE" -o "$TMP/p4" -o "$TMP/p5"
   rc_is "plot --kind twice (repeatable)" 0 plot "$BASE" --kind trace --kind histogram -o "$TMP/p6"
 }
@@ -263,6 +267,8 @@ c_report() {
   rc_is "report" 0 report "$BASE" -o "$TMP/rep1" --no-figures -q
   refused "report --frob" "unknown option" report --frob "$BASE"
   refused "report NOTDB" "file is not a database" report "$NOTDB" -o "$TMP/rep2" -q
+  refused "report --profile GARBAGE" "$GARBAGE:1:" report "$BASE" --profile "$GARBAGE" -o "$TMP/rep5" -q
+  refused "report --freqs nan" "--freqs: 'nan' is not a frequency" report "$BASE" --freqs nan -o "$TMP/rep6" -q
   refused "report -o twice" "--output given twice" report "$BASE" -o "$TMP/rep3" -o "$TMP/rep4"
 }
 
