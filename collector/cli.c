@@ -7,6 +7,7 @@
 #include "mw_num.h"
 #include "mw_profile.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <stdarg.h>
@@ -70,6 +71,11 @@ int mw_cli_double(const char *cmd, const char *opt, const char *arg, double min,
     if (rc == -1) return mw_cli_usage_error(cmd, "%s: '%s' is not a number", opt, arg);
     return mw_cli_usage_error(cmd, "%s: '%s' is out of range (%g to %g%s%s)", opt, arg, min, max,
                               unit && *unit ? " " : "", unit ? unit : "");
+}
+
+int mw_cli_number(const char *arg, double *out)
+{
+    return mw_num_double(arg, -DBL_MAX, DBL_MAX, out) ? -1 : 0;
 }
 
 int mw_cli_int(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,

@@ -36,12 +36,16 @@ int mw_cli_wants_help(int argc, char **argv);
 /* The value arg of option opt ("--idle-power") of command cmd as a number through mw_num
  * (plain decimal only: no nan, inf, hex, spaces or trailing characters) in [min, max].
  * Returns 0 with *out set, else prints "mw CMD: OPT: 'ARG' is not a number" or "mw CMD:
- * OPT: ARG is out of range (MIN to MAX UNIT)" and returns MW_EXIT_USAGE. unit may be "". */
+ * OPT: 'ARG' is out of range (MIN to MAX UNIT)" and returns MW_EXIT_USAGE. unit may be "". */
 int mw_cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
                   const char *unit, double *out);
 /* The same for a whole number (no '.', no exponent). */
 int mw_cli_int(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,
                int64_t *out);
+/* arg as a plain decimal number (mw_num.h), any finite double: 0, or -1 (nothing written,
+ * nothing printed; the caller names the option and its range). Kept for callers that word
+ * their own message; mw_cli_double says it for them. */
+int mw_cli_number(const char *arg, double *out);
 
 /* Inputs checked while parsing, so that a bad one is a usage error (exit 2) before anything
  * is made, not a note figure at exit 0: a --freqs list of GHz (as mw dvfs reads it,
