@@ -47,8 +47,8 @@ printf 'n 10\nstatic_power 1\ndevice C a=1 b=1\ndevice G a=2 b=0.5\n' > "$PROFIL
 # (unless ONE_LINE=0: simavr's own messages, mw sweep's progress)
 rc_is() {
   local what=$1 want=$2; shift 2
-  "$MW" "$@" > "$TMP/out.txt" 2> "$TMP/err.txt"
-  local rc=$?
+  timeout -k 5 60 "$MW" "$@" > "$TMP/out.txt" 2> "$TMP/err.txt" # 124: it hung (a
+  local rc=$?                 # repeated option taken as the last: monitor ran forever)
   expect_eq "$what: exit" "$rc" "$want"
   if [ "$want" = 2 ] && [ "$rc" = 2 ] && [ "${ONE_LINE:-1}" = 1 ]; then
     expect_eq "$what: one line on stderr" "$(wc -l < "$TMP/err.txt")" 1
