@@ -3,9 +3,13 @@
 #include "cli.h"
 
 #include "builtin.h"
+#include "dvfs_run.h"
+#include "mw_num.h"
+#include "mw_profile.h"
 
-#include <errno.h>
-#include <math.h>
+#include <float.h>
+#include <inttypes.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,14 +64,84 @@ int mw_cli_usage_error(const char *cmd, const char *fmt, ...)
     return MW_EXIT_USAGE;
 }
 
+int mw_cli_double(const char *cmd, const char *opt, const char *arg, double min, double max,
+                  const char *unit, double *out)
+{
+    int rc = mw_num_double(arg, min, max, out);
+    if (rc == 0) return 0;
+    if (rc == -1) return mw_cli_usage_error(cmd, "%s: '%s' is not a number", opt, arg);
+    return mw_cli_usage_error(cmd, "%s: '%s' is out of range (%g to %g%s%s)", opt, arg, min, max,
+                              unit && *unit ? " " : "", unit ? unit : "");
+}
+
 int mw_cli_number(const char *arg, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(v)) return -1;
-    *out = v;
+    return mw_num_double(arg, -DBL_MAX, DBL_MAX, out) ? -1 : 0;
+}
+
+int mw_cli_int(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,
+               int64_t *out)
+{
+    int rc = mw_num_int64(arg, min, max, out);
+    if (rc == 0) return 0;
+    if (rc == -1) return mw_cli_usage_error(cmd, "%s: '%s' is not a whole number", opt, arg);
+    return mw_cli_usage_error(cmd, "%s: '%s' is out of range (%" PRId64 " to %" PRId64 ")", opt,
+                              arg, min, max);
+}
+
+int mw_cli_check_freqs(const char *cmd, const char *list)
+{
+    double ghz[MW_DVFS_MAX_GEARS];
+    size_t n = 0;
+    char source[64], err[512];
+    if (mw_dvfs_gears_load(list, ghz, &n, source, sizeof source, err, sizeof err))
+        return mw_cli_usage_error(cmd, "%s", err);
     return 0;
+}
+
+int mw_cli_check_profile(const char *cmd, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "mw %s: %s: cannot read the profile\n", cmd, path);
+        return MW_EXIT_USAGE;
+    }
+    mw_profile p;
+    char err[1024];
+    int rc = mw_profile_read(in, path, &p, err, sizeof err);
+    fclose(in);
+    if (rc) {
+        fprintf(stderr, "mw %s: %s\n", cmd, err);
+        return MW_EXIT_USAGE;
+    }
+    mw_profile_free(&p);
+    return 0;
+}
+
+int mw_cli_once(const char *cmd, mw_cli_seen *seen, const char *name)
+{
+    for (int i = 0; i < seen->n; i++)
+        if (!strcmp(seen->name[i], name)) return mw_cli_usage_error(cmd, "%s given twice", name);
+    if (seen->n < (int)(sizeof seen->name / sizeof seen->name[0]))
+        snprintf(seen->name[seen->n++], sizeof seen->name[0], "%s", name);
+    return 0;
+}
+
+int mw_cli_once_opt(const char *cmd, mw_cli_seen *seen, const struct option *opts, int c,
+                    const int *repeatable)
+{
+    for (const int *r = repeatable; r && *r; r++)
+        if (*r == c) return 0;
+    for (const struct option *o = opts; o->name; o++) {
+        if (o->val != c || o->flag) continue;
+        if (o->has_arg == no_argument) return 0;
+        char name[48];
+        snprintf(name, sizeof name, "--%s", o->name);
+        return mw_cli_once(cmd, seen, name);
+    }
+    return 0; /* a short option with no long name takes no value in any command */
 }
 
 int mw_cli_wants_help(int argc, char **argv)

@@ -77,10 +77,13 @@ static int parse_args(int argc, char **argv, align_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("align", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'c':
             if (!*optarg) return mw_cli_usage_error("align", "--channel: needs a name");

@@ -36,6 +36,7 @@
 #define DEFAULT_PS_FRACTION MW_DVFS_PS_FRACTION
 #define ORACLE_MAX_COMBOS MW_DVFS_ORACLE_MAX_COMBOS
 #define MAX_GEARS MW_DVFS_MAX_GEARS
+#define DV_MAX_W MW_DVFS_MAX_PD_W /* --ps, --pd: watts, at most */
 
 /* --method: models/include/dvfs_run.h's selector 1 << k is method_names[k] */
 #define M_ALL 15
@@ -67,11 +68,12 @@ static void usage(FILE *out)
         "  --freqs LIST       available frequencies, GHz, comma-separated (2.5,2.2,1.8);\n"
         "                     default: this machine's cpufreq table\n"
         "                     (" DEFAULT_CPUFREQ ")\n"
-        "  --pd W             dynamic power of every rank, W (default: measured, eq. 3.15:\n"
+        "  --pd W             dynamic power of every rank, 0 to 1e6 W (default: measured, eq. "
+        "3.15:\n"
         "                     max - min window power of its channels, shared among their ranks)\n"
         "  --pd NODE=W,...    dynamic power of some ranks (NODE: a rank number or a host name)\n"
-        "  --ps-fraction X    static power = X times the dynamic power (default 0.20)\n"
-        "  --ps W             static power of every rank, W\n"
+        "  --ps-fraction X    static power = X times the dynamic power (0 to 100; default 0.20)\n"
+        "  --ps W             static power of every rank, 0 to 1e6 W\n"
         "  --method M         maxdist (Algorithm 5), edp (eq. 4.8 on the same search), rr\n"
         "                     (Rauber-Runger, eq. 2.3), oracle (every gear combination, up to\n"
         "                     1,000,000), or all (default)\n"
@@ -82,20 +84,27 @@ static void usage(FILE *out)
         "  -h, --help         this text\n");
 }
 
-/* --ps W or --ps-fraction X: a number >= 0. 0, or -1. */
-static int nonneg_opt(int argc, char **argv, int *i, const char *name, double *x)
+/* --ps W or --ps-fraction X: a number in [0, max]. -1 to go on, or the exit status. */
+static int nonneg_opt(int argc, char **argv, int *i, const char *name, double max, const char *unit,
+                      double *x)
 {
     const char *v = mw_longopt_value(argc, argv, i, name);
-    return !v || mw_cli_number(v, x) || *x < 0 ? -1 : 0;
+    if (!v) return mw_cli_usage_error("dvfs", "%s needs a value", name);
+    int rc = mw_cli_double("dvfs", name, v, 0, max, unit, x);
+    return rc ? rc : -1;
 }
 
 static int parse_args(int argc, char **argv, dv_opts *o)
 {
     o->ps_fraction = DEFAULT_PS_FRACTION;
     o->methods = M_ALL;
-    int have_fraction = 0;
+    int have_fraction = 0, rc;
+    static const char *const once[] = {"--freqs",       "--pd",     "--ps",
+                                       "--ps-fraction", "--method", NULL};
+    mw_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if ((rc = mw_longopt_once("dvfs", &seen, a, once))) return rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return MW_EXIT_OK;
@@ -108,12 +117,11 @@ static int parse_args(int argc, char **argv, dv_opts *o)
             if (!(o->pd = mw_longopt_value(argc, argv, &i, "--pd")) || !*o->pd)
                 return mw_cli_usage_error("dvfs", "--pd needs W or NODE=W,...");
         } else if (mw_longopt_is(a, "--ps")) {
-            if (nonneg_opt(argc, argv, &i, "--ps", &o->ps_w))
-                return mw_cli_usage_error("dvfs", "--ps needs a static power >= 0, W");
+            if ((rc = nonneg_opt(argc, argv, &i, "--ps", DV_MAX_W, "W", &o->ps_w)) >= 0) return rc;
             o->has_ps = 1;
         } else if (mw_longopt_is(a, "--ps-fraction")) {
-            if (nonneg_opt(argc, argv, &i, "--ps-fraction", &o->ps_fraction))
-                return mw_cli_usage_error("dvfs", "--ps-fraction needs a number >= 0 (0.2)");
+            if ((rc = nonneg_opt(argc, argv, &i, "--ps-fraction", 100, "", &o->ps_fraction)) >= 0)
+                return rc;
             have_fraction = 1;
         } else if (mw_longopt_is(a, "--method")) {
             const char *v = mw_longopt_value(argc, argv, &i, "--method");
@@ -186,7 +194,8 @@ static int rank_powers(const dv_opts *o, mw_dvfs_run *run)
         return mw_cli_usage_error("dvfs", "--pd: '%s' is below 0", o->pd);
     case MW_DVFS_PD_NOT_NODE_W:
         n = (int)len;
-        return mw_cli_usage_error("dvfs", "--pd: '%.*s' is not NODE=W (W >= 0)", n, o->pd + at);
+        return mw_cli_usage_error("dvfs", "--pd: '%.*s' is not W or NODE=W (W from 0 to %g)", n,
+                                  o->pd + at, MW_DVFS_MAX_PD_W);
     case MW_DVFS_PD_NO_NODE:
         n = (int)len;
         return mw_cli_usage_error("dvfs", "--pd: no rank or host '%.*s' in the run", n, o->pd + at);

@@ -79,10 +79,13 @@ static int parse_args(int argc, char **argv, export_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("export", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'f':
             if (!strcmp(optarg, "csv"))
@@ -414,7 +417,7 @@ static int export_to_file(mw_store *s, const export_opts *o)
     }
     if (rc || werr) {
         unlink(tmp);
-        return MW_EXIT_FAIL;
+        return rc && mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL; /* docs/cli.md */
     }
     return MW_EXIT_OK;
 }
@@ -448,7 +451,9 @@ int cmd_export(int argc, char **argv)
     } else if (o.output) {
         rc = export_to_file(s, &o);
     } else {
-        rc = export_table(s, &o, stdout) ? MW_EXIT_FAIL : MW_EXIT_OK;
+        rc = !export_table(s, &o, stdout) ? MW_EXIT_OK
+             : mw_store_bad_input(s)      ? MW_EXIT_USAGE /* a forged value: bad input */
+                                          : MW_EXIT_FAIL;
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "mw export: standard output: write error: %s\n", strerror(errno));
             rc = MW_EXIT_FAIL;

@@ -27,6 +27,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "escobar_study.h"
+#include "longopt.h"
 #include "textout.h"
 #include "json_schema.h"
 
@@ -60,7 +61,7 @@ static void usage(FILE *out)
             "  --calibration RUNDIR take the time parameters and the channels' power levels\n"
             "                       from this run (predict), or start the fit from them\n"
             "  --switch NAME        the switch's channel (default: a channel named *switch*)\n"
-            "  --confidence P       of the intervals, in (0, 1) (default 0.95)\n"
+            "  --confidence P       of the intervals, 1e-6 to 0.999999 (default 0.95)\n"
             "  --table FILE         per-run columns for plotting (version n_spop t_measured_s\n"
             "                       t_predicted_s e_measured_j e_predicted_j run)\n"
             "  --json               one JSON object (docs/models.md)\n\n"
@@ -75,9 +76,19 @@ static int parse_args(int argc, char **argv, fit_opts *o)
     o->confidence = 0.95;
     o->runs = calloc((size_t)argc, sizeof *o->runs);
     if (!o->runs) return mw_cli_usage_error(CMD, "out of memory");
+    static const char *const once[] = {
+        "--model", "--mode", "--calibration", "--switch", "--table", "--confidence", NULL};
+    mw_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **val = NULL;
+        if (!strcmp(a, "--")) { /* operands only from here */
+            for (i++; i < argc; i++)
+                o->runs[o->nruns++] = argv[i];
+            break;
+        }
+        int rc = mw_longopt_once(CMD, &seen, a, once);
+        if (rc) return rc;
         if (!strcmp(a, "--model"))
             val = &o->model;
         else if (!strcmp(a, "--mode"))
@@ -93,14 +104,11 @@ static int parse_args(int argc, char **argv, fit_opts *o)
             *val = argv[++i];
         } else if (!strcmp(a, "--confidence")) {
             if (i + 1 >= argc) return mw_cli_usage_error(CMD, "--confidence needs a value");
-            if (mw_cli_number(argv[++i], &o->confidence) || !(o->confidence > 0) ||
-                !(o->confidence < 1))
-                return mw_cli_usage_error(CMD, "--confidence '%s': a number in (0, 1)", argv[i]);
+            if ((rc = mw_cli_double(CMD, "--confidence", argv[++i], 1e-6, 1 - 1e-6, "",
+                                    &o->confidence)))
+                return rc;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
-        } else if (!strcmp(a, "--")) {
-            for (i++; i < argc; i++)
-                o->runs[o->nruns++] = argv[i];
         } else if (a[0] == '-' && a[1]) {
             return mw_cli_usage_error(CMD, "unknown option '%s'", a);
         } else {

@@ -66,10 +66,13 @@ static int parse_args(int argc, char **argv, import_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("import", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'f':
             if (strcmp(optarg, "csv"))

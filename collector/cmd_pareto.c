@@ -65,6 +65,8 @@ static void usage(FILE *out)
             "                       together X:E...       dynamic energy of all devices at once,\n"
             "                           each given X units (additivity check)\n"
             "  --time S           the split finishing in S seconds\n"
+            "                     (--time, --energy, --n: 1e-9 to 1e15; --static-power 0 to\n"
+            "                     1e15, as in a profile)\n"
             "  --energy J         the fastest split within J joules of dynamic energy (with\n"
             "                     --total: of total energy)\n"
             "  --static-power W   P_S, W: total energy = dynamic + P_S * time\n"
@@ -78,7 +80,7 @@ static void usage(FILE *out)
             "                     each, is a 'together' run (additivity check)\n"
             "  --units COUNTER    the counter giving a run's units of work (e.g. 'products')\n"
             "  --profile-out FILE write the profile built from the runs to FILE\n"
-            "  --n N              units of work, > 0 (overrides the profile's n)\n"
+            "  --n N              units of work (overrides the profile's n)\n"
             "  --json             one JSON object instead of text (docs/models.md)\n"
             "  -h, --help         this text\n\n"
             "Exit status: 0 done, 1 the computation failed, 2 bad usage or profile, or a time\n"
@@ -87,18 +89,20 @@ static void usage(FILE *out)
 
 /* ---- options ------------------------------------------------------------------------- */
 
-/* --time, --energy, --static-power (>= 0) and --n: a number > 0. -1, or the exit status. */
+/* --time (s), --energy (J), --static-power (W) and --n (units): plain decimal numbers in
+ * their ranges (mw_cli_double). -1, or the exit status. */
 static int number_opt(int c, const char *arg, pd_opts *o)
 {
     static const char *const name[] = {"--time", "--energy", "--static-power", "--n"};
-    static const char *const what[] = {"a time > 0 s", "an energy > 0 J", "a power >= 0 W",
-                                       "a workload > 0"};
+    static const char *const unit[] = {"s", "J", "W", "units"};
+    static const double lo[] = {MW_PROFILE_MIN, MW_PROFILE_MIN, 0, MW_PROFILE_MIN};
+    double hi = MW_PROFILE_MAX; /* the profile's own range (mw_profile.h) */
     int i = c == 't' ? 0 : c == 'e' ? 1 : c == 'p' ? 2 : 3;
     double *value[] = {&o->time_s, &o->energy_J, &o->ps, &o->n};
     int *has[] = {&o->has_time, &o->has_energy, &o->has_ps, &o->has_n};
     double v;
-    if (mw_cli_number(arg, &v) || !(c == 'p' ? v >= 0 : v > 0))
-        return mw_cli_usage_error("pareto", "%s: '%s' is not %s", name[i], arg, what[i]);
+    int rc = mw_cli_double("pareto", name[i], arg, lo[i], hi, unit[i], &v);
+    if (rc) return rc;
     *value[i] = v;
     *has[i] = 1;
     return -1;
@@ -119,10 +123,13 @@ static int parse_opts(int argc, char **argv, pd_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c, rc = -1;
     while (rc < 0 && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("pareto", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 't':
         case 'e':

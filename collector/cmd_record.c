@@ -107,7 +107,7 @@ static void usage(FILE *out)
             "                       sim:cluster[=FILE] from the CPU activity of CMD's\n"
             "                       processes and its MPI traffic: docs/simulated-cluster.md)\n"
             "  --idle S             record S seconds of idle baseline before and after CMD\n"
-            "                       (default 0)\n"
+            "                       (0 to 86400; default 0)\n"
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
             "                       e.g. node0,node1,node2,node3,switch (default: the file\n"
             "                       %s, else ch1, ch2, ...)\n"
@@ -127,11 +127,14 @@ static int parse_args(int argc, char **argv, rec_opts *o)
         {"idle", required_argument, NULL, 'i'},   {"channels", required_argument, NULL, 'c'},
         {"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     /* "+": stop at the first non-option, so CMD's own options are never taken as ours */
     while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("record", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'o':
             o->rundir = optarg;
@@ -150,9 +153,8 @@ static int parse_args(int argc, char **argv, rec_opts *o)
             break;
         case 'i': {
             double v;
-            if (mw_cli_number(optarg, &v) || !(v >= 0 && v <= 86400))
-                return mw_cli_usage_error(
-                    "record", "--idle: '%s' is not a number of seconds in 0..86400", optarg);
+            int rc = mw_cli_double("record", "--idle", optarg, 0, 86400, "s", &v);
+            if (rc) return rc;
             o->idle_s = v;
             break;
         }

@@ -239,8 +239,9 @@ static const char *run_duration(char *buf, size_t len, const run_stats *r, const
     return buf;
 }
 
-/* Open RUNDIR for cmd: NULL with the exit code in *code (2: not a run, or not a megawatt
- * run store; 1: unreadable). */
+/* Open RUNDIR for cmd: NULL with the exit code in *code (2: not a run, or bad input (not a
+ * megawatt run store, not a database, corrupt: mw_store_open's EINVAL); 1: the system
+ * failed, an I/O error). */
 static mw_store *open_run(const char *cmd, const char *rundir, int *code)
 {
     if (!mw_store_exists(rundir)) {
@@ -304,7 +305,7 @@ static int ls_row(mw_table *t, const char *dir, const char *status_hint)
     mw_store *s = open_run("ls", dir, &c);
     if (s) {
         mw_run_snapshot_begin(s);
-        if (read_run("ls", s, &r)) c = MW_EXIT_FAIL;
+        if (read_run("ls", s, &r)) c = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
         mw_run_snapshot_end(s);
     }
     mw_store_close(s);
@@ -463,9 +464,10 @@ int cmd_show(int argc, char **argv)
     static run_stats r;
     mw_run_snapshot_begin(s); /* one snapshot for all */
     if (read_run("show", s, &r)) {
+        code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL; /* docs/cli.md */
         mw_run_snapshot_end(s);
         mw_store_close(s);
-        return MW_EXIT_FAIL;
+        return code;
     }
     char start[64] = "-", end[64] = "-", dur[128] = "-", samples[64], gaps[96], gs[64], e[64];
     if (r.have_start) iso_local(start, sizeof start, r.start_ns);
@@ -494,9 +496,10 @@ int cmd_show(int argc, char **argv)
         mw_table_add(&t, rows[i]);
     mw_table_print(&t, stdout, "");
     mw_table_free(&t);
-    if (show_meta(s, stdout)) code = MW_EXIT_FAIL;
+    int bad = show_meta(s, stdout);
     show_channels(&r, stdout);
-    if (show_gaps(s, &r, stdout)) code = MW_EXIT_FAIL;
+    bad |= show_gaps(s, &r, stdout);
+    if (bad) code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -84,7 +84,7 @@ static void usage(FILE *out)
             "  --group NAME[:Q]   starts a group; the run directories that follow are its runs;\n"
             "                     :Q gives this group its own quantity (same unit for all)\n"
             "  --method kde|gmm   power levels by kernel density (default) or Gaussian mixture\n"
-            "  --confidence P     level of the intervals, 0 < P < 1 (default 0.95)\n"
+            "  --confidence P     level of the intervals, 1e-6 to 0.999999 (default 0.95)\n"
             "  --json             a JSON document instead of text\n"
             "  -h, --help         this text\n");
 }
@@ -157,8 +157,13 @@ static int check_groups(st_opts *o)
 /* Returns -1 when parsing went fine, else the exit code. */
 static int parse_args(int argc, char **argv, st_opts *o)
 {
+    static const char *const once[] = {"--channel", "--quantity", "--method", "--confidence",
+                                       NULL}; /* --group repeats */
+    mw_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int once_rc = mw_longopt_once("stats", &seen, a, once);
+        if (once_rc) return once_rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return MW_EXIT_OK;
@@ -184,9 +189,8 @@ static int parse_args(int argc, char **argv, st_opts *o)
             const char *v = mw_longopt_value(argc, argv, &i, "--confidence");
             if (!v) return mw_cli_usage_error("stats", "--confidence needs a value");
             double c;
-            if (mw_cli_number(v, &c) || !(c > 0 && c < 1))
-                return mw_cli_usage_error("stats",
-                                          "--confidence: '%s' is not a number between 0 and 1", v);
+            int rc = mw_cli_double("stats", "--confidence", v, 1e-6, 1 - 1e-6, "", &c);
+            if (rc) return rc;
             o->confidence = c;
         } else if (mw_longopt_is(a, "--group")) {
             int rc = add_group(o, mw_longopt_value(argc, argv, &i, "--group"), argc);

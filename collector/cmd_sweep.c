@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "energy_store.h"
 #include "mw_alloc.h"
+#include "mw_num.h"
 #include "mw_sweep.h"
 #include "mw_sweepindex.h"
 #include "sweep_precision.h"
@@ -56,13 +57,14 @@ static void usage(FILE *out)
             "  -o SWEEPDIR        the sweep directory (created; an existing sweep of the same\n"
             "                     command and parameters is resumed)\n"
             "  --param NAME=V,... a parameter (NAME: letters, digits, _) and its values\n"
-            "  --reps N           repetitions of every configuration (default 3)\n"
+            "  --reps N           repetitions of every configuration, 1 to 1000 (default 3)\n"
             "  --precision P%%     repeat each configuration until the mean of its command's\n"
             "                     wall time and of its energy are both within P %% at 95 %%\n"
-            "                     confidence (Student t), at least 3 repetitions\n"
-            "  --max-reps M       ... and at most M (default 10)\n"
+            "                     confidence (Student t), at least 3 repetitions (P: 1e-6\n"
+            "                     to 99.9)\n"
+            "  --max-reps M       ... and at most M, up to 1000 (default 10)\n"
             "  --meter M          passed to mw record (default auto; sim: the simulated board)\n"
-            "  --idle S           passed to mw record: S seconds of idle baseline\n"
+            "  --idle S           passed to mw record: S seconds of idle baseline (0 to 86400)\n"
             "  --channels LIST    passed to mw record: channel names\n"
             "  -h, --help         this text\n\n"
             "Order: repetition 1 of every configuration, then repetition 2, ...; round r\n"
@@ -74,10 +76,9 @@ static void usage(FILE *out)
 
 static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
 {
-    double v;
-    if (mw_cli_number(arg, &v) || v != floor(v) || v < lo || v > hi)
-        return mw_cli_usage_error(CMD, "%s: '%s' is not a whole number in %d..%d", opt, arg, lo,
-                                  hi);
+    int64_t v;
+    int rc = mw_cli_int(CMD, opt, arg, lo, hi, &v);
+    if (rc) return rc;
     *out = (int)v;
     return -1;
 }
@@ -90,8 +91,8 @@ static int parse_precision(sw_opts *o, const char *val)
     if (n < 2 || n >= sizeof num || val[n - 1] != '%')
         return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage like 2.5%%", val);
     snprintf(num, sizeof num, "%.*s", (int)(n - 1), val);
-    if (mw_cli_number(num, &v) || !(v > 0 && v < 100))
-        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in (0, 100)", val);
+    if (mw_num_double(num, 1e-6, 99.9, &v))
+        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in 1e-6..99.9", val);
     o->rel = v / 100;
     o->precision = 1;
     return -1;
@@ -122,9 +123,8 @@ static int parse_option(sw_opts *o, const char *a, const char *name, const char 
     } else if (!strcmp(name, "--meter")) {
         o->meter = val;
     } else if (!strcmp(name, "--idle")) {
-        if (mw_cli_number(val, &v) || !(v >= 0 && v <= 86400))
-            return mw_cli_usage_error(CMD, "--idle: '%s' is not a number of seconds in 0..86400",
-                                      val);
+        int rc = mw_cli_double(CMD, "--idle", val, 0, 86400, "s", &v);
+        if (rc) return rc;
         o->idle = val;
     } else if (!strcmp(name, "--channels")) {
         o->channels = val;
@@ -141,6 +141,7 @@ static int parse_args(int argc, char **argv, sw_opts *o)
 {
     static const char *const with_value[] = {"-o",         "--param", "--reps", "--precision",
                                              "--max-reps", "--meter", "--idle", "--channels"};
+    mw_cli_seen seen = {0}; /* --param may repeat; the others take one value, once */
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -164,7 +165,9 @@ static int parse_args(int argc, char **argv, sw_opts *o)
         } else if (!takes && val) {
             return mw_cli_usage_error(CMD, "unknown option '%s'", a);
         }
-        int rc = parse_option(o, a, name, val);
+        int rc = takes && strcmp(name, "--param") ? mw_cli_once(CMD, &seen, name) : 0;
+        if (rc) return rc;
+        rc = parse_option(o, a, name, val);
         if (rc >= 0) return rc;
     }
     if (!o->out) return mw_cli_usage_error(CMD, "missing -o SWEEPDIR");

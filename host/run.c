@@ -2,12 +2,16 @@
  * table, stepped by its typed next function; nothing is held beyond the current row, so
  * readers stream. The phase filter becomes a WHERE clause whose every value is a bound
  * parameter (kinds and names never enter the SQL text). Schema version 1 runs have no
- * phases.pid nor phases.peer: they read as 0 and -1, the columns' defaults in version 2. */
+ * phases.pid nor phases.peer: they read as 0 and -1, the columns' defaults in version 2.
+ * Columns handed out in 32 bits (powers, volts, currents, channels, ranks...) are read as
+ * 64-bit and refused when out of range, never truncated: a forged power_mw of INT64_MAX is
+ * an error naming the column and value (mw_store_bad_input: exit 2), not -1 mW. */
 #include "mw_run.h"
 
 #include "mw_alloc.h"
 #include "store_internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +49,21 @@ static int cursor_step(mw_run_cursor *c, cursor_kind kind)
     return mw_store_db_error(c->s, c->what);
 }
 
+/* Column col as a value in [lo, hi]; out of it, the first such column of the row sets the
+ * store's error and *bad, and 0 comes back. */
+static int64_t col_in(mw_run_cursor *c, int col, int64_t lo, int64_t hi, int *bad)
+{
+    int64_t v = sqlite3_column_int64(c->st, col);
+    if (v >= lo && v <= hi) return v;
+    if (!*bad)
+        mw_store_bad_value(c->s, "%s: %s = %" PRId64 " is out of its range %" PRId64 "..%" PRId64,
+                           c->what, sqlite3_column_name(c->st, col), v, lo, hi);
+    *bad = 1;
+    return 0;
+}
+#define COL_I32(c, col, bad) ((int32_t)col_in((c), (col), INT32_MIN, INT32_MAX, (bad)))
+#define COL_U32(c, col, bad) ((uint32_t)col_in((c), (col), 0, UINT32_MAX, (bad)))
+
 static const char *text_or(sqlite3_stmt *st, int col, const char *dflt)
 {
     const unsigned char *t = sqlite3_column_text(st, col);
@@ -69,13 +88,13 @@ mw_run_cursor *mw_run_channels(mw_store *s)
 
 int mw_run_channel_next(mw_run_cursor *c, mw_run_channel *out)
 {
-    int rc = cursor_step(c, CUR_CHANNELS);
+    int rc = cursor_step(c, CUR_CHANNELS), bad = 0;
     if (rc != 1) return rc;
-    out->channel = sqlite3_column_int(c->st, 0);
+    out->channel = COL_I32(c, 0, &bad);
     out->name = text_or(c->st, 1, "");
     out->host = text_or(c->st, 2, NULL);
     out->pin = text_or(c->st, 3, NULL);
-    return 1;
+    return bad ? -1 : 1;
 }
 
 /* ---- windows ----------------------------------------------------------------------------- */
@@ -101,27 +120,27 @@ mw_run_cursor *mw_run_windows(mw_store *s, int channel, mw_run_window_order orde
 
 int mw_run_window_next(mw_run_cursor *c, mw_store_sample *out)
 {
-    int rc = cursor_step(c, CUR_WINDOWS);
+    int rc = cursor_step(c, CUR_WINDOWS), bad = 0;
     if (rc != 1) return rc;
     sqlite3_stmt *st = c->st;
     *out = (mw_store_sample){
-        .channel = sqlite3_column_int(st, 0),
-        .segment = sqlite3_column_int(st, 1),
-        .seq = (uint32_t)sqlite3_column_int64(st, 2),
+        .channel = COL_I32(c, 0, &bad),
+        .segment = COL_I32(c, 1, &bad),
+        .seq = COL_U32(c, 2, &bad),
         .meter_t0_us = (uint64_t)sqlite3_column_int64(st, 3),
         .meter_t1_us = (uint64_t)sqlite3_column_int64(st, 4),
         .t0_ns = sqlite3_column_int64(st, 5),
         .t1_ns = sqlite3_column_int64(st, 6),
         .uncertainty_ns = sqlite3_column_int64(st, 7),
-        .power_mw = sqlite3_column_int(st, 8),
-        .vrms_mv = sqlite3_column_int(st, 9),
-        .irms_ua = sqlite3_column_int(st, 10),
-        .pf_milli = sqlite3_column_int(st, 11),
+        .power_mw = COL_I32(c, 8, &bad),
+        .vrms_mv = COL_I32(c, 9, &bad),
+        .irms_ua = COL_I32(c, 10, &bad),
+        .pf_milli = COL_I32(c, 11, &bad),
         .meter_energy_mj = sqlite3_column_int64(st, 12),
         .energy_mj = sqlite3_column_int64(st, 13),
-        .flags = (uint32_t)sqlite3_column_int64(st, 14),
+        .flags = COL_U32(c, 14, &bad),
     };
-    return 1;
+    return bad ? -1 : 1;
 }
 
 /* ---- phases ------------------------------------------------------------------------------ */
@@ -211,22 +230,22 @@ mw_run_cursor *mw_run_phases(mw_store *s, const mw_run_phase_filter *f)
 
 int mw_run_phase_next(mw_run_cursor *c, mw_store_phase *out)
 {
-    int rc = cursor_step(c, CUR_PHASES);
+    int rc = cursor_step(c, CUR_PHASES), bad = 0;
     if (rc != 1) return rc;
     sqlite3_stmt *st = c->st;
     *out = (mw_store_phase){
-        .rank = sqlite3_column_int(st, 0),
+        .rank = COL_I32(c, 0, &bad),
         .host = text_or(st, 1, ""),
-        .thread = sqlite3_column_int(st, 2),
+        .thread = COL_I32(c, 2, &bad),
         .kind = text_or(st, 3, ""),
         .name = text_or(st, 4, ""),
         .start_ns = sqlite3_column_int64(st, 5),
         .end_ns = sqlite3_column_int64(st, 6),
         .bytes = sqlite3_column_int64(st, 7),
         .pid = sqlite3_column_int64(st, 8),
-        .peer = sqlite3_column_int(st, 9),
+        .peer = COL_I32(c, 9, &bad),
     };
-    return 1;
+    return bad ? -1 : 1;
 }
 
 /* ---- gaps, meta, counts ------------------------------------------------------------------ */
@@ -381,13 +400,13 @@ mw_run_cursor *mw_run_powers(mw_store *s, int channel, mw_run_window_order order
 
 int mw_run_power_next(mw_run_cursor *c, mw_run_power *out)
 {
-    int rc = cursor_step(c, CUR_POWERS);
+    int rc = cursor_step(c, CUR_POWERS), bad = 0;
     if (rc != 1) return rc;
-    out->channel = sqlite3_column_int(c->st, 0);
+    out->channel = COL_I32(c, 0, &bad);
     out->t0_ns = sqlite3_column_int64(c->st, 1);
     out->t1_ns = sqlite3_column_int64(c->st, 2);
-    out->power_mw = sqlite3_column_int(c->st, 3);
-    return 1;
+    out->power_mw = COL_I32(c, 3, &bad);
+    return bad ? -1 : 1;
 }
 
 int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, mw_store_sample *out)

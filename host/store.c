@@ -154,7 +154,9 @@ struct mw_store {
     char path[4096]; /* RUNDIR/trace.db */
     char err[1024];
     int version;  /* the schema version (PRAGMA user_version) */
-    int unusable; /* open refused: not a megawatt run store (errno EINVAL) */
+    int unusable; /* the file is bad input: not a megawatt run store, not a database,
+                   * corrupt, a newer schema, unreadable, or a value out of its column's
+                   * range (mw_store_bad_input; errno EINVAL from a failed open) */
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -177,6 +179,17 @@ static int set_err(mw_store *s, const char *fmt, ...)
 /* "PATH: what: sqlite's message" */
 static int db_err(mw_store *s, const char *what)
 {
+    switch (sqlite3_errcode(s->db) & 0xff) { /* the file's fault, not the system's */
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+        s->unusable = 1;
+        break;
+    default:
+        break;
+    }
     return set_err(s, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
@@ -269,7 +282,7 @@ static mw_store *store_new(const char *rundir, char *err, size_t errlen)
 }
 
 /* Close after a failed open/create: copy the message out; errno EINVAL when the file is
- * not a megawatt run store, else EIO. */
+ * bad input (s->unusable), else EIO. */
 static mw_store *store_fail(mw_store *s, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", s->err);
@@ -504,6 +517,7 @@ static mw_store *open_existing(const char *rundir, int write, char *err, size_t 
         set_err(s, "%s: schema version %" PRId64 " is %s than this mw %s (%d)", s->path, v,
                 v > MW_STORE_SCHEMA_VERSION ? "newer" : "older", write ? "writes" : "reads",
                 MW_STORE_SCHEMA_VERSION);
+        s->unusable = 1;
         return store_fail(s, err, errlen);
     }
     int bad =
@@ -540,6 +554,23 @@ void mw_store_close(mw_store *s)
 const char *mw_store_error(const mw_store *s)
 {
     return s ? s->err : "no store";
+}
+
+int mw_store_bad_input(const mw_store *s)
+{
+    return s && s->unusable;
+}
+
+int mw_store_bad_value(mw_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = snprintf(s->err, sizeof s->err, "%s: ", s->path);
+    if (len >= 0 && (size_t)len < sizeof s->err)
+        vsnprintf(s->err + len, sizeof s->err - (size_t)len, fmt, ap);
+    va_end(ap);
+    s->unusable = 1;
+    return -1;
 }
 
 int mw_store_error_to(const mw_store *s, char *err, size_t errlen)

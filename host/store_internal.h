@@ -11,6 +11,9 @@
 sqlite3 *mw_store_sqlite(mw_store *s);
 /* Sets mw_store_error(s) to "PATH: what: SQLite's message"; returns -1. */
 int mw_store_db_error(mw_store *s, const char *what);
+/* Sets mw_store_error(s) to "PATH: " and the message, and mw_store_bad_input(s); returns
+ * -1: a value in the file that the read API cannot hand out as it is. */
+int mw_store_bad_value(mw_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The run's schema version (1 has no phases.pid, phases.peer, clock_sync). */
 int mw_store_schema(const mw_store *s);
 

@@ -236,15 +236,10 @@ int mw_dvfs_run_measured_pd(mw_dvfs_run *run, size_t *unmeasured)
     return rc;
 }
 
-/* a whole, finite decimal number (as the mw command reads numbers) */
+/* a plain decimal number (mw_num.h, as the mw command reads numbers), |x| <= 1e6 (W, GHz) */
 static int number(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
+    return mw_num_double(s, -MW_DVFS_MAX_PD_W, MW_DVFS_MAX_PD_W, out) ? -1 : 0;
 }
 
 /* "NODE=W,...": the tokens in order; the first bad one stops. */

@@ -5,7 +5,10 @@
  *   device NAME [a=S_PER_UNIT] [b=J_PER_UNIT] [X:T[:E]]...
  *   together X:E...                              all devices at once, each given X units
  * The reader checks the format and each line's rules (a device has a= or time points, not
- * both, and b= or an energy at every point, not both; sizes and times > 0, energies >= 0)
+ * both, and b= or an energy at every point, not both; numbers plain decimal (mw_num.h);
+ * n, sizes, times, a= and b= from MW_PROFILE_MIN to MW_PROFILE_MAX, energies and
+ * static_power from 0 to MW_PROFILE_MAX, so that the models' products and sums of them stay
+ * finite)
  * and keeps the numbers as they are written: the time and energy functions made of them
  * (means per size, b fitted) are libmwmodels' (pareto.h). It prints nothing: a bad profile
  * is -1 with one line naming FILE:LINE in the caller's buffer. */
@@ -13,6 +16,9 @@
 #define MW_PROFILE_H
 #include <stddef.h>
 #include <stdio.h>
+
+#define MW_PROFILE_MIN 1e-9 /* the least n, size, time, a=, b= */
+#define MW_PROFILE_MAX 1e15 /* the largest of any number in a profile */
 
 /* A point X:T:E of a device (energy_J 0 when the point gives none), or X:E of a together
  * line (time_s 0). */

@@ -26,11 +26,13 @@ typedef struct mw_store mw_store;
 mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen);
 /* Open an existing run read-only (any schema version 1 up to ours; a newer one is refused).
  * Works while a writer has the run open (WAL). On error returns NULL, err names the path.
- * A file that is not a megawatt run store is refused with errno EINVAL ("PATH: not a
- * megawatt run store: ..."): schema version 0, or sqlite_schema holding anything but the
- * store's tables and indexes (a trigger, a view, another table or index), checked before
- * any statement runs; every other failure leaves errno EIO. Connections are opened
- * defensively (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF). */
+ * A file that is bad input is refused with errno EINVAL: not a megawatt run store ("PATH:
+ * not a megawatt run store: ...": schema version 0, or sqlite_schema holding anything but
+ * the store's tables and indexes, a trigger, a view, another table or index, checked before
+ * any statement runs), not a database at all, corrupt, unreadable (permissions), or of a
+ * newer schema version; every other failure (I/O, memory, a lock held too long) leaves
+ * errno EIO. The mw command exits 2 for the first kind and 1 for the second (docs/cli.md).
+ * Connections are opened defensively (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF). */
 mw_store *mw_store_open(const char *rundir, char *err, size_t errlen);
 /* Open an existing run for writing too, as a second writer beside the recorder (the
  * instrumentation adding phases): its writes wait up to 5 s (busy timeout) for the other
@@ -42,6 +44,10 @@ int mw_store_exists(const char *rundir);
 /* Commit what is pending and close. NULL is fine. */
 void mw_store_close(mw_store *s);
 const char *mw_store_error(const mw_store *s);
+/* 1 when the store's last error (mw_store_error) was the file's fault, not the system's:
+ * not a database, corrupt, or a value out of its column's range read by mw_run.h (a power
+ * that does not fit in int32_t). The mw command exits 2 for those, 1 otherwise. */
+int mw_store_bad_input(const mw_store *s);
 /* mw_store_error(s) into the caller's err (mw_err.h); returns -1. */
 int mw_store_error_to(const mw_store *s, char *err, size_t errlen);
 /* RUNDIR/trace.db */
