@@ -18,12 +18,18 @@
  * thread); the caller's signal handlers ask, through two flags, for the idle baselines to
  * stop and for a signal to be passed on to the command.
  *
+ * A meter lost for good (its port still gone when the last stage ends, no window for 3 s or
+ * 4 of its periods before it, or never a window) gets a gap from its last window to the end,
+ * "meter lost (disconnected)" or "meter lost (no window)", and the outcome says so: the run
+ * does not silently cover less than it seems to.
+ *
  * Host energy continuity: per channel energy_mj = base + the meter's counter; when the meter
  * restarts (new segment) base becomes the last energy seen, so the run's energy never jumps
  * back (what the meter measured during a gap is lost and the gap says so). Gaps are stored
  * with their reason: "disconnected", "meter reset (CAUSE)" (the cause from the meter's boot
  * line: power-on, reset line, brown-out, watchdog, JTAG, bootloader), "sequence gap (N
- * windows lost)".
+ * windows lost)", "meter time fell behind (S s)" (the meter's time stood still while the
+ * host's went on, mw_meter.h: its counters went on, so the energy base stays).
  *
  * At the end (mw_record_finish) every segment is restamped with its final clock fit
  * (mw_meter_finish, mw_meter_map_segment), which is better than the live fit each window got
@@ -115,6 +121,10 @@ typedef struct {
                            "failed: command cannot start" */
     int exit_code;      /* the command's exit status (128 + N: killed by signal N); 127 not
                            found, 126 cannot start, 128 + N interrupted before it started */
+    int meter_lost;        /* the meter was lost for good: its port still gone at the end, or
+                              no window for 3 s (or 4 periods) before it, or never a window */
+    int64_t meter_lost_ns; /* ... from then on (CLOCK_REALTIME ns): its last window's end, or
+                              the session's start */
 } mw_record_outcome;
 
 /* Run the stages. The command gets MW_RUN_DIR, MW_TRACE_DB, MW_RECORD_HOST (and
