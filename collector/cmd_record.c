@@ -76,7 +76,6 @@ typedef struct {
     /* status line */
     int tty;
     int64_t start_mono, next_status;
-    int64_t start_ns; /* meta start_ns */
     int store_failed;
 } rec_t;
 
@@ -323,18 +322,6 @@ static void status_last_try(rec_t *r)
     mw_store_close(st);
 }
 
-/* The meter was lost for good (mw_record_outcome): said, and added to the status. */
-static void meter_lost(rec_t *r, const mw_record_outcome *out, char *status, size_t len)
-{
-    double at_s = (double)(out->meter_lost_ns - r->start_ns) * 1e-9;
-    double run_s = (double)(now(CLOCK_REALTIME) - r->start_ns) * 1e-9;
-    if (at_s < 0) at_s = 0;
-    size_t n = strlen(status);
-    snprintf(status + n, len - n, ", meter lost at %.1f s", at_s);
-    fprintf(stderr, "mw record: %s: the meter did not come back: no data from %.1f s to the end "
-            "(%.1f s); a gap says so\n", r->path, at_s, run_s);
-}
-
 /* ---- setting up ---------------------------------------------------------------------- */
 
 /* The run directory locked and its store created. An existing directory is locked before
@@ -403,8 +390,7 @@ static int open_run(rec_t *r, char **argv)
     r->rec = mw_record_new(r->m, r->st, r->path, r->nchan, !mw_meter_spec_is_sim(r->ms));
     r->tty = !r->o.quiet && isatty(2);
     r->start_mono = now(CLOCK_MONOTONIC);
-    r->start_ns = now(CLOCK_REALTIME);
-    meta_i64(r, "start_ns", r->start_ns);
+    meta_i64(r, "start_ns", mw_record_start_ns(r->rec));
     mw_store_commit(r->st);
     return -1;
 }
@@ -440,14 +426,15 @@ int cmd_record(int argc, char **argv)
     };
     mw_record_outcome out;
     mw_record_run(r->rec, &c, &out); /* what was not stored was said */
-    char status[160];
-    snprintf(status, sizeof status, "%s", out.status);
+    const char *status = out.status;
     int exit_code = out.exit_code;
     r->stage = STAGE_DONE;
     status_line(r, 1);
     if (r->tty) fputs("\n", stderr);
     int64_t t = now(CLOCK_MONOTONIC);
-    if (out.meter_lost) meter_lost(r, &out, status, sizeof status);
+    if (out.meter_lost)
+        fprintf(stderr, "mw record: %s: the meter did not come back; no data after %.1f s\n",
+                r->path, (double)(out.meter_lost_ns - mw_record_start_ns(r->rec)) * 1e-9);
     finish_store(r, r->store_failed ? "failed: store" : status);
     if (!r->o.quiet)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,

@@ -47,7 +47,7 @@ struct mw_meter {
     uint32_t last_seq;
     uint64_t last_t1_us;
     mw_meter_stats st;
-    int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once: rt_minus_mono */
+    int64_t rt_off_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once: rt_minus_mono */
     int nheld;          /* the last nheld queued events wait for the late-window decision */
     int64_t held_since; /* CLOCK_MONOTONIC when the first of them was held */
 };

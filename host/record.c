@@ -61,7 +61,10 @@ struct mw_record {
     pid_t child;
     int child_status, child_done;
     int64_t cmd_start_ns, cmd_end_ns;
-    int64_t start_ns; /* CLOCK_REALTIME when the session began */
+    int64_t start_ns;     /* CLOCK_REALTIME when the session began */
+    uint64_t last_t1_us;  /* the last window's end in meter time */
+    const char *lost_why; /* lost for good: the gap's reason, written at the end, ... */
+    int64_t lost_end_ns;  /* ... up to here */
 };
 
 static int64_t now(clockid_t c)
@@ -167,6 +170,7 @@ static void on_window(mw_record *r, const mw_meter_event *ev)
     r->windows++;
     r->have_window = 1;
     r->last_t1_ns = ev->t1_ns;
+    r->last_t1_us = w->t1_us;
 }
 
 static void on_event(mw_record *r, const mw_meter_event *ev)
@@ -255,6 +259,11 @@ int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
     }
     r->news = NULL;
     return news->write_failed || news->commit_failed ? -1 : 0;
+}
+
+int64_t mw_record_start_ns(const mw_record *r)
+{
+    return r->start_ns;
 }
 
 uint64_t mw_record_windows(const mw_record *r)
@@ -359,6 +368,13 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
         restamp_ctx ctx = {r->m, s};
         mw_store_restamp(r->st, s, restamp_map, &ctx, u); /* all or nothing: kept on failure */
         if (u > worst) worst = u;
+    }
+    if (r->lost_why) { /* from the last window's end as restamped: the two tile */
+        int64_t from = r->have_window ? r->last_t1_ns : r->start_ns;
+        if (r->have_window) mw_meter_map_segment(r->m, r->segment, r->last_t1_us, &from, NULL);
+        r->news = &n;
+        gap(r, from, r->lost_end_ns, r->lost_why);
+        r->news = NULL;
     }
     int failed = 0;
     mw_clock_state cs;
@@ -565,30 +581,30 @@ static int command_stage(mw_record *r, const mw_record_command *c, mw_record_out
 }
 
 /* The end: a meter whose port is still gone, that never sent a window, or that has sent none
- * for RECORD_SILENT_NS (or 4 periods) is lost for good: a gap from its last window (the
- * session's start without one) to now, and the outcome says from when. */
-static void lost_for_good(mw_record *r, const mw_record_command *c, mw_record_outcome *out,
-                          int *failed)
+ * for RECORD_SILENT_NS (or 4 periods) is lost for good: the outcome says from when, and
+ * mw_record_finish writes the gap from its last window (the session's start without one) to
+ * now. */
+static void lost_for_good(mw_record *r, mw_record_outcome *out)
 {
     int64_t end = now(CLOCK_REALTIME);
     const mw_proto_ident *id = mw_meter_ident(r->m);
     int64_t silent = RECORD_SILENT_NS;
     if (id && id->rate_hz > 0 && 4000000000LL / id->rate_hz > silent)
         silent = 4000000000LL / id->rate_hz;
-    const char *why = !r->connected     ? "meter lost (disconnected)"
-                      : !r->have_window ? "meter lost (no window)"
+    const char *why = !r->connected                  ? "meter lost (disconnected)"
+                      : !r->have_window              ? "meter lost (no window)"
                       : end - r->last_t1_ns > silent ? "meter lost (no window)"
                                                      : NULL;
     if (!why) return;
     out->meter_lost = 1;
     out->meter_lost_ns = r->have_window ? r->last_t1_ns : r->start_ns;
-    mw_record_news n;
-    news_clear(r, &n);
-    r->news = &n;
-    gap(r, out->meter_lost_ns, end, why);
+    double at_s = (double)(out->meter_lost_ns - r->start_ns) * 1e-9;
+    snprintf(out->status_buf, sizeof out->status_buf, "%s, meter lost at %.1f s", out->status,
+             at_s > 0 ? at_s : 0.0);
+    out->status = out->status_buf;
+    r->lost_why = why; /* the gap: mw_record_finish, from the restamped last window */
+    r->lost_end_ns = end;
     r->pending_gap[0] = 0;
-    r->news = NULL;
-    if (n.write_failed) tell(c, &n, failed);
 }
 
 int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *out)
@@ -620,6 +636,6 @@ int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *o
             idle_stage(r, c, MW_RECORD_IDLE_AFTER, "idle-after", &failed);
     }
     if (out->exit_code && !r->child) stage_meta_i64(r, c, "exit_status", out->exit_code, &failed);
-    lost_for_good(r, c, out, &failed);
+    lost_for_good(r, out);
     return failed ? -1 : 0;
 }

@@ -157,8 +157,8 @@ struct mw_store {
     int version;  /* the schema version (PRAGMA user_version) */
     int unusable; /* open refused: not a megawatt run store (errno EINVAL) */
     /* mw_store_create: what it made, for mw_store_discard */
-    int created;           /* trace.db, made here (O_EXCL) */
-    int made_dirs;         /* trailing components of rundir made here */
+    int created;   /* trace.db, made here (O_EXCL) */
+    int made_dirs; /* trailing components of rundir made here */
     char rundir[4096];
 };
 

@@ -106,11 +106,11 @@ void mw_meter_set_port(mw_meter *m, mw_port *p);
 mw_clock *mw_meter_clock(mw_meter *m);
 void mw_meter_get_stats(const mw_meter *m, mw_meter_stats *st);
 
-/* Final fits (held windows are released first). When a segment ends (the meter restarted its time) the clock model is refit
- * over all of the segment's pairs and that line is kept; mw_meter_finish() does the same
- * for the current segment at the end of a recording. mw_meter_map_segment maps meter time
- * of segment seg to CLOCK_REALTIME ns with that final line (the current segment: its
- * current fit) and gives its uncertainty. Returns 0, or -1 for an unknown segment. */
+/* Final fits (held windows are released first). When a segment ends (the meter restarted its time)
+ * the clock model is refit over all of the segment's pairs and that line is kept; mw_meter_finish()
+ * does the same for the current segment at the end of a recording. mw_meter_map_segment maps meter
+ * time of segment seg to CLOCK_REALTIME ns with that final line (the current segment: its current
+ * fit) and gives its uncertainty. Returns 0, or -1 for an unknown segment. */
 void mw_meter_finish(mw_meter *m);
 int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t *t_ns,
                          int64_t *uncertainty_ns);

@@ -85,6 +85,8 @@ typedef struct {
  * when something was not stored (news->write_failed or news->commit_failed). */
 int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news);
 
+/* CLOCK_REALTIME ns when the session was made: the run's start_ns. */
+int64_t mw_record_start_ns(const mw_record *r);
 /* The session so far. */
 uint64_t mw_record_windows(const mw_record *r);         /* windows received */
 int mw_record_connected(const mw_record *r);            /* 0 while the port is gone */
@@ -117,14 +119,16 @@ typedef struct {
 } mw_record_command;
 
 typedef struct {
-    const char *status; /* "complete", "interrupted", "failed: command not found",
-                           "failed: command cannot start" */
-    int exit_code;      /* the command's exit status (128 + N: killed by signal N); 127 not
-                           found, 126 cannot start, 128 + N interrupted before it started */
+    const char *status;    /* "complete", "interrupted", "failed: command not found",
+                              "failed: command cannot start"; with ", meter lost at S s" added
+                              when meter_lost (S since mw_record_start_ns) */
+    int exit_code;         /* the command's exit status (128 + N: killed by signal N); 127 not
+                              found, 126 cannot start, 128 + N interrupted before it started */
     int meter_lost;        /* the meter was lost for good: its port still gone at the end, or
                               no window for 3 s (or 4 periods) before it, or never a window */
     int64_t meter_lost_ns; /* ... from then on (CLOCK_REALTIME ns): its last window's end, or
                               the session's start */
+    char status_buf[128];  /* where status is composed then */
 } mw_record_outcome;
 
 /* Run the stages. The command gets MW_RUN_DIR, MW_TRACE_DB, MW_RECORD_HOST (and
@@ -136,7 +140,8 @@ typedef struct {
 int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *out);
 
 /* The end of a recording: every segment restamped with its final clock fit (a segment that
- * cannot be restamped keeps the live fit's times), then the metadata clock_drift_ppm,
+ * cannot be restamped keeps the live fit's times), the gap of a meter lost for good (from its
+ * last window as restamped), then the metadata clock_drift_ppm,
  * clock_uncertainty_ns (the worst of the segments' final fits), end_ns (now), status,
  * meter_bad_crc_lines, meter_lost_windows, meter_restarts and reconnects. Nothing is
  * committed. Every key is tried; returns 0, or -1 with the first failure in err. */

@@ -59,12 +59,15 @@ meter_lost_for_good() {
   # lost at: the last window's end, at most a window (0.25 s) and its line before the kill
   expect_num "meter lost at (s) vs the kill" \
     "$(awk -v a="$at" -v k="$kill_ns" -v s="$start" 'BEGIN { print (k - s) / 1e9 - a }')" -0.1 0.7
-  expect_eq "one gap" "$(q "$r" "select count(*) from gaps")" 1
-  expect_eq "its reason" "$(q "$r" "select reason from gaps")" "meter lost (disconnected)"
+  # (a board that cannot keep real time on a loaded machine adds true gaps of its own:
+  # "meter time fell behind", docs/clock-model.md)
+  expect_eq "one gap of the loss" "$(q "$r" "select count(*) from gaps where reason = 'meter lost (disconnected)'")" 1
+  expect_eq "no other kind of gap" "$(q "$r" "select count(*) from gaps where reason <> 'meter lost (disconnected)' and reason not like 'meter time fell behind (%'")" 0
+  local lost="(select start_ns from gaps where reason like 'meter lost%')"
   expect_num "it starts at the last window's end (s)" \
-    "$(q "$r" "select abs((select start_ns from gaps) - (select max(t1_ns) from samples))/1e9")" 0 0.05
+    "$(q "$r" "select abs($lost - (select max(t1_ns) from samples))/1e9")" 0 0.000001
   expect_num "it reaches past the command's end (s)" \
-    "$(q "$r" "select ((select end_ns from gaps) - (select value from meta where key='cmd_end_ns'))/1e9")" 0 3
+    "$(q "$r" "select ((select end_ns from gaps where reason like 'meter lost%') - (select value from meta where key='cmd_end_ns'))/1e9")" 0 3
   expect_grep "said on stderr" "the meter did not come back" "$d/err"
   "$MW" analyze "$r" >"$d/an.txt" 2>"$d/an.err"
   expect_eq "mw analyze: exit" "$?" 0
@@ -98,8 +101,8 @@ meter_silent_command_fails() {
   kill -9 "$vm"
   [[ $(status_of "$r") =~ ^complete,\ meter\ lost\ at\ [0-9.]+\ s$ ]] ||
     { echo "  FAIL: status '$(status_of "$r")'"; CASE_OK=0; }
-  expect_eq "the gap" "$(q "$r" "select reason from gaps")" "meter lost (no window)"
-  expect_num "it is most of the run (s)" "$(q "$r" "select (end_ns - start_ns)/1e9 from gaps")" 5 11
+  expect_num "the gap: most of the run (s)" \
+    "$(q "$r" "select (end_ns - start_ns)/1e9 from gaps where reason = 'meter lost (no window)'")" 5 11
 }
 
 # the simulated board inside the stopped recorder stands still
@@ -147,14 +150,21 @@ recorder_stopped_vmeter() {
   local rec=$!
   PIDS+=("$rec")
   check "windows before the stop" wait_windows "$r" 4
+  local stop_ns cont_ns
+  stop_ns=$(now_ns)
   kill -STOP "$rec"
   sleep 4
+  cont_ns=$(now_ns)
   kill -CONT "$rec"
   wait "$rec"
   expect_eq "exit" "$?" 0
   expect_eq "status" "$(status_of "$r")" complete
-  expect_eq "no gap" "$(q "$r" "select count(*) from gaps")" 0
-  expect_eq "one segment" "$(q "$r" "select count(distinct segment) from samples")" 1
+  # nothing was lost and the board's time went on: no gap over the stall (a board lagging
+  # on a loaded machine may add "meter time fell behind" gaps of its own elsewhere)
+  expect_eq "no gap over the stall" "$(q "$r" "select count(*) from gaps
+    where end_ns > $stop_ns and start_ns < $cont_ns")" 0
+  expect_eq "no other kind of gap" \
+    "$(q "$r" "select count(*) from gaps where reason not like 'meter time fell behind (%'")" 0
   # every window against the board's log (the host time its line left the board): the
   # line leaves its hold after the window's end, the same for every window
   q "$r" "select seq, t1_ns from samples where channel = 1 order by seq" >"$d/t1"

@@ -370,9 +370,12 @@ static void meter_time_step_starts_segment(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(decodes_values),          cmocka_unit_test(sequence_gap_counts_lost),
-        cmocka_unit_test(restarts_start_segments), cmocka_unit_test(garbage_and_bit_flips),
-        cmocka_unit_test(boot_and_ident_lines),    cmocka_unit_test(window_times_follow_arrivals),
+        cmocka_unit_test(decodes_values),
+        cmocka_unit_test(sequence_gap_counts_lost),
+        cmocka_unit_test(restarts_start_segments),
+        cmocka_unit_test(garbage_and_bit_flips),
+        cmocka_unit_test(boot_and_ident_lines),
+        cmocka_unit_test(window_times_follow_arrivals),
         cmocka_unit_test(late_reads_keep_meter_time),
         cmocka_unit_test(meter_time_step_starts_segment),
     };
