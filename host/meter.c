@@ -2,7 +2,7 @@
  * windows arriving while a command awaits its reply are delivered later, in order. The
  * clock model sees every window's (t1_us, arrival) pair; t0 and t1 are mapped with the fit
  * that includes the window itself, and turned from CLOCK_MONOTONIC into CLOCK_REALTIME with
- * the two clocks' difference read once. A window whose line is over 0.5 s late on the fit is
+ * the two clocks' difference read once. A window whose line is over 1 s late on the fit is
  * held, with every event after it, until the lines show whether the host read late (the
  * next line on time: stamped as usual) or the meter's time fell behind (lines at the
  * meter's pace, each as late: a new segment, mw_meter.h). */
@@ -26,7 +26,7 @@
 /* Late windows (mw_meter.h): a line this late on the live fit is held; held windows that
  * span STEP_SPAN_US of meter time (or HOLD_MAX events) and came at least at half the
  * meter's pace start a new segment; held longer than HOLD_MAX_NS: released as read late */
-#define LATE_NS 500000000LL
+#define LATE_NS 1000000000LL
 #define STEP_SPAN_US 1000000ULL
 #define HOLD_MAX 64
 #define HOLD_MAX_NS 2000000000LL

@@ -11,7 +11,7 @@
  * counts lost windows. Every window gets [t0_ns, t1_ns] in CLOCK_REALTIME ns from the clock
  * model's live fit (mw_clock.h), with its uncertainty.
  *
- * Late windows. A window whose line arrives more than 0.5 s after the live fit's time is
+ * Late windows. A window whose line arrives more than 1 s after the live fit's time is
  * held back (it and every event after it) until it is clear which of two things happened.
  * Either the host read late (the recorder stalled: a busy machine, kill -STOP) and the lines
  * waited in the port's buffers: they come in a burst, the next line is on time again, and
