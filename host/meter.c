@@ -238,17 +238,21 @@ static void release(mw_meter *m, int skip, int64_t step_ns)
     m->nheld = 0;
 }
 
-/* The held events (the last one a late window, late_ns): decided yet? */
-static void decide(mw_meter *m, int64_t late_ns)
+/* The held events (the last one a late window): decided yet? The step is the least late of
+ * them (the others' lines had delays of their own). */
+static void decide(mw_meter *m)
 {
     const mw_meter_event *f = NULL, *l = NULL;
     int nw = 0;
+    int64_t late_ns = INT64_MAX;
     for (int i = m->qlen - m->nheld; i < m->qlen; i++) {
         const mw_meter_event *ev = &m->q[(m->qhead + i) % QCAP];
         if (ev->type != MW_METER_WINDOW) continue;
         if (!f) f = ev;
         l = ev;
         nw++;
+        int64_t late = lateness(m, ev);
+        if (late < late_ns) late_ns = late;
     }
     uint64_t span_us = l->w.t1_us - f->w.t1_us;
     int64_t arrived_ns = l->arrival_mono_ns - f->arrival_mono_ns;
@@ -287,7 +291,7 @@ static void window_event(mw_meter *m, mw_meter_event *ev)
         if (late > LATE_NS) {
             if (!m->nheld) m->held_since = now_ns(CLOCK_MONOTONIC);
             m->nheld++;
-            decide(m, late);
+            decide(m);
             return;
         }
         release(m, 1, 0);
