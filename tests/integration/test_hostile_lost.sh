@@ -128,12 +128,16 @@ recorder_stopped_sim() {
   # (under load the board may fall behind again later: more such gaps, each true)
   expect_eq "every gap: the meter's time fell behind" \
     "$(q "$r" "select count(*) from gaps where reason not like 'meter time fell behind (%'")" 0
+  echo "    gaps (s from the stop, from the continue): $(q "$r" "select printf('%.2f..%.2f %s',
+    (start_ns - $stop_ns)/1e9, (end_ns - $cont_ns)/1e9, reason) from gaps" | tr '\n' ';')"
+  # (a board lagging on a loaded machine is stamped up to 1 s early before its time is taken
+  # to have fallen behind, docs/clock-model.md: hence the margins)
   expect_eq "a gap from the stop to the continue" "$(q "$r" "select count(*) from gaps
-    where start_ns between $stop_ns - 600000000 and $stop_ns + 300000000
-      and end_ns between $cont_ns - 600000000 and $cont_ns + 600000000")" 1
+    where start_ns between $stop_ns - 1500000000 and $stop_ns + 300000000
+      and end_ns between $cont_ns - 1500000000 and $cont_ns + 1000000000")" 1
   # the windows after the stall were stamped 4 s early, inside it
   expect_eq "no window inside the stall" "$(q "$r" "select count(*) from samples
-    where t0_ns > $stop_ns + 300000000 and t1_ns < $cont_ns - 300000000")" 0
+    where t0_ns > $stop_ns + 600000000 and t1_ns < $cont_ns - 600000000")" 0
   # the command's end is a host fact: the last window holds it (it ended 4 s after them)
   expect_num "the last window ends just after the command (s)" \
     "$(q "$r" "select (max(t1_ns) - (select value from meta where key='cmd_end_ns'))/1e9 from samples")" 0 1
@@ -175,9 +179,11 @@ recorder_stopped_vmeter() {
              ($1 in last) { x = (last[$1] - $2) / 1e6; n++; if (n == 1 || x < lo) lo = x; if (n == 1 || x > hi) hi = x }
              END { print n, hi - lo }' "$d/frames.log" "$d/t1")
   expect_num "windows matched with the board's log" "${spread% *}" 30 60
-  # (a few ms, tens where the board's simulation lagged under load; a window stamped as
-  # read, or a false step, is off by seconds)
-  expect_num "spread of line time minus stored end (ms)" "${spread#* }" 0 250
+  # (a few ms on a quiet machine; where the board's simulation lags under load its lines
+  # leave late, up to its 250 ms slips and more; a window stamped as read, or a false
+  # step, is off by seconds)
+  echo "    line time minus stored end: spread ${spread#* } ms over ${spread% *} windows"
+  expect_num "spread of line time minus stored end (ms)" "${spread#* }" 0 1000
 }
 
 path_too_long() {
