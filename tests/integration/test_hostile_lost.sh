@@ -58,9 +58,10 @@ meter_lost_for_good() {
   local st; st=$(status_of "$r")
   [[ $st =~ ^complete,\ meter\ lost\ at\ ([0-9.]+)\ s$ ]] || { echo "  FAIL: status '$st'"; CASE_OK=0; }
   local at=${BASH_REMATCH[1]:-}
-  # lost at: the last window's end, at most a window (0.25 s) and its line before the kill
+  # lost at: the last window's end, a window (0.25 s) and its line before the kill (up to
+  # 1.25 s more where the board lagged on a loaded machine: docs/clock-model.md)
   expect_num "meter lost at (s) vs the kill" \
-    "$(awk -v a="$at" -v k="$kill_ns" -v s="$start" 'BEGIN { print (k - s) / 1e9 - a }')" -0.1 0.7
+    "$(awk -v a="$at" -v k="$kill_ns" -v s="$start" 'BEGIN { print (k - s) / 1e9 - a }')" -0.1 2
   # (a board that cannot keep real time on a loaded machine adds true gaps of its own:
   # "meter time fell behind", docs/clock-model.md)
   expect_eq "one gap of the loss" "$(q "$r" "select count(*) from gaps where reason = 'meter lost (disconnected)'")" 1
@@ -81,7 +82,7 @@ meter_lost_for_good() {
   cmd_s=$(q "$r" "select ((select value from meta where key='cmd_end_ns') - (select value from meta where key='cmd_start_ns'))/1e9")
   expect_num "the run's span: the command's (s)" "$(awk -v a="$span" -v b="$cmd_s" 'BEGIN { print a - b }')" -0.1 0.1
   expect_num "covered: command start to the kill (s)" \
-    "$(awk -v c="$cov" -v k="$kill_ns" -v s="$(meta_of "$r" cmd_start_ns)" 'BEGIN { print (k - s) / 1e9 - c }')" -0.1 0.7
+    "$(awk -v c="$cov" -v k="$kill_ns" -v s="$(meta_of "$r" cmd_start_ns)" 'BEGIN { print (k - s) / 1e9 - c }')" -0.1 2
   "$MW" report "$r" -o "$d/rep" -q >"$d/rep.out" 2>"$d/rep.err"
   expect_eq "mw report: exit" "$?" 0
   expect_grep "the report warns" 'class="warn">Run <code>[^<]*</code>: the meter covers' "$d/rep/index.html"
