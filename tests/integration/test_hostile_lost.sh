@@ -14,7 +14,8 @@
 #   are stamped when they happened (they were stamped 5 s early, the run seemed to end
 #   before its command), a gap covers the stall, the energy is not rebased. A stall of a
 #   recorder whose meter runs apart (a vmeter) changes nothing: every window is stamped as
-#   the board's own log says, no gap.
+#   the board's own log says, no gap (a control: it held before, and must keep holding
+#   with the late-window logic; every other case fails on the code before the fix).
 # - A run directory SQLite cannot open (path over ~500 bytes) and a descriptor limit
 #   (ulimit -n) leave nothing behind: no directories, no trace.db without a schema.
 cd "$(dirname "$0")/../.." || exit 2
