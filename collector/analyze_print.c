@@ -278,6 +278,11 @@ static void text_run(FILE *out, const mw_analysis_run *r)
             an_secs(a, sizeof a, mw_analysis_since_ns(r, r->first_ns), 1),
             an_secs(b, sizeof b, mw_analysis_since_ns(r, r->last_ns), 1),
             an_secs(d, sizeof d, (__int128)r->last_ns - r->first_ns, 1));
+    int64_t span, cov;
+    char note[160];
+    if (mw_analysis_coverage(r, &span, &cov, note, sizeof note))
+        fprintf(out, "warning: %s: the figures are of the covered time only (gaps: mw show)\n",
+                note);
     fputs("\nenergy\n", out);
     text_energy(out, r);
     fputs("\npower levels (kde: the paper's kernel density; gmm: 2-component Gaussian "

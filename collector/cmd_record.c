@@ -12,7 +12,10 @@
  * the session restamps every segment and writes the closing metadata.
  *
  * The first store failure is said once; the command goes on, the run's status becomes
- * "failed: store" and the exit status 1 (unless the command's is not 0).
+ * "failed: store" and the exit status 1 (unless the command's is not 0). A meter lost for
+ * good (mw_record.h) is said at the end, the status gets ", meter lost at S s" (S since the
+ * run's start) and the exit status is 1, again unless the command's is not 0: the
+ * command's own failure is what its caller wants to see.
  *
  * The run directory is locked (mw_runlock.h, RUNDIR/.lock) before --force removes anything
  * and until the end: a second recorder of the same directory, forced or not, is refused with
@@ -116,7 +119,9 @@ static void usage(FILE *out)
             "On a terminal one status line shows the time, W per channel and the energy so\n"
             "far. Exit status 2: bad usage, RUNDIR exists or is being recorded, or the meter's\n"
             "port cannot be used (nothing is created then). Exit status 1 (when CMD's is 0):\n"
-            "the store failed (disk full, past ulimit -f, read-only); CMD goes on.\n",
+            "the store failed (disk full, past ulimit -f, read-only), or the meter was lost\n"
+            "for good (gone or silent at the end: status 'complete, meter lost at S s'); CMD\n"
+            "goes on either way.\n",
             cfg);
 }
 
@@ -336,7 +341,7 @@ static int lock_and_create(rec_t *r, char *err, size_t errlen)
         return -1;
     }
     if (!existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) {
-        mw_store_close(r->st);
+        mw_store_discard(r->st); /* what mw_store_create made, nothing else */
         r->st = NULL;
         return -1;
     }
@@ -387,7 +392,7 @@ static int open_run(rec_t *r, char **argv)
     r->rec = mw_record_new(r->m, r->st, r->path, r->nchan, !mw_meter_spec_is_sim(r->ms));
     r->tty = !r->o.quiet && isatty(2);
     r->start_mono = now(CLOCK_MONOTONIC);
-    meta_i64(r, "start_ns", now(CLOCK_REALTIME));
+    meta_i64(r, "start_ns", mw_record_start_ns(r->rec));
     mw_store_commit(r->st);
     return -1;
 }
@@ -429,6 +434,9 @@ int cmd_record(int argc, char **argv)
     status_line(r, 1);
     if (r->tty) fputs("\n", stderr);
     int64_t t = now(CLOCK_MONOTONIC);
+    if (out.meter_lost)
+        fprintf(stderr, "mw record: %s: the meter did not come back; no data after %.1f s\n",
+                r->path, (double)(out.meter_lost_ns - mw_record_start_ns(r->rec)) * 1e-9);
     finish_store(r, r->store_failed ? "failed: store" : status);
     if (!r->o.quiet)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,
@@ -443,6 +451,7 @@ int cmd_record(int argc, char **argv)
     mw_meter_spec_close(r->ms);
     int failed = r->store_failed;
     free(r);
-    if (failed && exit_code == 0) return MW_EXIT_FAIL;
+    /* the command's own failure wins: it is what the caller ran */
+    if ((failed || out.meter_lost) && exit_code == 0) return MW_EXIT_FAIL;
     return exit_code;
 }

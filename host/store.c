@@ -27,6 +27,7 @@
 #include "store_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -157,6 +158,10 @@ struct mw_store {
     int unusable; /* the file is bad input: not a megawatt run store, not a database,
                    * corrupt, a newer schema, unreadable, or a value out of its column's
                    * range (mw_store_bad_input; errno EINVAL from a failed open) */
+    /* mw_store_create: what it made, for mw_store_discard */
+    int created;   /* trace.db, made here (O_EXCL) */
+    int made_dirs; /* trailing components of rundir made here */
+    char rundir[4096];
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -386,14 +391,92 @@ static int configure(mw_store *s)
     int ok = sqlite3_step(st) == SQLITE_ROW &&
              !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
     sqlite3_finalize(st);
+    if (!ok && sqlite3_system_errno(s->db)) /* e.g. no descriptor left for the -wal file */
+        return set_err(s, "%s: cannot use WAL mode: %s", s->path,
+                       strerror(sqlite3_system_errno(s->db)));
     if (!ok) return set_err(s, "%s: the file system does not allow WAL mode", s->path);
     return exec(s, "PRAGMA synchronous=NORMAL", "setting synchronous");
+}
+
+/* Undo what mw_store_create made, by name and without following links: trace.db and the
+ * files SQLite made beside it (only when trace.db itself was made here, O_EXCL), then the
+ * directories it made, deepest first (rmdir: only when empty; a link is never followed). */
+static void undo_create(const mw_store *s)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    if (s->created)
+        for (unsigned i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+            char p[4200];
+            snprintf(p, sizeof p, "%s%s", s->path, suffix[i]);
+            unlink(p);
+        }
+    char d[4096];
+    snprintf(d, sizeof d, "%s", s->rundir);
+    for (int i = 0; i < s->made_dirs; i++) {
+        size_t l = strlen(d);
+        while (l > 1 && d[l - 1] == '/')
+            d[--l] = 0;
+        if (rmdir(d) != 0) return;
+        char *slash = strrchr(d, '/');
+        if (!slash || slash == d) return;
+        *slash = 0;
+    }
+}
+
+/* A failed create: undone, the message copied out. */
+static mw_store *create_fail(mw_store *s, char *err, size_t errlen)
+{
+    int e = errno;
+    mw_store copy_for_undo;
+    memcpy(copy_for_undo.path, s->path, sizeof s->path);
+    memcpy(copy_for_undo.rundir, s->rundir, sizeof s->rundir);
+    copy_for_undo.created = s->created;
+    copy_for_undo.made_dirs = s->made_dirs;
+    if (s->db) {
+        store_fail(s, err, errlen); /* closes */
+    } else {
+        snprintf(err, errlen, "%s", s->err);
+        free(s);
+    }
+    undo_create(&copy_for_undo);
+    errno = e;
+    return NULL;
+}
+
+/* trace.db made empty with O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never through
+ * a link, and afterwards known to be this store's own. */
+static int create_db_file(mw_store *s)
+{
+    int fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return set_err(s, "%s: already exists (made by someone else just now)", s->path);
+        return set_err(s, "%s: cannot create: %s", s->path, strerror(errno));
+    }
+    close(fd);
+    s->created = 1;
+    return 0;
+}
+
+/* "cannot create": SQLite's message, and a hint when the path is longer than SQLite takes */
+static void open_failed(mw_store *s)
+{
+    db_err(s, "cannot create");
+    char cwd[4096];
+    size_t len = strlen(s->path);
+    if (s->path[0] != '/' && getcwd(cwd, sizeof cwd)) len += strlen(cwd) + 1;
+    if (len > 500) {
+        size_t n = strlen(s->err);
+        snprintf(s->err + n, sizeof s->err - n,
+                 " (its absolute path is %zu bytes; SQLite opens at most about 500)", len);
+    }
 }
 
 mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen)
 {
     mw_store *s = store_new(rundir, err, errlen);
     if (!s) return NULL;
+    snprintf(s->rundir, sizeof s->rundir, "%s", rundir);
     struct stat st;
     if (stat(rundir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
@@ -415,27 +498,39 @@ mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errle
         snprintf(err, errlen, "%s: %s", rundir, strerror(errno));
         free(s);
         return NULL;
-    } else if (mw_fs_mkdirs(rundir, NULL, err, errlen)) {
-        free(s);
-        return NULL;
+    } else if (mw_fs_mkdirs(rundir, &s->made_dirs, s->err, sizeof s->err)) {
+        return create_fail(s, err, errlen); /* mkdirs undoes nothing itself */
     }
-    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        db_err(s, "cannot create");
-        return store_fail(s, err, errlen);
+    if (create_db_file(s)) return create_fail(s, err, errlen);
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        open_failed(s);
+        return create_fail(s, err, errlen);
     }
-    if (configure(s)) return store_fail(s, err, errlen);
+    if (configure(s)) return create_fail(s, err, errlen);
     char sql[64], num[32];
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", MW_STORE_SCHEMA_VERSION);
     if (begin_write(s) || exec(s, store_schema, "creating the schema") ||
         exec(s, sql, "setting the schema version"))
-        return store_fail(s, err, errlen);
+        return create_fail(s, err, errlen);
     snprintf(num, sizeof num, "%d", MW_STORE_SCHEMA_VERSION);
-    if (mw_store_meta_set(s, "schema_version", num)) return store_fail(s, err, errlen);
+    if (mw_store_meta_set(s, "schema_version", num)) return create_fail(s, err, errlen);
     snprintf(num, sizeof num, "%" PRId64, now_ns(CLOCK_REALTIME));
     if (mw_store_meta_set(s, "created_ns", num) || mw_store_commit(s))
-        return store_fail(s, err, errlen);
+        return create_fail(s, err, errlen);
     return s;
+}
+
+void mw_store_discard(mw_store *s)
+{
+    if (!s) return;
+    mw_store copy_for_undo;
+    memcpy(copy_for_undo.path, s->path, sizeof s->path);
+    memcpy(copy_for_undo.rundir, s->rundir, sizeof s->rundir);
+    copy_for_undo.created = s->created;
+    copy_for_undo.made_dirs = s->made_dirs;
+    s->in_txn = 0;
+    mw_store_close(s);
+    undo_create(&copy_for_undo);
 }
 
 int mw_store_exists(const char *rundir)

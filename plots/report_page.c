@@ -95,7 +95,18 @@ static void section_summary(FILE *f, const rp_report *rp)
         rp_td_energy(f, r->total_j);
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table></div>\n</section>\n", f);
+    fputs("</tbody></table></div>\n", f);
+    for (size_t i = 0; i < rp->nrun; i++) { /* a meter lost for good, gaps */
+        int64_t span, cov;
+        char note[160];
+        if (!mw_analysis_coverage(rp->run[i].an, &span, &cov, note, sizeof note)) continue;
+        fputs("<p class=\"warn\">Run <code>", f);
+        mw_html_text(f, rp->run[i].title);
+        fputs("</code>: ", f);
+        mw_html_text(f, note);
+        fputs("; its figures are of the covered time only.</p>\n", f);
+    }
+    fputs("</section>\n", f);
 }
 
 /* ---- energy per channel -------------------------------------------------------------------- */

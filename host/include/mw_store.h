@@ -22,8 +22,14 @@ typedef struct mw_store mw_store;
 
 /* Make RUNDIR (and missing parents) and RUNDIR/trace.db with the schema. An existing RUNDIR
  * is refused unless force; with force, an old trace.db (and its -wal/-shm) is removed first
- * and other files are left alone. On error returns NULL, err names the path. */
+ * and other files are left alone. trace.db is made with O_CREAT|O_EXCL|O_NOFOLLOW. On error
+ * returns NULL, err names the path, and nothing half-made stays: what it made (trace.db and
+ * SQLite's files beside it, then the directories it made, if empty) is removed by name,
+ * no link followed. */
 mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen);
+/* Close a store just made by mw_store_create and remove what that made, as a failed create
+ * would (for a caller whose own next step failed). NULL is fine. */
+void mw_store_discard(mw_store *s);
 /* Open an existing run read-only (any schema version 1 up to ours; a newer one is refused).
  * Works while a writer has the run open (WAL). On error returns NULL, err names the path.
  * A file that is bad input is refused with errno EINVAL: not a megawatt run store ("PATH:

@@ -192,6 +192,13 @@ double mw_analysis_idle_w(const mw_analysis_estimate *e);
 double mw_analysis_work_w(const mw_analysis_estimate *e);
 /* "idle_power_source" as JSON says it; NULL for MW_ANALYSIS_IDLE_NONE */
 const char *mw_analysis_idle_source_name(mw_analysis_idle_source s);
+/* Coverage: the time of the recorder's phases (kind "mw": idle-before, command, idle-after)
+ * in the range, and the least window time any channel has inside them. Returns 1 when the
+ * meter covers less of it than it should (more than 1 % of it, and over 0.5 s, without
+ * windows: a meter lost for good, gaps), with "the meter covers C s of the S s run" in note;
+ * 0 when it covers it, or the run has no such phases (nothing in note). */
+int mw_analysis_coverage(const mw_analysis_run *r, int64_t *span_ns, int64_t *covered_ns,
+                         char *note, size_t notelen);
 /* "start_s"-like instants of the run: t_ns - origin_ns, exact */
 static inline __int128 mw_analysis_since_ns(const mw_analysis_run *r, int64_t t_ns)
 {

@@ -516,6 +516,55 @@ static void read_from_store(void **state)
     assert_non_null(strstr(err, "not a run"));
 }
 
+/* The recorder's phases: idle-before [0, 1 s), command [1, 11 s); windows of 250 ms on two
+ * channels up to `upto_s`, channel 2 missing the windows of [2, 2.5 s). */
+static mw_analysis_run *coverage_run(double upto_s)
+{
+    mw_analysis_run *r = mw_analysis_new("cov", S_NS, NULL);
+    assert_int_equal(mw_analysis_add_channel(r, 1, "a", NULL, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_add_channel(r, 2, "b", NULL, err, sizeof err), 0);
+    mw_analysis_add_phase(r, -1, "rec", "mw", "idle-before", S_NS, S_NS + SEC);
+    mw_analysis_add_phase(r, -1, "rec", "mw", "command", S_NS + SEC, S_NS + 11 * SEC);
+    mw_analysis_add_phase(r, 0, "rec", "compute", "x", S_NS + 2 * SEC, S_NS + 3 * SEC);
+    for (int64_t a = 0; a + SEC / 4 <= (int64_t)(upto_s * 1e9); a += SEC / 4) {
+        assert_int_equal(
+            mw_analysis_add_window(r, 1, S_NS + a, S_NS + a + SEC / 4, 1000, err, sizeof err), 0);
+        if (a < 2 * SEC || a >= 5 * SEC / 2)
+            assert_int_equal(
+                mw_analysis_add_window(r, 2, S_NS + a, S_NS + a + SEC / 4, 1000, err, sizeof err),
+                0);
+    }
+    assert_int_equal(mw_analysis_finish(r, err, sizeof err), 0);
+    return r;
+}
+
+static void coverage(void **state)
+{
+    /* the meter lost at 3 s: channel 2 (the less covered) has 3 - 0.5 s of the 11 s */
+    mw_analysis_run *r = coverage_run(3);
+    int64_t span, cov;
+    char note[160];
+    assert_int_equal(mw_analysis_coverage(r, &span, &cov, note, sizeof note), 1);
+    assert_int_equal(span, 11 * SEC);
+    assert_int_equal(cov, 5 * SEC / 2);
+    assert_string_equal(note, "the meter covers 2.5 s of the 11.0 s run");
+    mw_analysis_free(r);
+    /* to the end but for channel 2's 0.5 s hole: no more than 0.5 s missing, no warning */
+    r = coverage_run(11);
+    assert_int_equal(mw_analysis_coverage(r, &span, &cov, note, sizeof note), 0);
+    assert_int_equal(cov, 21 * SEC / 2);
+    assert_string_equal(note, "");
+    mw_analysis_free(r);
+    /* no recorder's phases (an imported run): nothing to say */
+    r = mw_analysis_new("imp", S_NS, NULL);
+    assert_int_equal(mw_analysis_add_channel(r, 1, "a", NULL, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_add_window(r, 1, S_NS, S_NS + SEC, 1000, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_finish(r, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_coverage(r, &span, &cov, note, sizeof note), 0);
+    assert_int_equal(span, 0);
+    mw_analysis_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -527,6 +576,7 @@ int main(void)
         cmocka_unit_test(streaming_equals_trace),
         cmocka_unit_test(replay_refuses),
         cmocka_unit_test(read_from_store),
+        cmocka_unit_test(coverage),
     };
     return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
 }
