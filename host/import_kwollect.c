@@ -93,6 +93,7 @@ static int parse_iso8601(const char *s, int64_t *ns)
     if (*p) return -1;
     int64_t t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
     t -= sign * (oh * 3600 + om * 60);
+    if (t < -9000000000LL || t > 9000000000LL) return -1; /* int64 ns: years 1685 to 2255 */
     *ns = t * 1000000000 + frac;
     return 0;
 }

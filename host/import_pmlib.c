@@ -103,6 +103,9 @@ static int lay_sets(mw_import *d, const pm_set *s, size_t nsets)
         if (b - a >= 2) spacing = c0->rows[a + 1].t1_ns - c0->rows[a].t1_ns;
         /* the first set keeps its times; the next start one spacing after the last end */
         int64_t shift = k == 0 ? 0 : prev_end + spacing - c0->rows[a].t1_ns;
+        if ((__int128)c0->rows[b - 1].t1_ns + shift > INT64_MAX / 2)
+            return mw_imp_bad(d, s[k].line, 0, "set %lld: the sets last too long together",
+                              (long long)s[k].id);
         int64_t start = c0->rows[a].t1_ns + shift - spacing;
         for (int c = 0; c < d->nch; c++)
             for (size_t i = a; i < b; i++) {

@@ -144,6 +144,7 @@ hostile() {
   refused kwollect local.json "[{\"timestamp\": \"2025-07-22T13:05:25\", $K, \"value\": 1}]" "1: timestamp: '2025-07-22T13:05:25' is not an ISO 8601 date with its UTC offset"
   refused kwollect feb30.json "[{\"timestamp\": \"2025-02-30T13:05:25Z\", $K, \"value\": 1}]" "1: timestamp: '2025-02-30T13:05:25Z' is not an ISO 8601"
   refused kwollect twice.json "[{\"timestamp\": 5, $K, \"value\": 1},\n{\"timestamp\": 6, $K, \"value\": 1},\n{\"timestamp\": 5, $K, \"value\": 2}]" "3: channel 'n:x_power_watt' has two measurements at the same time (lines 1 and 3)"
+  refused kwollect year.json "[{\"timestamp\": \"9999-12-31T23:59:59Z\", $K, \"value\": 1}]" "1: timestamp: '9999-12-31T23:59:59Z' is not an ISO 8601"
   refused kwollect nopower.json '[{"timestamp": 1, "device_id": "n", "metric_id": "bmc_temp_celsius", "value": 1}]' '1: no power measurements'
   refused kwollect after.json "[{\"timestamp\": 1, $K, \"value\": 1}]\nx" '2: text after the array'
   refused kwollect nul.json "[{\"timestamp\": 1,\n\x00}]" '2: a NUL byte'
@@ -157,6 +158,7 @@ hostile() {
   refused pmlib time.csv "${P}0;0;1;1\n0;0;1;1\n" "3:2: Time: '0' is not after the previous sample's (line 2)"
   refused pmlib power.csv "${P}0;0;x;1\n" "2:3: power: 'x' is not a number"
   refused pmlib negtime.csv "${P}0;-1;1;1\n" "2:2: Time: '-1' is out of range"
+  refused pmlib long.csv "${P}0;0;1;1\n0;2000000000;1;1\n1;0;1;1\n1;2000000000;1;1\n2;0;1;1\n2;2000000000;1;1\n" '4: set 1: the sets last too long together'
   refused pmlib single.csv "${P}0;0;1;1\n" '2: set 0: a single sample'
   refused pmlib dup.csv 'Set_id;Time;Line 0;Line 0;Sum\n' "1:4: column 'Line 0' repeats column 3"
   expect_mw_usage import "unknown format" "--format: 'otf2' is not one of csv, powersensor3, kwollect, pmlib" --format otf2 $DATA/pmlib_lines.csv -o "$TMP/x"
