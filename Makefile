@@ -144,9 +144,19 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS) $(FW_ELF)
 
 # ---- top-level targets ----------------------------------------------------------------
 .SECONDARY:
-.PHONY: all deps check check-build demo bench install clean help flash format
+# The manual pages mw(1), mw-COMMAND(1) and the bash completion, made from mw's own --help
+# texts (scripts/mkman.py), so they cannot drift from it.
+MAN_DIR   := $(BUILD)/man
+MAN_STAMP := $(MAN_DIR)/.stamp
+$(MAN_STAMP): $(MW) scripts/mkman.py
+	@rm -rf $(MAN_DIR)
+	python3 scripts/mkman.py $(MW) $(MAN_DIR)
+	@touch $@
+man: $(MAN_STAMP)
 
-all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS)
+.PHONY: all deps check check-build demo bench install clean help flash format man
+
+all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP)
 
 deps:
 	@scripts/deps.sh
@@ -203,6 +213,9 @@ install: all
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/man/man1 $(MAN_DIR)/man1/*.1
+	install -D -m 644 $(MAN_DIR)/completion/mw $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mw
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md docs/*.md
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')
@@ -219,6 +232,7 @@ help:
 	@echo "make soak [SOAK_S=3600]  record SOAK_S s through a faulty link; lost/corrupted samples"
 	@echo "make deps       install missing Debian packages (scripts/packages.txt)"
 	@echo "make flash [PORT=/dev/ttyACM0] flash a real meter (without PORT: the one Mega on USB)"
+	@echo "make man        manual pages and bash completion from mw's --help (build/man)"
 	@echo "make install PREFIX=/usr/local ; make clean ; make format"
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

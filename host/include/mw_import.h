@@ -38,7 +38,27 @@
 
 typedef struct mw_import mw_import; /* a checked file, every window with its start and end */
 
-/* Parse and check text (len bytes, the contents of file, which names it in messages).
+/* The formats mw import reads (docs/cli.md, "Importing traces", says where each is
+ * documented): megawatt's CSV; PowerSensor3's dump file (host/import_powersensor3.c),
+ * Grid'5000 Kwollect's JSON (host/import_kwollect.c), pmlib's CSV (host/import_pmlib.c). */
+typedef enum {
+    MW_IMPORT_CSV,
+    MW_IMPORT_POWERSENSOR3,
+    MW_IMPORT_KWOLLECT,
+    MW_IMPORT_PMLIB,
+} mw_import_format;
+
+/* The format called name ("csv", "powersensor3", "kwollect", "pmlib"): 0 with *fmt, or -1. */
+int mw_import_format_from_name(const char *name, mw_import_format *fmt);
+/* The names, for messages: "csv, powersensor3, kwollect, pmlib". */
+const char *mw_import_format_names(void);
+
+/* mw_import_parse and mw_import_read for a file of format fmt. */
+mw_import *mw_import_parse_as(mw_import_format fmt, const char *file, const char *text,
+                              size_t len, char *err, size_t errlen);
+mw_import *mw_import_read_as(mw_import_format fmt, const char *file, char *err, size_t errlen);
+
+/* Parse and check CSV text (len bytes, the contents of file, which names it in messages).
  * Returns the trace, or NULL with "FILE:LINE[:COLUMN]: what is wrong" in err. */
 mw_import *mw_import_parse(const char *file, const char *text, size_t len, char *err,
                            size_t errlen);
