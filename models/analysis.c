@@ -337,18 +337,19 @@ static void rank_computation(mw_analysis_run *r, size_t k, const an_row *x, size
     rk->work_ns = mw_energy_spans_length_ns(c, m);
     /* marked: computation inside the working phases (both unions, sorted and disjoint) */
     marked.n = mw_energy_spans_union(marked.s, marked.n);
-    int64_t mk = 0;
+    __int128 mk = 0; /* a damaged run's times may lie INT64_MAX apart */
     for (size_t i = 0, j = 0; i < m && j < marked.n;) {
         int64_t a = c[i].start_ns > marked.s[j].start_ns ? c[i].start_ns : marked.s[j].start_ns;
         int64_t b = c[i].end_ns < marked.s[j].end_ns ? c[i].end_ns : marked.s[j].end_ns;
-        if (b > a) mk += b - a;
+        if (b > a) mk += (__int128)b - a;
         if (c[i].end_ns < marked.s[j].end_ns)
             i++;
         else
             j++;
     }
     free(marked.s);
-    rk->inferred_ns = rk->work_ns - mk;
+    if (mk > rk->work_ns) mk = rk->work_ns; /* both saturate at INT64_MAX */
+    rk->inferred_ns = rk->work_ns - (int64_t)mk;
 }
 
 /* The ranks (rank, host) of every phase but the recorder's, by rank then host: their span
