@@ -50,6 +50,7 @@
 #include "mw_simcluster.h"
 #include "mw_store.h"
 #include "mw_sysinfo.h"
+#include "textout.h"
 
 #define STATUS_NS 500000000LL /* status line refresh */
 #define SIMCLUSTER_NICE "5"   /* the command's nice value under --meter sim:cluster */
@@ -229,7 +230,7 @@ static void status_line(rec_t *r, int force)
     r->next_status = t + STATUS_NS;
     static const char *stage_name[] = {"idle", "idle", "running", "idle", "done"};
     char line[1024];
-    size_t len = (size_t)snprintf(line, sizeof line, "\r%s %6.1f s", stage_name[r->stage],
+    size_t len = (size_t)snprintf(line, sizeof line, "%s %6.1f s", stage_name[r->stage],
                                   (double)(t - r->start_mono) * 1e-9);
     double e_j = 0;
     for (int k = 1; k <= r->nchan; k++) {
@@ -239,10 +240,11 @@ static void status_line(rec_t *r, int force)
                                     mw_record_power_w(r->rec, k));
     }
     if (len < sizeof line)
-        snprintf(line + len, sizeof line - len, "  %.1f J%s\033[K", e_j,
+        snprintf(line + len, sizeof line - len, "  %.1f J%s", e_j,
                  mw_record_connected(r->rec) ? "" : "  (meter lost)");
+    mw_out_tty("\r"); /* the line's own controls raw, its names escaped by stderr */
     fputs(line, stderr);
-    fflush(stderr);
+    mw_out_tty("\033[K");
 }
 
 /* The recording's news (mw_record_command.news). */
@@ -252,22 +254,23 @@ static void on_news(void *ctx, const mw_record_news *n)
     const char *cr = r->tty ? "\r\033[K" : "";
     r->stage = n->stage;
     if (n->back)
-        fprintf(stderr, "%smw record: %s: meter back after %.1f s\n", cr, r->path, n->away_s);
+        fprintf(stderr, "%smw record: %s: meter back after %.1f s\n", mw_out_tty(cr), r->path,
+                n->away_s);
     if (n->write_failed) store_failed(r, n->write_err);
     if (n->lost)
         fprintf(stderr,
-                "%smw record: %s: the meter went away; reconnecting (the command goes on)\n", cr,
-                r->path);
+                "%smw record: %s: the meter went away; reconnecting (the command goes on)\n",
+                mw_out_tty(cr), r->path);
     /* a failed commit (disk full, read-only) loses the data since the last one: say so */
     if (n->commit_failed && !r->store_failed) {
-        fprintf(stderr, "%smw record: %s: %s (the command goes on)\n", cr, r->o.rundir,
+        fprintf(stderr, "%smw record: %s: %s (the command goes on)\n", mw_out_tty(cr), r->o.rundir,
                 n->commit_err);
         r->store_failed = 1;
     }
     if (n->no_window)
         fprintf(stderr, "mw record: %s: no window from the meter yet; recording anyway\n", r->path);
     if (n->spawn_errno)
-        fprintf(stderr, "%smw record: %s: %s\n", cr, r->o.cmd[0],
+        fprintf(stderr, "%smw record: %s: %s\n", mw_out_tty(cr), r->o.cmd[0],
                 n->spawn_errno == ENOENT ? "command not found" : strerror(n->spawn_errno));
     if (n->pumped && n->stage != MW_RECORD_FIRST_WINDOW) status_line(r, 0);
 }

@@ -26,6 +26,7 @@
 #include "mw_sweep.h"
 #include "mw_sweepindex.h"
 #include "sweep_precision.h"
+#include "textout.h"
 
 #define CMD "sweep"
 #define SW_DEFAULT_REPS 3
@@ -254,8 +255,8 @@ static void bar(sw_state *S)
     for (size_t i = 0; i < 20; i++)
         bars[i] = i < fill ? '#' : '.';
     bars[20] = 0;
-    fprintf(stderr, "\r\033[Kmw sweep [%s] %zu/%zu%s %s r%d, %s elapsed, ETA %s", bars,
-            sw->finished + 1, sw->total, S->o->precision ? "?" : "", S->cur->label, S->rep,
+    fprintf(stderr, "%smw sweep [%s] %zu/%zu%s %s r%d, %s elapsed, ETA %s", mw_out_tty("\r\033[K"),
+            bars, sw->finished + 1, sw->total, S->o->precision ? "?" : "", S->cur->label, S->rep,
             duration(e1, sizeof e1, el), duration(e2, sizeof e2, eta));
     fflush(stderr);
     S->bar_next = t + SW_BAR_NS;
@@ -280,7 +281,7 @@ static void on_event(void *ctx, const mw_sweep_event *e)
     const char *label = e->c ? e->c->label : "";
     char e1[32];
     if (e->kind == MW_SWEEP_EV_ERROR) {
-        fprintf(stderr, "%smw sweep: %s\n", e->in_run ? cr : "", e->msg);
+        fprintf(stderr, "%smw sweep: %s\n", mw_out_tty(e->in_run ? cr : ""), e->msg);
     } else if (e->kind == MW_SWEEP_EV_STARTED) {
         if (!S->tty)
             fprintf(stderr, "mw sweep: [%zu/%zu%s] %s r%d started\n", sw->finished + 1, sw->total,
@@ -290,21 +291,23 @@ static void on_event(void *ctx, const mw_sweep_event *e)
         S->run_start = now_ns();
         S->bar_next = 0;
     } else if (e->kind == MW_SWEEP_EV_NOT_STARTED) {
-        fprintf(stderr, "%smw sweep: %s r%d: mw record did not start the run (exit %d)\n", cr,
-                label, e->rep, e->code);
+        fprintf(stderr, "%smw sweep: %s r%d: mw record did not start the run (exit %d)\n",
+                mw_out_tty(cr), label, e->rep, e->code);
     } else if (e->kind == MW_SWEEP_EV_NO_FIGURES) {
-        fprintf(stderr, "%smw sweep: %s r%d: no time and energy: %s\n", cr, label, e->rep, e->msg);
+        fprintf(stderr, "%smw sweep: %s r%d: no time and energy: %s\n", mw_out_tty(cr), label,
+                e->rep, e->msg);
     } else if (e->kind == MW_SWEEP_EV_ENDED) {
         duration(e1, sizeof e1, mw_sweep_eta_s(sw));
         if (e->code)
             fprintf(stderr,
-                    "%smw sweep: [%zu/%zu%s] %s r%d FAILED (exit %d) after %.1f s, ETA %s\n", cr,
-                    sw->finished, sw->total, pre, label, e->rep, e->code, e->wall_s, e1);
+                    "%smw sweep: [%zu/%zu%s] %s r%d FAILED (exit %d) after %.1f s, ETA %s\n",
+                    mw_out_tty(cr), sw->finished, sw->total, pre, label, e->rep, e->code, e->wall_s,
+                    e1);
         else if (!S->tty)
             fprintf(stderr, "mw sweep: [%zu/%zu%s] %s r%d done in %.1f s, ETA %s\n", sw->finished,
                     sw->total, pre, label, e->rep, e->wall_s, e1);
     } else if (e->kind == MW_SWEEP_EV_PLAN_DONE && S->tty) {
-        fputs("\r\033[K", stderr);
+        mw_out_tty("\r\033[K");
     }
 }
 

@@ -47,8 +47,8 @@ static size_t utf8_len(const unsigned char *s)
     for (size_t i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80) return 0;
     if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90)) return 0; /* overlong */
-    if (s[0] == 0xed && s[1] >= 0xa0) return 0;                                  /* surrogate */
-    if (s[0] == 0xf4 && s[1] >= 0x90) return 0;                                  /* > U+10FFFF */
+    if (s[0] == 0xed && s[1] >= 0xa0) return 0;                                   /* surrogate */
+    if (s[0] == 0xf4 && s[1] >= 0x90) return 0;                                   /* > U+10FFFF */
     return n;
 }
 
@@ -143,4 +143,42 @@ void mw_out_json_number(FILE *out, double v)
         fprintf(out, "%.10g", v);
     else
         fputs("null", out);
+}
+
+/* ---- standard error, guarded --------------------------------------------------------- */
+static FILE *raw_stderr; /* the process's own stderr, for mw_out_tty */
+
+/* the cookie's write: every byte as mw_out_text writes it, but a line's end and tabs kept */
+static ssize_t guard_write(void *cookie, const char *buf, size_t n)
+{
+    FILE *out = cookie;
+    char e[5];
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c != '\n' && c != '\t' && text_escape(c, e))
+            fputs(e, out);
+        else
+            fputc(c, out);
+    }
+    fflush(out);
+    return (ssize_t)n;
+}
+
+void mw_out_guard_stderr(void)
+{
+    if (raw_stderr) return;
+    cookie_io_functions_t io = {.write = guard_write};
+    FILE *g = fopencookie(stderr, "w", io);
+    if (!g) return; /* out of memory at start: messages stay unguarded */
+    setvbuf(g, NULL, _IONBF, 0);
+    raw_stderr = stderr;
+    stderr = g;
+}
+
+const char *mw_out_tty(const char *seq)
+{
+    FILE *out = raw_stderr ? raw_stderr : stderr;
+    fputs(seq, out);
+    fflush(out);
+    return "";
 }
