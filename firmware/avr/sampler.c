@@ -222,11 +222,8 @@ ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
     vh[0] = x;
     /* the voltage sums of each lag, over the sets whose products include it: set t - j
      * for lag j >= 0 (this sample), set t for lag -1 (the previous one); lags -1..2 */
-    /* lag 2 goes with lag 1, to the window of set t - 1: the closing window is then
-     * complete one set into the next (its last set's lag-2 product goes to the next
-     * window, which gives its first one to the previous: each window's lag-2 sums cover
-     * its sets shifted by one, and energy adds up exactly) */
-    mw_sums *w1 = nset_cur > 1 || tail == NONE ? w : &bufs[tail], *w2 = w1;
+    mw_sums *tw = tail == NONE ? w : &bufs[tail];
+    mw_sums *w1 = nset_cur > 1 ? w : tw, *w2 = nset_cur > 2 ? w : tw;
     wlag[1] = w1;
     wlag[2] = w2;
     w->svl[1] += x;
@@ -300,7 +297,7 @@ ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
     hp->i1 = x;
     if (done == mlast) { /* the set is complete */
         if (h < NVH) hist = (uint8_t)(h + 1u);
-        if (tail != NONE) { /* its last lagged product is in */
+        if (tail != NONE && nset_cur >= MW_LAG_HI) { /* its last lagged product is in */
             publish(tail);
             tail = NONE;
         }
