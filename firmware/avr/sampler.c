@@ -124,9 +124,9 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
 #define ISR_PART static inline __attribute__((always_inline))
 
 /* Conversion idx (a voltage sample) opens a new window: the one being filled is handed
- * over (its tail, the current samples of its last set, still to come when have_prev) and
- * the next begun, or, when the main loop holds every buffer, dropped. Returns the buffer
- * now being filled. */
+ * over (as the tail: the products of its last two sets with the next voltage samples are
+ * still to come, unless the history was reset) and the next begun, or, when the main loop
+ * holds every buffer, dropped. Returns the buffer now being filled. */
 ISR_PART mw_sums *open_window(mw_sums *w, uint32_t idx)
 {
     uint8_t nb = free_buffer();
