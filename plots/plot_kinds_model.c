@@ -1,14 +1,14 @@
 /* plot_kinds_model — the kinds of `mw plot` drawn from the models of mw dvfs and mw pareto:
- * dvfs (plots/gnuplot/dvfs.gp, seed 003) and pareto (plots/gnuplot/pareto.gp, seed 002).
+ * dvfs (plots/gnuplot/dvfs.gp, Fanfakh) and pareto (plots/gnuplot/pareto.gp, Khaleghzadeh et al.).
  * Both call libmwmodels and libmw as those commands do (collector/cmd_dvfs.c,
  * collector/cmd_pareto.c) and draw from the structs: no child process, no JSON.
  *
- * dvfs. The run is read as mw dvfs reads it (models/include/dvfs_run.h): the gear table of --freqs or
- * of this machine's cpufreq table (mw_dvfs_gears_load), each rank's computation and
+ * dvfs. The run is read as mw dvfs reads it (models/include/dvfs_run.h): the gear table of --freqs
+ * or of this machine's cpufreq table (mw_dvfs_gears_load), each rank's computation and
  * communication times from its phases in one snapshot, its dynamic power P_d measured (eq.
  * 3.15), its static power P_s = MW_DVFS_PS_FRACTION P_d (mw dvfs's defaults: no --pd, --ps);
- * the problem is the heterogeneous synchronous model (models/include/dvfs.h), and mw_dvfs_choose runs
- * the four methods (MaxDist, EDP, Rauber-Rünger, the oracle up to MW_DVFS_ORACLE_MAX_COMBOS
+ * the problem is the heterogeneous synchronous model (models/include/dvfs.h), and mw_dvfs_choose
+ * runs the four methods (MaxDist, EDP, Rauber-Rünger, the oracle up to MW_DVFS_ORACLE_MAX_COMBOS
  * combinations). Every rank scaled by the same factor S = F_max / F at each gear gives the
  * curves of normalised performance P_Norm = T_old / T_new, normalised energy E_Norm = E_new /
  * E_old and their distance (mw_dvfs_evaluate); each method with a choice is a point at the

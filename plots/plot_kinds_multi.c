@@ -1,7 +1,7 @@
 /* plot_kinds_multi — the kinds of `mw plot` over several runs: boxplot (plots/gnuplot/boxplot.gp)
  * and model (plots/gnuplot/model.gp).
  *
- * boxplot (seed 000 Fig. 8). Runs are read one at a time; each channel's Pow_idle and
+ * boxplot (Escobar et al. Fig. 8). Runs are read one at a time; each channel's Pow_idle and
  * Pow_work are the paper's kernel-density levels (mw_levels_kde, as `mw analyze` reports
  * them: one level gives both). A run's group is its eeg-mofs version ("v2", "v3": the
  * counter "eeg version") when it has one, else its sweep configuration, else "runs". The data
@@ -10,7 +10,7 @@
  * GSL's quantiles of the sorted values, maximum, runs), drawn as candlesticks (gnuplot's own
  * boxplot style draws no box under four points), and the runs' points.
  *
- * model (seed 000 Figs. 5 and 9). libmwmodels' study of the Escobar model (escobar_study.h,
+ * model (Escobar et al. Figs. 5 and 9). libmwmodels' study of the Escobar model (escobar_study.h,
  * what `mw fit --model escobar` prints) over the eeg-mofs runs: predict mode (each run's own
  * parameters), then fit mode over the same runs as read, when they are enough for a
  * least-squares fit (else that series is left out, with the reason, worded as mw fit says

@@ -197,7 +197,7 @@ static void fit_table(FILE *f, const mw_escobar_study_group *g)
 /* the heading, and the runs the model left out */
 static void model_head(FILE *f, const rp_report *rp)
 {
-    fputs("<section id=\"model\">\n<h2>Model: runtime and energy (seed 000)</h2>\n", f);
+    fputs("<section id=\"model\">\n<h2>Model: runtime and energy (Escobar et al. 2019)</h2>\n", f);
     fprintf(f,
             "<p class=\"note\">The Escobar et al. model (eq. 3\xE2\x80\x93"
             "9) against the %zu "

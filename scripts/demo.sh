@@ -6,7 +6,7 @@
 #   pattern/  three ranks running busy/idle m-sequences: Pow_idle/Pow_work recovered vs the
 #             configured levels, and the lag of power behind the phases (scripts/cluster-check.sh)
 #   alltoall/ an MPI all-to-all between idle baselines: the switch channel
-#   profile/  dgemm on N2 and on N3 at two sizes, and on both: mw pareto's profile (seed 002)
+#   profile/  dgemm on N2 and on N3 at two sizes, and on both: mw pareto's profile (Khaleghzadeh et al. 2023)
 #   sweep/    mw sweep of eeg-mofs over N_Spop and v2/v3 (DEMO_REPS repetitions, 1 s idle
 #             baselines); resumable: running the demo again keeps finished runs
 #   analysis.txt, fit.txt, fit.json, pareto.txt, cluster-check.txt, report/index.html
@@ -42,7 +42,7 @@ check_rc=0
 scripts/cluster-check.sh "$mw" "$out/pattern" "$out/alltoall" | tee "$out/cluster-check.txt" ||
   check_rc=$?
 
-step 3/7 "a workload split over two nodes (seed 002): dgemm on N2, on N3, on both; mw pareto"
+step 3/7 "a workload split over two nodes (Khaleghzadeh et al. 2023): dgemm on N2, on N3, on both; mw pareto"
 # Each run plays one node (the rank in the environment picks it) at a fixed size (--products);
 # mw pareto reads the runs: per node the size, the time and the dynamic energy (its channel's
 # energy above its idle baseline), and the together run for the additivity check.
@@ -78,7 +78,7 @@ step 5/7 "mw analyze: energy, Pow_idle/Pow_work, phases of every run"
 "$mw" analyze "$out/sweep" >"$out/analysis.txt"
 sed -n '/^across runs/,$p' "$out/analysis.txt" | head -20
 
-step 6/7 "mw fit: the runtime and energy model of seed 000 over the sweep"
+step 6/7 "mw fit: the runtime and energy model of Escobar et al. 2019 over the sweep"
 "$mw" fit --model escobar "$out/sweep" --mode fit >"$out/fit.txt" 2>&1 ||
   "$mw" fit --model escobar "$out/sweep" >"$out/fit.txt"
 "$mw" fit --model escobar "$out/sweep" --json >"$out/fit.json"

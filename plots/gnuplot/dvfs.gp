@@ -1,4 +1,4 @@
-# dvfs.gp — kind dvfs (seed 003): normalised performance P_Norm = T_old / T_new and
+# dvfs.gp — kind dvfs (Fanfakh 2016): normalised performance P_Norm = T_old / T_new and
 # normalised energy E_Norm = E_new / E_old against the scaling factor S = F_max / F, every
 # rank at the same gear (heterogeneous synchronous model, models/dvfs.h), their distance
 # P_Norm - E_Norm on the right axis, and the choices of mw dvfs's methods (MaxDist

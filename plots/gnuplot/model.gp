@@ -1,4 +1,4 @@
-# model.gp — kind model (seed 000 Figs. 5 and 9): measured time (left) and energy (right) of
+# model.gp — kind model (Escobar et al. 2019 Figs. 5 and 9): measured time (left) and energy (right) of
 # eeg-mofs runs over N_Spop, per version, against the Escobar model with each run's own
 # parameters and, when the runs allow a fit, with fitted time parameters (mw fit --model
 # escobar); NRMSE of each model series in the legend. docs/plots.md describes the data file.

@@ -1,4 +1,4 @@
-# pareto.gp — kind pareto (seed 002): the Pareto front of execution time against dynamic
+# pareto.gp — kind pareto (Khaleghzadeh et al. 2023): the Pareto front of execution time against dynamic
 # energy of a workload split over devices (LBOPA), its end-points, the total energy
 # (dynamic + P_S t) along it, and the part optimal for time and total energy (LBOPA-TE)
 # highlighted. docs/plots.md describes the data file.

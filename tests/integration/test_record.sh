@@ -17,7 +17,7 @@ plain_run() {
   expect_eq "host of node1" "$(q "$r" "select host from channels where name='node1'")" hpc1
   # 2 s of command at 4 Hz: at least 8 windows of each of the 5 channels
   expect_num "windows per channel" "$(q "$r" "select count(*) from samples where channel=1")" 8 14
-  # the simulated loads (seed 000 Table 5 idle powers): node0 156.3 W within 1 %
+  # the simulated loads (Escobar et al. 2019 Table 5 idle powers): node0 156.3 W within 1 %
   expect_num "node0 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=1")" 154.7 157.9
   expect_num "node2 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=3")" 171.1 174.5
   # windows tile host time: each starts exactly where the previous ended (one map of meter

@@ -2,7 +2,7 @@
 # The simulated cluster end to end (--meter sim:cluster, docs/simulated-cluster.md): the real
 # firmware on the simulated board, a real Open MPI run, the real collector and analysis.
 # Three ranks each run their own busy/idle m-sequence (mwb-pattern): the Pow_idle/Pow_work
-# that mw analyze recovers for each node are within 3 % of the configured levels (seed 000
+# that mw analyze recovers for each node are within 3 % of the configured levels (Escobar et al. 2019
 # Table 5), each node's busy phases coincide with its channel's high power (mw align, r >=
 # 0.9, lag within +-150 ms), every phase carries the node that ran it as host; an MPI
 # all-to-all raises the switch by >= 0.3 W and keeps it below 5 W (scripts/cluster-check.sh).
