@@ -203,6 +203,10 @@ install: all
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md CITATION.cff
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs docs/*.md
+	cd docs && find demo-report models-sweep -type f -exec \
+	  install -D -m 644 {} $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs/{} \;
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

@@ -111,7 +111,8 @@ typedef struct {
 } mw_record_command;
 
 typedef struct {
-    const char *status; /* "complete", "interrupted", "failed: command not found",
+    const char *status; /* "complete", "command failed" (it ran and exited non-zero or was
+                           killed), "interrupted", "failed: command not found",
                            "failed: command cannot start" */
     int exit_code;      /* the command's exit status (128 + N: killed by signal N); 127 not
                            found, 126 cannot start, 128 + N interrupted before it started */

@@ -52,6 +52,10 @@ plain_run() {
 exit_statuses() {
   "$MW" record -q -o "$TMP/ex3" --meter sim -- sh -c 'exit 3' 2>/dev/null
   expect_eq "child's exit status" "$?" 3
+  # a command that ran and failed (an mpirun that refused to start its ranks) is no complete run
+  expect_eq "exit 3: command failed" "$(q "$TMP/ex3" "select value from meta where key='status'")" \
+    "command failed"
+  expect_eq "exit 3: exit_status" "$(q "$TMP/ex3" "select value from meta where key='exit_status'")" 3
   "$MW" record -q -o "$TMP/ex127" --meter sim -- no-such-command-xyz 2>"$TMP/ex127.err"
   expect_eq "command not found" "$?" 127
   expect_grep "message" "no-such-command-xyz: command not found" "$TMP/ex127.err"
@@ -60,6 +64,8 @@ exit_statuses() {
   expect_eq "exit_status 127" "$(q "$TMP/ex127" "select value from meta where key='exit_status'")" 127
   "$MW" record -q -o "$TMP/sig" --meter sim -- sh -c 'kill -9 $$' 2>/dev/null
   expect_eq "killed child: 128+9" "$?" 137
+  expect_eq "killed child: command failed" \
+    "$(q "$TMP/sig" "select value from meta where key='status'")" "command failed"
 }
 
 bad_usage_and_ports() {
