@@ -26,6 +26,8 @@ end_to_end() {
   expect_eq "channels" "$(q "$TMP/pat" "SELECT group_concat(name || '@' || ifnull(host, ''), ',')
                                         FROM (SELECT * FROM channels ORDER BY channel)")" \
     "N1@N1,N2@N2,N3@N3,switch@,ch5@"
+  expect_eq "names from the cluster, not a --channels nobody gave" \
+    "$(q "$TMP/pat" "SELECT value FROM meta WHERE key = 'channels_from'")" "simulated cluster"
   expect_eq "busy phases per node" "$(q "$TMP/pat" "SELECT group_concat(host || ':' || n, ' ') FROM
       (SELECT host, count(DISTINCT pid) AS n FROM phases WHERE name = 'busy' GROUP BY host)")" \
     "N1:1 N2:1 N3:1"
