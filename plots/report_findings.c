@@ -247,9 +247,16 @@ static void model_words(FILE *f, const rp_report *rp)
             continue;
         }
         fprintf(f,
-                "the model predicts time with NRMSE %.3f and energy with %.3f (1: every run "
-                "exactly; 0: no better than the runs' mean; below 0: worse). ",
-                g->nrmse_t, g->nrmse_e);
+                "from each run's own parameters the model predicts time with NRMSE %.3f and "
+                "energy with %.3f (1: every run exactly; 0: no better than the runs' mean; "
+                "below 0: worse; the paper's %.3f and %.3f)",
+                g->nrmse_t, g->nrmse_e, g->paper_nrmse_t, g->paper_nrmse_e);
+        const mw_escobar_study_group *fg =
+            rp->fit_mode ? mw_escobar_study_group_of(rp->fit_mode, g->version) : NULL;
+        if (fg && fg->fitted && isfinite(fg->nrmse_t) && isfinite(fg->nrmse_e))
+            fprintf(f, "; with its time parameters fitted to these runs, %.3f and %.3f",
+                    fg->nrmse_t, fg->nrmse_e);
+        fputs(". ", f);
         fputs(g->nrmse_t >= 0.5 && g->nrmse_e >= 0.5
                   ? "It follows the measurements."
                   : "It does not follow the measurements well: see the model's table and "
@@ -257,8 +264,11 @@ static void model_words(FILE *f, const rp_report *rp)
               f);
         fputs("</li>\n", f);
     }
-    fputs("</ul>\n<p class=\"note\">Predicted from each run's own phases and powers "
-          "(<code>mw fit</code>, predict mode; <a href=\"#model\">Model</a>).</p>\n",
+    fputs("</ul>\n<p class=\"note\">The first NRMSE tests the model's structure (nothing tuned "
+          "to the runs' times: <code>mw fit</code>, predict mode), the second how well its shape "
+          "over N_Spop can follow them (<code>mw fit --mode fit</code>); "
+          "<a href=\"#model\">Model</a> and <code>docs/models.md</code>, \xE2\x80\x9CWhat the numbers "
+          "mean\xE2\x80\x9D.</p>\n",
           f);
 }
 

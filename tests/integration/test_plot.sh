@@ -354,8 +354,36 @@ several_runs() {
 import json, sys
 d, tab, fit, an3, run = sys.argv[1:]
 bad = []
-# model.tsv: the rows of mw fit --table (same runs, predict mode)
-rows = [l.split("\t") for l in open(d + "/model.tsv") if l.strip() and not l.startswith("#")]
+# model.tsv: the rows of mw fit --table (same runs, predict mode), a block per version; then
+# a block per version of the means per N_Spop
+gp = open(d + "/model.gp").read()
+nver = int(gp.split("\nnver = ")[1].split("\n")[0])
+blocks = [[l.split("\t") for l in b.split("\n") if l.strip() and not l.startswith("#")]
+          for b in open(d + "/model.tsv").read().split("\n\n\n")]
+rows = [r for b in blocks[:nver] for r in b]
+if len(blocks) != 2 * nver: bad.append("%d blocks for %d versions" % (len(blocks), nver))
+# the means: per N_Spop the runs' count and mean time and energy (computed here); with the
+# interval only from 3 runs on (t quantiles of 0.975 for 2..5 degrees of freedom)
+T975 = {2: 4.302653, 3: 3.182446, 4: 2.776445, 5: 2.570582}
+for k in range(nver):
+    byn = {}
+    for r in blocks[k]: byn.setdefault(int(r[0]), []).append(r)
+    means = {int(m[0]): m for m in blocks[nver + k]}
+    if sorted(means) != sorted(byn): bad.append("v%d: N_Spop %s vs %s" % (k, sorted(means), sorted(byn)))
+    for ns, rs in byn.items():
+        m = means.get(ns)
+        if m is None: continue
+        if int(m[1]) != len(rs): bad.append("n at %d" % ns)
+        for col, mcol in ((1, 2), (4, 5)):
+            x = [float(r[col]) for r in rs]
+            mean = sum(x) / len(x)
+            if abs(float(m[mcol]) - mean) > 1e-6 * max(1, abs(mean)): bad.append("mean at %d col %d" % (ns, col))
+            if len(x) < 3:
+                if m[mcol + 1] != "-" or m[mcol + 2] != "-": bad.append("an interval from %d runs" % len(x))
+            elif len(x) - 1 in T975:
+                sd = (sum((v - mean) ** 2 for v in x) / (len(x) - 1)) ** 0.5
+                h = T975[len(x) - 1] * sd / len(x) ** 0.5
+                if abs(float(m[mcol + 1]) - (mean - h)) > 1e-5 * max(1, h) or abs(float(m[mcol + 2]) - (mean + h)) > 1e-5 * max(1, h): bad.append("interval at %d" % ns)
 ref = [l.split() for l in open(tab) if not l.startswith("#")]
 if len(rows) != 4 or len(ref) != 4: bad.append("rows %d / %d" % (len(rows), len(ref)))
 for r, f in zip(rows, ref):
@@ -363,7 +391,6 @@ for r, f in zip(rows, ref):
     for col, fcol in ((1, 2), (2, 3), (4, 4), (5, 5)):
         if abs(float(r[col]) - float(f[fcol])) > 1e-6 * max(1, abs(float(f[fcol]))): bad.append("%s col %d: %s vs %s" % (r[7], col, r[col], f[fcol]))
 # NRMSE of mw fit --json in the legend
-gp = open(d + "/model.gp").read()
 for e in json.load(open(fit))["nrmse"]:
     for key, var in (("time", "t_pred_title"), ("energy", "e_pred_title")):
         want = "v%d model, each run''s parameters: NRMSE %s" % (e["version"], "-" if e[key] is None else "%.3f" % e[key])
