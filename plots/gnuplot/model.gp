@@ -22,10 +22,10 @@ if (xtic_step) {
     set xtics xtic_step
 }
 set key outside bottom center vertical maxrows 6 samplen 3
-set tmargin (3 + 1.5 * n_notes)  # the notes sit above the panels, not over their titles
+set tmargin (4 + 1.5 * n_notes)  # the notes sit below the two-line title, above the panels
 set bmargin 10
 do for [i = 1:n_notes] {
-    set label (100 + i) notes[i] at screen 0.02, screen (0.97 - 0.03 * i) left tc rgb '#a00000'
+    set label (100 + i) notes[i] at screen 0.02, screen (0.925 - 0.03 * i) left tc rgb '#a00000'
 }
 # time
 set ylabel 'time of the N_Gm epochs (s)'
