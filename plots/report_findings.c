@@ -272,8 +272,8 @@ static void model_words(FILE *f, const rp_report *rp)
     fputs("</ul>\n<p class=\"note\">The first NRMSE tests the model's structure (nothing tuned "
           "to the runs' times: <code>mw fit</code>, predict mode), the second how well its shape "
           "over N_Spop can follow them (<code>mw fit --mode fit</code>); "
-          "<a href=\"#model\">Model</a> and <code>docs/models.md</code>, \xE2\x80\x9CWhat the numbers "
-          "mean\xE2\x80\x9D.</p>\n",
+          "<a href=\"#model\">Model</a> and <code>docs/models.md</code>, "
+          "\xE2\x80\x9CWhat the numbers mean\xE2\x80\x9D.</p>\n",
           f);
 }
 

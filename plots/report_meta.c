@@ -186,9 +186,9 @@ void rp_references(FILE *f)
 {
     /* The papers whose methods the page uses, in full (docs/references.md). */
     fputs("<section id=\"references\">\n<h2>References</h2>\n<ul class=\"refs\">\n"
-          "<li>Escobar et al. 2019: J. J. Escobar, J. Ortega, A. F. D\xC3\xAD" "az, J. Gonz\xC3\xA1lez, "
-          "M. Damas, \xE2\x80\x9CTime-energy analysis of multi-level parallelism in heterogeneous "
-          "clusters: the case of EEG classification in BCI tasks\xE2\x80\x9D, <i>The Journal of "
+          "<li>Escobar et al. 2019: J. J. Escobar, J. Ortega, A. F. D\xC3\xAD"
+          "az, J. Gonz\xC3\xA1lez, M. Damas, \xE2\x80\x9CTime-energy analysis of multi-level "
+          "parallelism in heterogeneous clusters: the case of EEG classification in BCI tasks\xE2\x80\x9D, <i>The Journal of "
           "Supercomputing</i>, 2019, doi:10.1007/s11227-019-02908-4 (Pow<sub>idle</sub>/"
           "Pow<sub>work</sub>, the runtime and energy model, the statistics).</li>\n"
           "<li>Khaleghzadeh et al. 2023: H. Khaleghzadeh, M. Fahad, R. Reddy Manumachu, "
