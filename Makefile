@@ -215,7 +215,10 @@ install: all
 	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/man/man1 $(MAN_DIR)/man1/*.1
 	install -D -m 644 $(MAN_DIR)/completion/mw $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mw
-	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md docs/*.md
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md CITATION.cff
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs docs/*.md
+	cd docs && find demo-report models-sweep -type f -exec \
+	  install -D -m 644 {} $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs/{} \;
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

@@ -1,5 +1,6 @@
 /* cli — see cli.h. Global options are --help and --version; everything else is
- * "mw COMMAND [ARGS]" looked up in mw_cli_commands. */
+ * "mw COMMAND [ARGS]" looked up in mw_cli_commands, whose order is the order of a user's work
+ * (record, look, report, model, exchange, the meter itself) and of the README's command list. */
 #include "cli.h"
 
 #include "builtin.h"
@@ -14,34 +15,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 const mw_cli_command mw_cli_commands[] = {
-    {"version", "print the version of mw and of the firmware it carries", cmd_version},
-    {"vmeter", "run the firmware on the simulated board", cmd_vmeter},
-    {"flash", "write the firmware into a meter with avrdude and check it", cmd_flash},
-    {"export", "a run's tables as CSV or JSON, or the run as a trace (OTF2, Perfetto)",
-     cmd_export},
+    {"record", "record the meter while a command runs, into a run directory", cmd_record},
+    {"sweep", "record a command over a grid of parameters, repeated; resumable", cmd_sweep},
     {"ls", "list runs: status, start, duration, channels, samples, energy", cmd_ls},
     {"show", "a run's metadata, and power and energy per channel", cmd_show},
-    {"record", "record the meter while a command runs, into a run directory", cmd_record},
+    {"analyze", "energy per channel, phase, rank; Pow_idle/Pow_work; mean +- sd across runs",
+     cmd_analyze},
+    {"report", "one self-contained HTML page: figures, energy tables, statistics, metadata",
+     cmd_report},
+    {"plot", "gnuplot figures of runs, sweeps and profiles (docs/plots.md)", cmd_plot},
+    {"stats", "compare groups of runs: mean, sd, CI; KS, Mann-Whitney, Kruskal-Wallis", cmd_stats},
+    {"align", "check the meter's timeline against the program's phases (offset, drift)", cmd_align},
+    {"fit", "fit and validate the runtime/energy model (Escobar et al. 2019, eq. 3-9)", cmd_fit},
+    {"dvfs", "choose CPU frequencies that save energy (Fanfakh 2016)", cmd_dvfs},
+    {"pareto", "time-energy Pareto front of a workload split (Khaleghzadeh et al. 2023)",
+     cmd_pareto},
+    {"import", "make a run from another meter's trace (CSV, PowerSensor3, Kwollect, pmlib)",
+     cmd_import},
+    {"export", "a run's tables as CSV or JSON, or the run as a trace (OTF2, Perfetto)",
+     cmd_export},
+    {"merge", "put the instrumented program's events into a run (mw record does it)", cmd_merge},
     {"monitor", "show the meter's readings live, without recording", cmd_monitor},
     {"info", "show the meter's identity, channel map and calibration", cmd_info},
     {"calibrate", "calibrate the meter against reference instruments, save to EEPROM",
      cmd_calibrate},
-    {"merge", "put the instrumented program's events into a run (mw record does it)", cmd_merge},
-    {"import", "make a run from another meter's trace (CSV, PowerSensor3, Kwollect, pmlib)",
-     cmd_import},
-    {"align", "check the meter's timeline against the program's phases (offset, drift)", cmd_align},
-    {"analyze", "energy per channel, phase, rank; Pow_idle/Pow_work; mean +- sd across runs",
-     cmd_analyze},
-    {"stats", "compare groups of runs: mean, sd, CI; KS, Mann-Whitney, Kruskal-Wallis", cmd_stats},
-    {"pareto", "time-energy Pareto front of a workload split over devices (seed 002)", cmd_pareto},
-    {"fit", "fit and validate the runtime/energy model (seed 000 eq. 3-9)", cmd_fit},
-    {"dvfs", "choose CPU frequencies that save energy (seed 003 models)", cmd_dvfs},
-    {"plot", "gnuplot figures of runs, sweeps and profiles (docs/plots.md)", cmd_plot},
-    {"report", "one self-contained HTML page: figures, energy tables, statistics, metadata",
-     cmd_report},
-    {"sweep", "record a command over a grid of parameters, repeated; resumable", cmd_sweep},
+    {"flash", "write the firmware into a meter with avrdude and check it", cmd_flash},
+    {"vmeter", "run the firmware on the simulated board", cmd_vmeter},
+    {"version", "print the version of mw and of the firmware it carries", cmd_version},
     {NULL, NULL, NULL},
 };
 
@@ -51,7 +52,8 @@ static void print_help(FILE *out)
                  "megawatt: power meter toolkit for parallel programs.\n\ncommands:\n");
     for (const mw_cli_command *c = mw_cli_commands; c->name; c++)
         fprintf(out, "  %-12s %s\n", c->name, c->summary);
-    fprintf(out, "\n'mw COMMAND --help' describes one command.\n");
+    fprintf(out, "\n'mw COMMAND --help' describes one command. The papers whose methods mw\n"
+                 "implements are cited in the README, \"References\".\n");
 }
 
 int mw_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -1,4 +1,4 @@
-/* cmd_analyze — "mw analyze RUNDIR... [--json] [--from S --to S] [--idle-power W]": energy
+/* cmd_analyze — "mw analyze RUNDIR... [--json] [--from S --to S] [--idle-power W|NAME=W]": energy
  * per channel, phase, rank and node, Pow_idle/Pow_work three ways, and mean +- sd across
  * runs (docs/analysis.md describes every figure and JSON key).
  *
@@ -46,7 +46,8 @@ typedef struct {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: mw analyze RUNDIR... [--json] [--from S] [--to S] [--idle-power W]\n\n"
+    fprintf(out, "usage: mw analyze RUNDIR... [--json] [--from S] [--to S]\n"
+                 "                  [--idle-power W|NAME=W[,NAME=W...]]...\n\n"
                  "Energy and power levels of runs (docs/analysis.md):\n"
                  "  per channel   energy (windows' power x time, partial windows pro rata), the\n"
                  "                meter's counter over the same span and the difference, mean\n"

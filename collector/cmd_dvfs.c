@@ -1,6 +1,6 @@
 /* cmd_dvfs — "mw dvfs RUNDIR [--freqs LIST] [--pd W | --pd NODE=W,...] [--ps-fraction X |
  * --ps W] [--method maxdist|edp|rr|oracle|all] [--json]": choose a CPU frequency for every
- * rank of a recorded MPI run with seed 003's models (models/include/dvfs.h), as if the run were one
+ * rank of a recorded MPI run with Fanfakh's models (models/include/dvfs.h), as if the run were one
  * iteration measured at the highest frequency, and print each method's gears and its
  * predicted energy saving, performance degradation and distance.
  *
@@ -59,7 +59,7 @@ static void usage(FILE *out)
         "               [--ps-fraction X | --ps W] [--method maxdist|edp|rr|oracle|all] "
         "[--json]\n\n"
         "Chooses a CPU frequency for every rank of a recorded MPI run with the energy and\n"
-        "time models of seed 003 (Fanfakh's thesis; docs/models.md, \"DVFS\"): the run is\n"
+        "time models of Fanfakh's PhD thesis (2016; docs/models.md, \"DVFS\"): the run is\n"
         "taken as one iteration at the highest frequency; computation time scales with\n"
         "F_max/F, communication (and waiting) time does not; dynamic energy scales as\n"
         "(F/F_max)^2, static power is constant. Prints each method's frequency per rank, the\n"
@@ -336,7 +336,8 @@ static void print_text(FILE *out, const dv_opts *o, const mw_dvfs_run *run, cons
 {
     size_t n = run->nranks;
     mw_out_text(out, o->rundir); /* names from the run, escaped for the terminal */
-    fprintf(out, ": %zu rank%s, model: heterogeneous synchronous cluster (seed 003 eq. 3.1-3.4)\n",
+    fprintf(out,
+            ": %zu rank%s, model: heterogeneous synchronous cluster (Fanfakh 2016, eq. 3.1-3.4)\n",
             n, n == 1 ? "" : "s");
     fprintf(out, "gears: %zu, %.3f..%.3f GHz (from ", v->ngears, v->ghz[0], v->ghz[v->ngears - 1]);
     mw_out_text(out, v->source);

@@ -1,6 +1,6 @@
 /* cmd_fit — "mw fit --model escobar RUNDIR... [--mode predict|fit] [--calibration RUNDIR]
- * [--switch NAME] [--confidence P] [--table FILE] [--json]": the runtime/energy model of seed
- * 000 (§5.2, eq. 3-9; models/include/escobar.h) against recorded eeg-mofs runs.
+ * [--switch NAME] [--confidence P] [--table FILE] [--json]": the runtime/energy model of
+ * Escobar et al. (§5.2, eq. 3-9; models/include/escobar.h) against recorded eeg-mofs runs.
  *
  * The command parses its options, hands the runs to libmwmodels' study (escobar_study.h:
  * the runs read, a SWEEPDIR expanded into its finished runs, the calibration applied, the
@@ -47,11 +47,11 @@ static void usage(FILE *out)
             "usage: mw fit --model escobar RUNDIR|SWEEPDIR... [--mode predict|fit]\n"
             "              [--calibration RUNDIR] [--switch NAME] [--confidence P] [--table FILE]\n"
             "              [--json]\n\n"
-            "The runtime and energy model of seed 000 (eq. 3-9) against eeg-mofs runs recorded\n"
-            "by 'mw record -- mpirun ... eeg-mofs ...': per run the measured and predicted\n"
-            "time (the N_Gm global epochs) and energy (every channel over them), NRMSE per\n"
-            "version next to the paper's (time 0.439 v2, 0.787 v3; energy 0.403 v2, 0.744 v3),\n"
-            "and the parameters.\n\n"
+            "The runtime and energy model of Escobar et al. 2019 (eq. 3-9) against eeg-mofs\n"
+            "runs recorded by 'mw record -- mpirun ... eeg-mofs ...': per run the measured\n"
+            "and predicted time (the N_Gm global epochs) and energy (every channel over\n"
+            "them), NRMSE per version next to the paper's (time 0.439 v2, 0.787 v3; energy\n"
+            "0.403 v2, 0.744 v3), and the parameters.\n\n"
             "  --model escobar      the model (required; the only one so far)\n"
             "  --mode predict       parameters from each run itself, or from --calibration\n"
             "                       (default)\n"
@@ -270,7 +270,8 @@ static void text_out(FILE *out, const fit_opts *o, const mw_escobar_study_row *r
                      const mw_escobar_study_group *g, int ng)
 {
     char b[6][32];
-    fprintf(out, "model escobar (seed 000 eq. 3-9), mode %s, parameters from %s\n\n", o->mode,
+    fprintf(out, "model escobar (Escobar et al. 2019, eq. 3-9), mode %s, parameters from %s\n\n",
+            o->mode,
             o->fit ? "a least-squares fit per version"
                    : (o->calibration ? o->calibration : "each run itself"));
     fprintf(out, "%-7s %6s %5s %6s %12s %12s %12s %12s  %s\n", "version", "N_Spop", "N", "rounds",
@@ -345,8 +346,8 @@ static int write_table(const char *path, const mw_escobar_study_row *rows, int n
     for (int i = 0; i < n; i++)
         s[i] = &rows[i];
     qsort(s, (size_t)n, sizeof *s, row_order);
-    fprintf(f, "# mw fit --model escobar: seed 000 eq. 3-9, measured vs model; NaN-free, '-' "
-               "for none\n");
+    fprintf(f, "# mw fit --model escobar: Escobar et al. 2019, eq. 3-9, measured vs model; "
+               "NaN-free, '-' for none\n");
     fprintf(f, "# version n_spop t_measured_s t_predicted_s e_measured_j e_predicted_j run\n");
     char b[4][32];
     for (int i = 0; i < n; i++)

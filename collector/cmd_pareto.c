@@ -1,6 +1,7 @@
 /* cmd_pareto — "mw pareto PROFILE [--time S | --energy J] [--static-power W] [--total]
  * [--n N] [--json]": the time / energy Pareto front of a workload of n units split over
- * devices (seed 002; models/include/lbopa.h, docs/models.md "Bi-objective workload distribution").
+ * devices (Khaleghzadeh et al.; models/include/lbopa.h, docs/models.md "Bi-objective workload
+ * distribution").
  *
  * PROFILE is a text file (docs/models.md gives the format): "n N", "static_power W",
  * "device NAME [a=S_PER_UNIT] [b=J_PER_UNIT] [X:T[:E]]..." and "together X:E..." lines,
@@ -53,7 +54,8 @@ static void usage(FILE *out)
             "       mw pareto RUNDIR... --units COUNTER --n N [--profile-out FILE] [...]\n\n"
             "The Pareto front of execution time and dynamic energy for n units of work split\n"
             "over devices with time functions f_i (linear, or piecewise-linear through\n"
-            "measured points) and dynamic energy b_i x (seed 002: LBOPA, PARTITION, LBOPA-TE).\n"
+            "measured points) and dynamic energy b_i x (Khaleghzadeh et al. 2023: LBOPA,\n"
+            "PARTITION, LBOPA-TE).\n"
             "Prints the front's end-points with the split at each, its segments, and the split\n"
             "for a time or an energy budget.\n\n"
             "  PROFILE            text file, one item a line ('#' comments):\n"

@@ -298,8 +298,8 @@ static void finish_store(rec_t *r, const char *status)
         meta_i64(r, "probe_events", ms.events);
         meta_i64(r, "probe_dropped_events", ms.dropped);
         if (!r->o.quiet)
-            fprintf(stderr, "mw record: %lld events from %d instrumented processes merged\n",
-                    ms.events, ms.files);
+            fprintf(stderr, "mw record: %lld events from %d instrumented process%s merged\n",
+                    ms.events, ms.files, ms.files == 1 ? "" : "es");
     }
     /* with a simulated cluster every process ran on this host: the events go to the nodes
      * the processes played */
@@ -374,8 +374,10 @@ static int open_run(rec_t *r, char **argv)
         mw_simcluster_channels(cluster, cluster_channels, sizeof cluster_channels);
         chlist = cluster_channels;
     }
-    if (mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err) != 0 ||
-        lock_and_create(r, err, sizeof err) != 0) {
+    int names_rc = mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err);
+    if (names_rc == 0 && chlist != r->o.channels) /* the cluster's names, not a --channels */
+        snprintf(r->names.source, sizeof r->names.source, "simulated cluster");
+    if (names_rc != 0 || lock_and_create(r, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         mw_meter_spec_close(r->ms);
         return MW_EXIT_USAGE;

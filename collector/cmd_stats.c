@@ -1,6 +1,6 @@
 /* cmd_stats — "mw stats --channel NAME --quantity Q --group NAME[:Q] RUNDIR... --group ...
  * [--method kde|gmm] [--confidence P] [--json]": compare groups of runs on one per-run
- * figure of one channel, as seed 000 Table 6 compares Pow_idle and Pow_work of versions v2
+ * figure of one channel, as Escobar et al. Table 6 compares Pow_idle and Pow_work of versions v2
  * and v3 over runs with 6 to 32 subpopulations.
  *
  * Each run gives one value: pow_idle / pow_work (W), the lower / higher level of the
@@ -69,11 +69,11 @@ static void usage(FILE *out)
             "usage: mw stats --channel NAME --quantity pow_idle|pow_work|mean_power|energy\n"
             "                --group NAME[:QUANTITY] RUNDIR... [--group NAME RUNDIR...]...\n"
             "                [--method kde|gmm] [--confidence P] [--json]\n\n"
-            "Compares groups of runs on one figure of one channel, one value per run (as seed\n"
-            "000 Table 6): per group the number of runs, mean, sd and the Student-t confidence\n"
-            "interval of the mean; for two groups the two-sample Kolmogorov-Smirnov and\n"
-            "Mann-Whitney tests, for two or more Kruskal-Wallis (two-sided p-values; exact for\n"
-            "small samples without ties).\n\n"
+            "Compares groups of runs on one figure of one channel, one value per run (as\n"
+            "Escobar et al. 2019, Table 6): per group the number of runs, mean, sd and the\n"
+            "Student-t confidence interval of the mean; for two groups the two-sample\n"
+            "Kolmogorov-Smirnov and Mann-Whitney tests, for two or more Kruskal-Wallis\n"
+            "(two-sided p-values; exact for small samples without ties).\n\n"
             "  --channel NAME     the channel (its name in the runs, e.g. node0)\n"
             "  --quantity Q       the figure of each run:\n"
             "                     pow_idle    the lower power level, W (paper's kernel density\n"

@@ -51,7 +51,7 @@ static void text_devices(FILE *out, const mw_pareto_report *r)
     if (r->has_add)
         fprintf(out,
                 "additivity: devices alone vs together differ by %.3g %% on average over %zu "
-                "size%s (seed 002 accepts <= 2.5 %%)\n",
+                "size%s (Khaleghzadeh et al. 2023 accepts <= 2.5 %%)\n",
                 100 * r->add_rel, r->add_n, r->add_n == 1 ? "" : "s");
 }
 

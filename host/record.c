@@ -632,6 +632,7 @@ int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *o
     } else {
         out->exit_code = command_stage(r, c, out, &failed);
         if (r->child && interrupted(c)) out->status = "interrupted";
+        else if (r->child && out->exit_code) out->status = "command failed"; /* ran, exit != 0 */
         if (r->child && c->idle_s > 0 && !interrupted(c))
             idle_stage(r, c, MW_RECORD_IDLE_AFTER, "idle-after", &failed);
     }

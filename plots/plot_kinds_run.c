@@ -784,19 +784,22 @@ static void write_energy_rows(mw_plot_fig *f, const mw_plot_run *r, const int *c
 }
 
 /* The panels' ranges over the rows drawn: the left one (energy per node, stacked) from 0,
- * the right one (static and dynamic, stacked; dynamic may be negative) around 0. */
+ * the right one around 0: the dynamic energy alone on its own axis (it may be negative; the
+ * static part, often 10x larger, would flatten it), or the totals without an idle baseline.
+ * The whole run's static and total energy go to static_run_j, total_run_j for the key. */
 static void energy_ranges(FILE *v, const energy_row *rows, size_t rows_plot, int have_base)
 {
     double lmax = 0, rlo = 0, rhi = 0;
     for (size_t g = 0; g < rows_plot; g++) {
         const energy_row *row = &rows[g];
         if (row->total_j > lmax) lmax = row->total_j;
-        double st = have_base ? row->static_j : row->total_j, dy = have_base ? row->dynamic_j : 0;
-        double top = st + (dy > 0 ? dy : 0), bottom = dy < 0 ? dy : 0;
-        if (st < bottom) bottom = st;
-        if (top > rhi) rhi = top;
-        if (bottom < rlo) rlo = bottom;
+        double y = have_base ? row->dynamic_j : row->total_j;
+        if (!isfinite(y)) continue;
+        if (y > rhi) rhi = y;
+        if (y < rlo) rlo = y;
     }
+    mw_plot_var_num(v, "static_run_j", rows_plot && have_base ? rows[0].static_j : NAN);
+    mw_plot_var_num(v, "total_run_j", rows_plot ? rows[0].total_j : NAN);
     mw_plot_var_range(v, "left_ymin", "left_ymax", 0, lmax, 1e-3);
     mw_plot_var_num(v, "left_ymin", 0);
     mw_plot_var_range(v, "right_ymin", "right_ymax", rlo, rhi, 1e-3);

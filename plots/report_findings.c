@@ -247,18 +247,33 @@ static void model_words(FILE *f, const rp_report *rp)
             continue;
         }
         fprintf(f,
-                "the model predicts time with NRMSE %.3f and energy with %.3f (1: every run "
-                "exactly; 0: no better than the runs' mean; below 0: worse). ",
-                g->nrmse_t, g->nrmse_e);
-        fputs(g->nrmse_t >= 0.5 && g->nrmse_e >= 0.5
-                  ? "It follows the measurements."
-                  : "It does not follow the measurements well: see the model's table and "
-                    "figure.",
+                "from each run's own parameters the model predicts time with NRMSE %.3f and "
+                "energy with %.3f (1: every run exactly; 0: no better than the runs' mean; "
+                "below 0: worse; the paper's %.3f and %.3f)",
+                g->nrmse_t, g->nrmse_e, g->paper_nrmse_t, g->paper_nrmse_e);
+        const mw_escobar_study_group *fg =
+            rp->fit_mode ? mw_escobar_study_group_of(rp->fit_mode, g->version) : NULL;
+        int fit_known = fg && fg->fitted && isfinite(fg->nrmse_t) && isfinite(fg->nrmse_e);
+        if (fit_known)
+            fprintf(f, "; with its time parameters fitted to these runs, %.3f and %.3f",
+                    fg->nrmse_t, fg->nrmse_e);
+        fputs(". ", f);
+        int pred_good = g->nrmse_t >= 0.5 && g->nrmse_e >= 0.5;
+        int fit_good = !fit_known || (fg->nrmse_t >= 0.5 && fg->nrmse_e >= 0.5);
+        fputs(pred_good && fit_good ? "It follows the measurements."
+              : pred_good ? "From their own parts it explains the runs, but fitted over N_Spop "
+                            "it does not follow them: the runs vary in ways its shape does not "
+                            "(see the model's figure)."
+                          : "It does not follow the measurements well: see the model's table "
+                            "and figure.",
               f);
         fputs("</li>\n", f);
     }
-    fputs("</ul>\n<p class=\"note\">Predicted from each run's own phases and powers "
-          "(<code>mw fit</code>, predict mode; <a href=\"#model\">Model</a>).</p>\n",
+    fputs("</ul>\n<p class=\"note\">The first NRMSE tests the model's structure (nothing tuned "
+          "to the runs' times: <code>mw fit</code>, predict mode), the second how well its shape "
+          "over N_Spop can follow them (<code>mw fit --mode fit</code>); "
+          "<a href=\"#model\">Model</a> and <code>docs/models.md</code>, "
+          "\xE2\x80\x9CWhat the numbers mean\xE2\x80\x9D.</p>\n",
           f);
 }
 
@@ -306,7 +321,8 @@ static void run_warnings(FILE *f, const rp_report *rp, size_t i, int *n)
     for (size_t k = 0; k < an->nchannels; k++) {
         const mw_analysis_channel *c = &an->channels[k];
         double pct = mw_analysis_meter_difference_pct(c);
-        if (isfinite(pct) && fabs(pct) > 0.5) {
+        /* a channel with nothing on it: its relative difference is of noise */
+        if (isfinite(pct) && fabs(pct) > 0.5 && !unconnected(rp, c->name)) {
             char b[160];
             snprintf(b, sizeof b, "the meter's counter and the windows differ by %.2f %% on ",
                      pct);
@@ -315,13 +331,45 @@ static void run_warnings(FILE *f, const rp_report *rp, size_t i, int *n)
             fputs(" (windows lost?):", f);
             run_end(f, r);
         }
-        if (c->has_host && c->kde.state == MW_ANALYSIS_OK && !c->kde.levels.bimodal &&
-            !c->kde.constant) {
-            warn(f, n, "one power level on node ");
-            mw_html_text(f, c->name);
-            fputs(": Pow_idle and Pow_work are the same level:", f);
-            run_end(f, r);
-        }
+    }
+}
+
+/* 1 when run i's channel called name is a node whose power showed one level */
+static int one_level(const rp_report *rp, size_t i, const char *name)
+{
+    const mw_analysis_run *an = rp->run[i].an;
+    for (size_t k = 0; k < an->nchannels; k++) {
+        const mw_analysis_channel *c = &an->channels[k];
+        if (!strcmp(c->name, name))
+            return c->has_host && c->kde.state == MW_ANALYSIS_OK && !c->kde.levels.bimodal &&
+                   !c->kde.constant;
+    }
+    return 0;
+}
+
+/* A node with one power level: one warning per node, naming at most three of its runs. */
+static void one_level_warnings(FILE *f, const rp_report *rp, int *n)
+{
+    for (size_t k = 0; k < rp->agg.nchannels; k++) {
+        const char *name = rp->agg.channels[k].name;
+        size_t count = 0;
+        for (size_t i = 0; i < rp->nrun; i++)
+            count += (size_t)one_level(rp, i, name);
+        if (!count) continue;
+        warn(f, n, "one power level on node ");
+        mw_html_text(f, name);
+        fprintf(f, " in %zu of %zu run%s (Pow_idle and Pow_work are the same level: it never "
+                   "idled, or never worked):",
+                count, rp->nrun, rp->nrun == 1 ? "" : "s");
+        size_t shown = 0;
+        for (size_t i = 0; i < rp->nrun && shown < 3; i++)
+            if (one_level(rp, i, name)) {
+                fputs(shown++ ? ", <code>" : " <code>", f);
+                mw_html_text(f, rp->run[i].title);
+                fputs("</code>", f);
+            }
+        if (count > shown) fprintf(f, " and %zu more", count - shown);
+        fputs("</li>\n", f);
     }
 }
 
@@ -330,6 +378,7 @@ static void warnings(FILE *f, const rp_report *rp)
     int n = 0;
     for (size_t i = 0; i < rp->nrun; i++)
         run_warnings(f, rp, i, &n);
+    one_level_warnings(f, rp, &n);
     for (size_t k = 0; k < rp->agg.nchannels; k++)
         if (unconnected(rp, rp->agg.channels[k].name)) {
             warn(f, &n, "nothing connected to channel ");

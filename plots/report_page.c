@@ -643,6 +643,7 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
     rp_section_model(f, rp);
     section_figures(f, rp, figures);
     rp_section_meta(f, rp);
+    rp_references(f);
     fputs("</main>\n<footer>\n<p>Made by <code>", f);
     for (int i = 0; i < argc; i++) {
         if (i) fputc(' ', f);

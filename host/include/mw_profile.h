@@ -1,5 +1,5 @@
-/* mw_profile — the workload profile file of "mw pareto PROFILE" (seed 002; docs/models.md
- * "Profile file"): one item a line, '#' starts a comment,
+/* mw_profile — the workload profile file of "mw pareto PROFILE" (Khaleghzadeh et al.;
+ * docs/models.md "Profile file"): one item a line, '#' starts a comment,
  *   n N                                          units of work, > 0
  *   static_power W                               P_S, >= 0
  *   device NAME [a=S_PER_UNIT] [b=J_PER_UNIT] [X:T[:E]]...

@@ -119,7 +119,8 @@ typedef struct {
 } mw_record_command;
 
 typedef struct {
-    const char *status;    /* "complete", "interrupted", "failed: command not found",
+    const char *status;    /* "complete", "command failed" (it ran and exited non-zero or was
+                              killed), "interrupted", "failed: command not found",
                               "failed: command cannot start"; with ", meter lost at S s" added
                               when meter_lost (S since mw_record_start_ns) */
     int exit_code;         /* the command's exit status (128 + N: killed by signal N); 127 not

@@ -1,7 +1,7 @@
 /* dvfs_run — a recorded MPI run as the inputs of the DVFS models (dvfs.h), for mw dvfs.
  *
  * The run is taken as one iteration measured at the highest frequency (docs/models.md,
- * "DVFS (seed 003)"):
+ * "DVFS (Fanfakh)"):
  *  - each rank's times come from its phases (all kinds but mw, mark, counter; a rank is one
  *    (rank, host) pair): its span runs from the end of MPI_Init (else its first phase's
  *    start) to the start of MPI_Finalize (else its last phase's end); T_cm is the length of
