@@ -99,7 +99,7 @@ installed() {
   done
   check "mw.1 installed" test -s "$d/man/man1/mw.1"
   check "completion installed" test -s "$d/bash-completion/completions/mw"
-  check "docs installed" test -s "$d/doc/megawatt/README.md" -a -s "$d/doc/megawatt/cli.md"
+  check "docs installed" test -s "$d/doc/megawatt/README.md" -a -s "$d/doc/megawatt/docs/cli.md"
   # what is installed is what mkman.py makes from this mw
   expect_eq "installed pages are mw's" "$(cat "$d"/man/man1/*.1 | md5sum)" "$(cat "$TMP"/man/man1/*.1 | md5sum)"
 }
