@@ -259,9 +259,11 @@ sweep() {
   ci=$(cell "$page" across-runs '<td>Command time</td>' 4)
   echo "  command time of t=0.3: $msd, 95 % interval $ci"
   check "sweep: command time's Student-t interval" t_interval_ok "$msd" "$ci" 4.30265 3
-  expect_num "sweep: mean command time of t=0.3" "$(value "$msd")" 0.29 0.36
+  # the two configurations apart (a sleep overruns on a loaded machine: generous above,
+  # but the ranges do not overlap)
+  expect_num "sweep: mean command time of t=0.3" "$(value "$msd")" 0.29 0.55
   expect_num "sweep: mean command time of t=0.6" \
-    "$(value "$(cell "$page" across-runs-2 '<td>Command time</td>' 3)")" 0.59 0.66
+    "$(value "$(cell "$page" across-runs-2 '<td>Command time</td>' 3)")" 0.59 0.85
   expect_eq "sweep: six runs in the summary" \
     "$(sed -n '/id="runs"/,/<\/table>/p' "$page" | grep -c ', repetition ')" 6
 }
