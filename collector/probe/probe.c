@@ -8,12 +8,17 @@
  * left is written with the D and X records, and the state becomes DONE (inert again).
  *
  * Hot path. Each thread owns a mw_thr (pointer in initial-exec TLS, allocated at its first
- * event): a single-producer/single-consumer ring of 32-byte events, its stack of open
- * phases, and a direct-mapped cache from name pointers to interned name ids. An event is a
- * state check, a cache probe, clock_gettime(CLOCK_REALTIME) (vDSO) and a store into the
- * ring published by a release store of head: no lock, no system call. A full ring drops the
- * event and counts it; when a ring passes half full the producer wakes the writer early
- * (one futex wake per half ring). Names are interned once (global table under a mutex):
+ * event): a single-producer/single-consumer queue of chunks of 32-byte events (4096 per
+ * chunk), its stack of open phases, and a direct-mapped cache from name pointers to interned
+ * name ids. An event is a state check, a cache probe, clock_gettime(CLOCK_REALTIME) (vDSO)
+ * and a store into the current chunk published by a release store of its count: no lock, no
+ * system call. A full chunk is followed by the thread's spare chunk (one the writer
+ * finished) or a new one, so the queue grows while the writer lags (a chatty program
+ * between two drains, or a writer starved of CPU by busy-polling ranks) up to
+ * MW_PROBE_RING_EVENTS events per thread (default 2 Mi events, 64 MiB, only ever touched
+ * when the writer lags that far); only then is an event dropped, and counted. From a
+ * thread's second pending chunk on, the producer wakes the writer early (one futex wake,
+ * and none while a wake is pending). Names are interned once (global table under a mutex):
  * a cache hit is a pointer compare, plus a strcmp unless the pointer lies in a read-only
  * segment of a loaded object (a string literal, whose text cannot change).
  *
@@ -59,9 +64,10 @@
 enum { ST_UNINIT = 0, ST_INERT = 1, ST_ACTIVE = 2, ST_DONE = 3 };
 
 enum {
-    MW_RING_DEFAULT = 32768,  /* events per thread (1 MiB) */
-    MW_RING_MIN = 16,         /* limits of MW_PROBE_RING_EVENTS */
-    MW_RING_MAX = 1 << 24,    /* 512 MiB */
+    MW_RING_DEFAULT = 1 << 21, /* events a thread may hold before dropping (64 MiB) */
+    MW_RING_MIN = 16,          /* limits of MW_PROBE_RING_EVENTS */
+    MW_RING_MAX = 1 << 26,     /* 2 GiB */
+    MW_CHUNK_EVENTS = 4096,    /* events per chunk (128 KiB); a thread holds >= 2 chunks */
     MW_STACK_DEPTH = 64,      /* open phases per thread */
     MW_CACHE_SLOTS = 256,     /* name cache per thread, direct mapped */
     MW_NAME_BITS = 24,        /* name id in an event's kind_name */
@@ -69,7 +75,6 @@ enum {
     MW_NAME_CHUNK = 4096,     /* id -> name table grows by chunks */
     MW_NAME_TEXT_MAX = 4095,  /* bytes of a name written in an N record */
     MW_OUT_BYTES = 1 << 20,   /* writer buffer: one write() per batch */
-    MW_TAIL_PUBLISH = 1024,   /* the writer frees ring slots every this many events */
     MW_PERIOD_MS = 200,       /* writer period */
     MW_KICKED_PERIOD_MS = 20, /* at least this between drains when woken early */
 };
@@ -89,13 +94,19 @@ typedef struct {
     uint32_t trusted; /* ptr's text cannot change: no strcmp on a hit */
 } mw_cache_slot;
 
+typedef struct mw_chunk {
+    _Atomic uint32_t n;               /* events published (producer, release) */
+    struct mw_chunk *_Atomic next;    /* the chunk after this one (producer, release) */
+    mw_ev ev[];
+} mw_chunk;
+
 typedef struct mw_thr {
     /* producer (the thread itself) */
-    mw_ev *ring;
-    uint64_t mask, half;
-    _Atomic uint64_t head; /* written by the producer only (release) */
-    uint64_t tail_seen;    /* the producer's last look at tail */
+    mw_chunk *cur;  /* the chunk being filled */
+    uint32_t cur_n; /* its events */
     _Atomic uint64_t dropped, unmatched;
+    _Atomic int held;             /* chunks allocated to this thread (both sides) */
+    mw_chunk *_Atomic spare;      /* a chunk the writer finished, for the producer to reuse */
     int depth, overflow;
     struct {
         uint32_t id;
@@ -103,7 +114,8 @@ typedef struct mw_thr {
     } stack[MW_STACK_DEPTH];
     mw_cache_slot cache[MW_CACHE_SLOTS];
     /* consumer (the writer, under g_wlock) */
-    _Alignas(64) _Atomic uint64_t tail;
+    _Alignas(64) mw_chunk *rd; /* the oldest chunk not yet retired */
+    uint32_t rd_pos;           /* its events written */
     _Atomic int dead; /* the thread exited: drain, then free */
     int tid, os_tid, announced;
     struct mw_thr *next;
@@ -125,6 +137,8 @@ static pthread_mutex_t g_mlock = PTHREAD_MUTEX_INITIALIZER;    /* R/C records */
 
 /* configuration, fixed while ACTIVE */
 static uint64_t g_ring_events;
+static uint32_t g_chunk_events; /* MW_CHUNK_EVENTS, or half a smaller g_ring_events */
+static int g_max_chunks;        /* per thread */
 static int g_fd = -1;
 static dev_t g_dev; /* the spill file's identity, to notice a descriptor closed under us */
 static ino_t g_ino;
@@ -312,33 +326,58 @@ static inline void bump(_Atomic uint64_t *c) /* producer-owned counter: no RMW n
                           memory_order_relaxed);
 }
 
+static mw_chunk *chunk_new(void)
+{
+    mw_chunk *c = malloc(sizeof *c + (size_t)g_chunk_events * sizeof(mw_ev));
+    if (!c) return NULL;
+    atomic_init(&c->n, 0);
+    atomic_init(&c->next, NULL);
+    return c;
+}
+
+/* The chunk after the full t->cur (the spare, or a new one while the thread holds fewer
+ * than g_max_chunks), linked and made current; NULL: the event is dropped. */
+static __attribute__((noinline)) mw_chunk *chunk_next(mw_thr *t)
+{
+    mw_chunk *c = atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire);
+    if (!c) {
+        if (atomic_load_explicit(&t->held, memory_order_relaxed) >= g_max_chunks ||
+            !(c = chunk_new())) {
+            kick_writer();
+            return NULL;
+        }
+        atomic_fetch_add_explicit(&t->held, 1, memory_order_relaxed);
+    }
+    atomic_store_explicit(&c->n, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->cur->next, c, memory_order_release);
+    t->cur = c;
+    t->cur_n = 0;
+    if (atomic_load_explicit(&t->held, memory_order_relaxed) > 2) kick_writer();
+    return c;
+}
+
 static inline void push(mw_thr *t, unsigned kind, uint32_t id, int64_t t0_ns, int64_t t1_ns,
                         int64_t bytes, int peer)
 {
-    uint64_t h = atomic_load_explicit(&t->head, memory_order_relaxed);
-    if (MW_UNLIKELY(h - t->tail_seen > t->mask)) {
-        t->tail_seen = atomic_load_explicit(&t->tail, memory_order_acquire);
-        if (h - t->tail_seen > t->mask) {
-            bump(&t->dropped);
-            kick_writer();
-            return;
-        }
-    }
     if (MW_UNLIKELY(id == UINT32_MAX)) {
         bump(&t->dropped);
         return;
     }
-    mw_ev *e = &t->ring[h & t->mask];
+    mw_chunk *c = t->cur;
+    if (MW_UNLIKELY(t->cur_n == g_chunk_events) && !(c = chunk_next(t))) {
+        bump(&t->dropped);
+        return;
+    }
+    uint32_t n = t->cur_n;
+    mw_ev *e = &c->ev[n];
     e->t0_ns = t0_ns;
     e->t1_ns = t1_ns < t0_ns ? t0_ns : t1_ns; /* CLOCK_REALTIME may be stepped back */
     e->bytes = bytes;
     e->kind_name = (uint32_t)(kind & 0xff) << MW_NAME_BITS | id;
     e->peer = peer;
-    atomic_store_explicit(&t->head, h + 1, memory_order_release);
-    if (MW_UNLIKELY(h - t->tail_seen == t->half)) {
-        t->tail_seen = atomic_load_explicit(&t->tail, memory_order_acquire);
-        if (h - t->tail_seen >= t->half) kick_writer();
-    }
+    t->cur_n = n + 1;
+    atomic_store_explicit(&c->n, n + 1, memory_order_release);
 }
 
 static void thread_exit(void *p)
@@ -350,7 +389,11 @@ static void thread_exit(void *p)
 
 static void free_thread(mw_thr *t)
 {
-    free(t->ring);
+    for (mw_chunk *c = t->rd, *next; c; c = next) {
+        next = atomic_load_explicit(&c->next, memory_order_relaxed);
+        free(c);
+    }
+    free(atomic_load_explicit(&t->spare, memory_order_relaxed));
     free(t);
 }
 
@@ -359,13 +402,11 @@ static __attribute__((noinline)) mw_thr *thread_register(void)
     mw_thr *t = aligned_alloc(_Alignof(mw_thr), sizeof *t);
     if (!t) return NULL;
     memset(t, 0, sizeof *t);
-    t->ring = malloc(g_ring_events * sizeof *t->ring);
-    if (!t->ring) {
+    if (!(t->cur = t->rd = chunk_new())) {
         free(t);
         return NULL;
     }
-    t->mask = g_ring_events - 1;
-    t->half = g_ring_events / 2;
+    atomic_init(&t->held, 1);
     for (int i = 0; i < MW_CACHE_SLOTS; i++)
         t->cache[i].ptr = g_never_name;
     t->os_tid = (int)syscall(SYS_gettid);
@@ -617,6 +658,33 @@ static void out_event(int tid, const mw_ev *e)
     g_out_len += (size_t)(p - p0);
 }
 
+/* A chunk the writer finished: the thread's spare (the one before is freed). */
+static void chunk_retire(mw_thr *t, mw_chunk *c)
+{
+    mw_chunk *old = atomic_exchange_explicit(&t->spare, c, memory_order_acq_rel);
+    if (old) {
+        free(old);
+        atomic_fetch_sub_explicit(&t->held, 1, memory_order_relaxed);
+    }
+}
+
+/* Write the thread's published events; retire every chunk the producer has left. */
+static void drain_thread(mw_thr *t)
+{
+    for (;;) {
+        uint32_t n = atomic_load_explicit(&t->rd->n, memory_order_acquire);
+        for (; t->rd_pos < n; t->rd_pos++)
+            out_event(t->tid, &t->rd->ev[t->rd_pos]);
+        if (n < g_chunk_events) return;
+        mw_chunk *next = atomic_load_explicit(&t->rd->next, memory_order_acquire);
+        if (!next) return; /* full, and the producer has not needed another yet */
+        mw_chunk *done = t->rd;
+        t->rd = next;
+        t->rd_pos = 0;
+        chunk_retire(t, done);
+    }
+}
+
 /* Everything buffered into the file (under g_wlock). */
 static void drain(void)
 {
@@ -639,15 +707,8 @@ static void drain(void)
             t->announced = 1;
         }
         int dead = atomic_load_explicit(&t->dead, memory_order_acquire);
-        uint64_t tl = atomic_load_explicit(&t->tail, memory_order_relaxed);
-        uint64_t h = atomic_load_explicit(&t->head, memory_order_acquire);
-        for (uint64_t k = 0; tl != h; tl++) {
-            out_event(t->tid, &t->ring[tl & t->mask]);
-            if (++k % MW_TAIL_PUBLISH == 0)
-                atomic_store_explicit(&t->tail, tl + 1, memory_order_release);
-        }
-        atomic_store_explicit(&t->tail, tl, memory_order_release);
-        if (dead) { /* the thread exited before we read head: nothing more will come */
+        drain_thread(t);
+        if (dead) { /* the thread exited before we drained it: nothing more will come */
             g_dead_dropped += atomic_load_explicit(&t->dropped, memory_order_relaxed);
             g_dead_unmatched += atomic_load_explicit(&t->unmatched, memory_order_relaxed);
             if (prev) {
@@ -720,15 +781,18 @@ static int mkdir_p(const char *dir)
     return mkdir(buf, 0775) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static uint64_t ring_events(void)
+/* MW_PROBE_RING_EVENTS (rounded up to a power of 2 within the limits), and the chunks. */
+static void ring_events(void)
 {
     const char *s = getenv("MW_PROBE_RING_EVENTS");
     long long v = s ? atoll(s) : 0;
-    if (v <= 0) return MW_RING_DEFAULT;
     uint64_t n = MW_RING_MIN;
     while (n < (uint64_t)v && n < MW_RING_MAX)
         n *= 2;
-    return n;
+    g_ring_events = v <= 0 ? MW_RING_DEFAULT : n;
+    g_chunk_events = g_ring_events / 2 < MW_CHUNK_EVENTS ? (uint32_t)(g_ring_events / 2)
+                                                         : MW_CHUNK_EVENTS;
+    g_max_chunks = (int)(g_ring_events / g_chunk_events);
 }
 
 /* Read the environment; open the spill file and start the writer when MW_RUN_DIR is set.
@@ -780,7 +844,7 @@ static int probe_init(void)
             fstat(g_fd, &st);
             g_dev = st.st_dev;
             g_ino = st.st_ino;
-            g_ring_events = ring_events();
+            ring_events();
             for (uint32_t i = 0; i < g_ncount; i++)
                 name_by_id(i)->written = 0;
             char *p = g_out;
