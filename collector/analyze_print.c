@@ -8,6 +8,7 @@
 #include "analyze_print.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,9 @@ static void text_run(FILE *out, const mw_analysis_run *r)
             an_secs(a, sizeof a, mw_analysis_since_ns(r, r->first_ns), 1),
             an_secs(b, sizeof b, mw_analysis_since_ns(r, r->last_ns), 1),
             an_secs(d, sizeof d, (__int128)r->last_ns - r->first_ns, 1));
+    if (r->probe_dropped > 0)
+        fprintf(out, "warning: the probes dropped %" PRId64 " events: phases and computation are "
+                     "incomplete (docs/probe.md, MW_PROBE_RING_EVENTS)\n", r->probe_dropped);
     fputs("\nenergy\n", out);
     text_energy(out, r);
     fputs("\npower levels (kde: the paper's kernel density; gmm: 2-component Gaussian "
