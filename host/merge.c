@@ -265,7 +265,7 @@ static int by_local(const void *a, const void *b)
 /* Every event's times on the recorder's clock, end never before start. */
 static void map_times(spill *f)
 {
-    qsort(f->cs, (size_t)f->ncs, sizeof *f->cs, by_local); /* stable enough: equal times */
+    if (f->ncs > 1) qsort(f->cs, (size_t)f->ncs, sizeof *f->cs, by_local);
     for (size_t i = 0; i < f->nev; i++) {
         event *e = &f->ev[i];
         int64_t t0 = clamp_i64((__int128)e->t0 + offset_at(f, e->t0));

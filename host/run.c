@@ -156,6 +156,7 @@ typedef struct {
 struct run_blocks {
     sqlite3_stmt *bst; /* the blocks, in the order of their first key */
     int peeked;        /* bst has a row not yet opened */
+    int done;          /* bst has no more rows (stepping it again would start over) */
     int row;           /* the phases row: 1 current, 0 none left, -1 to be stepped */
     int order, spans;
     run_block **heap;
@@ -349,7 +350,9 @@ static int blocks_fill(mw_run_cursor *c, run_blocks *b)
 {
     for (;;) {
         if (!b->peeked) {
+            if (b->done) return 0;
             int rc = sqlite3_step(b->bst);
+            if (rc == SQLITE_DONE) b->done = 1;
             if (rc == SQLITE_DONE) return 0;
             if (rc != SQLITE_ROW) return mw_store_db_error(c->s, "reading the phase blocks");
             b->peeked = 1;
