@@ -36,7 +36,7 @@
 static const char *const kind_text[] = {"user", "compute", "comm", "wait",
                                         "omp",  "gpu",     "mark", "counter"};
 #define NKINDS ((int)(sizeof kind_text / sizeof kind_text[0]))
-#define MERGE_COMPACT_DEFAULT 100000 /* events of a process stored as blocks, at least */
+#define MERGE_COMPACT_DEFAULT 1000000 /* events of a process stored as blocks, at least */
 #define MERGE_BLOCK_EVENTS 4096      /* events per phase block */
 
 typedef struct {
@@ -575,7 +575,8 @@ int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st,
                  void (*skipped)(void *ctx, const char *message), void *ctx, char *err,
                  size_t errlen)
 {
-    const char *keep = getenv("MW_KEEP_SPILL");
-    mw_merge_opts o = {.keep_spill = keep && *keep && strcmp(keep, "0") != 0};
+    const char *keep = getenv("MW_KEEP_SPILL"), *compact = getenv("MW_MERGE_COMPACT_EVENTS");
+    mw_merge_opts o = {.keep_spill = keep && *keep && strcmp(keep, "0") != 0,
+                       .compact_min_events = compact ? atoll(compact) : 0};
     return mw_merge_run_opts(s, rundir, &o, st, skipped, ctx, err, errlen);
 }

@@ -27,7 +27,7 @@ typedef struct {
 
 typedef struct {
     long long compact_min_events; /* a process with this many events or more is stored in
-                                   * phase_blocks; 0: the default, 100,000; 1: every one */
+                                   * phase_blocks; 0: the default, 1,000,000; 1: every one */
     int keep_spill;               /* 1: leave the spill files after a successful merge */
 } mw_merge_opts;
 
@@ -37,8 +37,8 @@ typedef struct {
 int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st,
                  void (*skipped)(void *ctx, const char *message), void *ctx, char *err,
                  size_t errlen);
-/* The same with options (mw_merge_run: the defaults, keep_spill from the environment
- * variable MW_KEEP_SPILL=1). */
+/* The same with options (mw_merge_run: keep_spill from the environment variable
+ * MW_KEEP_SPILL=1, compact_min_events from MW_MERGE_COMPACT_EVENTS, else the defaults). */
 int mw_merge_run_opts(mw_store *s, const char *rundir, const mw_merge_opts *o,
                       mw_merge_stats *st, void (*skipped)(void *ctx, const char *message),
                       void *ctx, char *err, size_t errlen);
