@@ -5,8 +5,10 @@
  * (docs/probe.md). Numbers are parsed by hand (digits only, overflow checked): the merge of a
  * chatty program's millions of events is bounded by this parse, not by SQLite.
  *
- * A process with at least compact_min_events events goes to phase_blocks (docs/run-store.md):
- * its events, on the recorder's clock, are grouped by thread (counting sort, stable), each
+ * A process with at least compact_min_events events goes to phase_blocks (docs/run-store.md),
+ * but for the kinds the program marks itself (user phases, marks, counters: few, and what
+ * one queries by name), which stay rows of phases: its other events (MPI, OpenMP, GPU), on
+ * the recorder's clock, are grouped by thread (counting sort, stable), each
  * thread's run sorted by start only when it is not already (a thread's events are written in
  * the order they end, which is start order unless phases nest), cut into blocks of
  * MERGE_BLOCK_EVENTS and encoded by phase_codec.h; (kind, name) pairs get run-wide ids in
@@ -36,7 +38,10 @@
 static const char *const kind_text[] = {"user", "compute", "comm", "wait",
                                         "omp",  "gpu",     "mark", "counter"};
 #define NKINDS ((int)(sizeof kind_text / sizeof kind_text[0]))
-#define MERGE_COMPACT_DEFAULT 1000000 /* events of a process stored as blocks, at least */
+#define MERGE_COMPACT_DEFAULT 65536 /* events of a process stored as blocks, at least */
+/* the kinds a program marks itself (user phases, marks, counters: few, and what one queries
+ * by name) stay rows even in a chatty process; the others (MPI, OpenMP, GPU) go to blocks */
+#define MERGE_ROW_KINDS (1u << 0 | 1u << 6 | 1u << 7)
 #define MERGE_BLOCK_EVENTS 4096      /* events per phase block */
 
 typedef struct {
@@ -340,10 +345,12 @@ static int64_t name_id(mw_store *s, name_ids *m, int kind, const char *name)
 
 /* ---- storing a file --------------------------------------------------------------------- */
 
-static int rows_file(mw_store *s, const spill *f)
+/* The file's events of the kinds in mask (a bit per kind_text index) as rows of phases. */
+static int rows_file(mw_store *s, const spill *f, unsigned mask)
 {
     for (size_t i = 0; i < f->nev; i++) {
         const event *e = &f->ev[i];
+        if (!(mask >> e->kind & 1)) continue;
         mw_store_phase p = {.rank = f->rank,
                             .host = f->host,
                             .thread = e->tid,
@@ -367,20 +374,25 @@ static int by_start_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The events grouped by thread (stable counting sort; threads ascending), into a new array. */
-static event *by_thread(const spill *f)
+/* The events of kinds outside MERGE_ROW_KINDS grouped by thread (stable counting sort;
+ * threads ascending), into a new array of *n. */
+static event *by_thread(const spill *f, size_t *n)
 {
     int maxtid = 0;
     for (size_t i = 0; i < f->nev; i++)
         if (f->ev[i].tid > maxtid) maxtid = f->ev[i].tid;
     size_t *at = mw_xcalloc((size_t)maxtid + 2, sizeof *at);
+    *n = 0;
     for (size_t i = 0; i < f->nev; i++)
-        at[f->ev[i].tid + 1]++;
+        if (!(MERGE_ROW_KINDS >> f->ev[i].kind & 1)) {
+            at[f->ev[i].tid + 1]++;
+            ++*n;
+        }
     for (int t = 0; t <= maxtid; t++)
         at[t + 1] += at[t];
-    event *out = mw_xrealloc(NULL, (f->nev ? f->nev : 1) * sizeof *out);
+    event *out = mw_xrealloc(NULL, (*n ? *n : 1) * sizeof *out);
     for (size_t i = 0; i < f->nev; i++)
-        out[at[f->ev[i].tid]++] = f->ev[i];
+        if (!(MERGE_ROW_KINDS >> f->ev[i].kind & 1)) out[at[f->ev[i].tid]++] = f->ev[i];
     free(at);
     return out;
 }
@@ -410,7 +422,7 @@ static int blocks_thread(mw_store *s, const spill *f, event *ev, size_t n, const
     return 0;
 }
 
-/* The file's events as phase blocks, each thread apart. */
+/* The file's events as phase blocks, each thread apart, but for MERGE_ROW_KINDS: rows. */
 static int blocks_file(mw_store *s, const spill *f, name_ids *names)
 {
     /* (name, kind) -> run-wide id, for the pairs the events use */
@@ -419,15 +431,18 @@ static int blocks_file(mw_store *s, const spill *f, name_ids *names)
         ids[i] = -1;
     int rc = 0;
     for (size_t i = 0; i < f->nev && !rc; i++) {
+        if (MERGE_ROW_KINDS >> f->ev[i].kind & 1) continue;
         int64_t *id = &ids[f->ev[i].name * NKINDS + f->ev[i].kind];
         if (*id < 0 && (*id = name_id(s, names, f->ev[i].kind, f->names[f->ev[i].name])) < 0)
             rc = -1;
     }
-    event *ev = rc ? NULL : by_thread(f);
+    if (!rc) rc = rows_file(s, f, MERGE_ROW_KINDS);
+    size_t n = 0;
+    event *ev = rc ? NULL : by_thread(f, &n);
     mw_pc_event *pc = mw_xrealloc(NULL, MERGE_BLOCK_EVENTS * sizeof *pc);
     unsigned char *buf = mw_xrealloc(NULL, MERGE_BLOCK_EVENTS * MW_PC_EVENT_MAX);
-    for (size_t first = 0, i; ev && first < f->nev && !rc; first = i) {
-        for (i = first + 1; i < f->nev && ev[i].tid == ev[first].tid; i++) {
+    for (size_t first = 0, i; ev && first < n && !rc; first = i) {
+        for (i = first + 1; i < n && ev[i].tid == ev[first].tid; i++) {
         }
         rc = blocks_thread(s, f, ev + first, i - first, ids, pc, buf);
         mw_store_maybe_commit(s);
@@ -447,7 +462,8 @@ static int store_file(mw_store *s, spill *f, long long compact_min, name_ids *na
                                     f->cs[i].offset_ns, f->cs[i].unc_ns) != 0)
             goto fail;
     map_times(f);
-    if ((long long)f->nev >= compact_min ? blocks_file(s, f, names) : rows_file(s, f)) goto fail;
+    if ((long long)f->nev >= compact_min ? blocks_file(s, f, names) : rows_file(s, f, ~0u))
+        goto fail;
     st->events += (long long)f->nev;
     st->clock_samples += f->ncs;
     st->dropped = f->dropped > LLONG_MAX - st->dropped ? LLONG_MAX : st->dropped + f->dropped;

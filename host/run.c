@@ -653,36 +653,6 @@ int mw_run_meta_next_nullable(mw_run_cursor *c, const char **key, const char **v
     return rc;
 }
 
-/* The first counter named name in the blocks: the earliest of the first block holding one. */
-static int counter_first_block(mw_store *s, const char *name, int64_t *value)
-{
-    static const char *const counter[] = {"counter", NULL};
-    mw_run_phase_filter f = mw_run_phase_all();
-    f.kinds = counter;
-    f.name = name;
-    run_blocks *b = blocks_open(s, &f, KEY_START);
-    if (!b) return -1;
-    sqlite3_finalize(b->bst); /* in insertion order instead */
-    b->bst = NULL;
-    int rc = sqlite3_prepare_v2(mw_store_sqlite(s),
-                                "SELECT id, rank, host, pid, thread, start_ns, data FROM "
-                                "phase_blocks ORDER BY id",
-                                -1, &b->bst, NULL) == SQLITE_OK
-                 ? 0
-                 : mw_store_db_error(s, "reading a counter");
-    while (!rc && !b->nheap) {
-        int st = sqlite3_step(b->bst);
-        if (st == SQLITE_DONE) break;
-        rc = st != SQLITE_ROW ? mw_store_db_error(s, "reading a counter") : block_open(s, b);
-    }
-    if (!rc && b->nheap) {
-        *value = b->heap[0]->ev.bytes;
-        rc = 1;
-    }
-    blocks_free(b);
-    return rc;
-}
-
 int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
 {
     mw_run_cursor *c = cursor_open(s, CUR_PHASES,
@@ -696,8 +666,7 @@ int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
         *value = sqlite3_column_int64(c->st, 0);
     else if (rc != SQLITE_DONE)
         ret = mw_store_db_error(s, "reading a counter");
-    mw_run_close(c);
-    if (ret == 0 && mw_store_schema(s) >= 3) ret = counter_first_block(s, name, value);
+    mw_run_close(c); /* counters are never in phase_blocks (merge.c keeps them rows) */
     return ret;
 }
 

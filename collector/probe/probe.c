@@ -72,6 +72,7 @@ enum {
     MW_CACHE_SLOTS = 256,     /* name cache per thread, direct mapped */
     MW_NAME_BITS = 24,        /* name id in an event's kind_name */
     MW_NAME_MAX = 1 << 20,    /* distinct names per process */
+    MW_EXCLUDED_BIT = 1 << 22, /* in a name id from name_id(): MW_PROBE_EXCLUDE names it */
     MW_NAME_CHUNK = 4096,     /* id -> name table grows by chunks */
     MW_NAME_TEXT_MAX = 4095,  /* bytes of a name written in an N record */
     MW_OUT_BYTES = 1 << 20,   /* writer buffer: one write() per batch */
@@ -123,7 +124,8 @@ typedef struct mw_thr {
 
 typedef struct {
     uint32_t id;
-    unsigned char written; /* an N record is in the current spill file (writer only) */
+    unsigned char written;  /* an N record is in the current spill file (writer only) */
+    unsigned char excluded; /* listed in MW_PROBE_EXCLUDE: its events are not recorded */
     char text[];
 } mw_name;
 
@@ -169,6 +171,7 @@ static size_t g_ntab_cap;
 static uint32_t g_ncount;
 static mw_name **g_nchunk[MW_NAME_MAX / MW_NAME_CHUNK]; /* id -> name */
 static const char g_never_name[1];                      /* marks an empty cache slot */
+static char *g_exclude; /* MW_PROBE_EXCLUDE, with a comma at each end: ",MPI_Test,MPI_Iprobe," */
 
 /* ---- time --------------------------------------------------------------------------- */
 
@@ -203,6 +206,16 @@ static mw_name *name_by_id(uint32_t id)
     return g_nchunk[id / MW_NAME_CHUNK][id % MW_NAME_CHUNK];
 }
 
+/* 1 when MW_PROBE_EXCLUDE lists text (",TEXT," is in g_exclude) */
+static int excluded(const char *text)
+{
+    size_t len = strlen(text);
+    if (!g_exclude || !len || strchr(text, ',')) return 0;
+    for (const char *p = g_exclude; (p = strstr(p, text)); p++)
+        if (p[-1] == ',' && p[len] == ',') return 1;
+    return 0;
+}
+
 /* The interned entry of text, made if new (under g_nlock). NULL when out of memory. */
 static mw_name *intern_locked(const char *text)
 {
@@ -235,6 +248,7 @@ static mw_name *intern_locked(const char *text)
     n->id = id;
     n->written = 0;
     memcpy(n->text, text, len + 1);
+    n->excluded = (unsigned char)excluded(text);
     (*chunk)[id % MW_NAME_CHUNK] = n;
     g_ntab[j] = n;
     g_ncount++;
@@ -297,12 +311,13 @@ static __attribute__((noinline)) uint32_t name_id_miss(mw_cache_slot *s, const c
     if (!n) return UINT32_MAX;
     s->ptr = name;
     s->text = n->text;
-    s->id = n->id;
+    s->id = n->id | (n->excluded ? MW_EXCLUDED_BIT : 0);
     s->trusted = !name || name == n->text || in_readonly_segment(name);
-    return n->id;
+    return s->id;
 }
 
-/* The name's id, UINT32_MAX when it cannot be interned (out of memory). */
+/* The name's id (with MW_EXCLUDED_BIT when the user excluded it), UINT32_MAX when it cannot
+ * be interned (out of memory). */
 static inline uint32_t name_id(mw_thr *t, const char *name)
 {
     mw_cache_slot *s = cache_slot(t, name);
@@ -360,8 +375,8 @@ static __attribute__((noinline)) mw_chunk *chunk_next(mw_thr *t)
 static inline void push(mw_thr *t, unsigned kind, uint32_t id, int64_t t0_ns, int64_t t1_ns,
                         int64_t bytes, int peer)
 {
-    if (MW_UNLIKELY(id == UINT32_MAX)) {
-        bump(&t->dropped);
+    if (MW_UNLIKELY(id & MW_EXCLUDED_BIT)) { /* excluded, or UINT32_MAX: not interned */
+        if (id == UINT32_MAX) bump(&t->dropped);
         return;
     }
     mw_chunk *c = t->cur;
@@ -813,8 +828,11 @@ static int probe_init(void)
     }
     s = ST_INERT;
     const char *run = getenv("MW_RUN_DIR"), *dir = getenv("MW_PROBE_DIR");
-    const char *skew = getenv("MW_PROBE_CLOCK_SKEW_NS");
+    const char *skew = getenv("MW_PROBE_CLOCK_SKEW_NS"), *ex = getenv("MW_PROBE_EXCLUDE");
     g_skew_ns = skew ? strtoll(skew, NULL, 10) : 0;
+    free(g_exclude);
+    g_exclude = NULL;
+    if (ex && *ex && (g_exclude = malloc(strlen(ex) + 3))) sprintf(g_exclude, ",%s,", ex);
     char host[256], pdir[4096];
     if (run && *run) {
         if (dir && *dir)
@@ -845,8 +863,10 @@ static int probe_init(void)
             g_dev = st.st_dev;
             g_ino = st.st_ino;
             ring_events();
-            for (uint32_t i = 0; i < g_ncount; i++)
+            for (uint32_t i = 0; i < g_ncount; i++) {
                 name_by_id(i)->written = 0;
+                name_by_id(i)->excluded = (unsigned char)excluded(name_by_id(i)->text);
+            }
             char *p = g_out;
             p += sprintf(p, "H\t1\t%s\t%d\tCLOCK_REALTIME\n", host, (int)g_pid);
             g_out_len = (size_t)(p - g_out);

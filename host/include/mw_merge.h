@@ -5,9 +5,9 @@
  * samples (offset to the recorder's clock at a local time). An event's times are mapped
  * with the offset interpolated linearly in local time between the file's clock samples
  * (held constant before the first and after the last; 0 when a file has none: the process
- * ran on the recorder's host). A process with many events (compact_min_events) goes to the
- * compact phase_blocks, a smaller one to rows of phases (docs/run-store.md); mw_run.h reads
- * both as phases. Merging replaces the phases of earlier merges (every kind but "mw", the
+ * ran on the recorder's host). A process with many events (compact_min_events) has its MPI,
+ * OpenMP and GPU events stored in the compact phase_blocks, the rest as rows of phases
+ * (docs/run-store.md); mw_run.h reads both as phases. Merging replaces the phases of earlier merges (every kind but "mw", the
  * recorder's own) and the clock_sync rows, so it can be redone while the spill files are
  * there; a successful merge removes them (unless keep_spill), and a merge that finds none
  * keeps what the store holds. It also sets meta probe_processes, probe_events and
@@ -26,8 +26,9 @@ typedef struct {
 } mw_merge_stats;
 
 typedef struct {
-    long long compact_min_events; /* a process with this many events or more is stored in
-                                   * phase_blocks; 0: the default, 1,000,000; 1: every one */
+    long long compact_min_events; /* a process with this many events or more has its MPI,
+                                   * OpenMP, GPU events stored in phase_blocks; 0: the
+                                   * default, 65,536; 1: every process */
     int keep_spill;               /* 1: leave the spill files after a successful merge */
 } mw_merge_opts;
 

@@ -1,9 +1,9 @@
 /* bench_merge — the merge of a chatty program's spill files into the run store, printed as a
  * Markdown section for docs/performance.md: events merged per second of CPU (one core: the
  * merge is single-threaded), and the bytes each event adds to trace.db, for the compact
- * phase_blocks (a process of >= 1 M events, the default) and for rows of phases (what every
- * process got before schema 3, and what smaller processes still get); and the time to read
- * every phase back through mw_run_phases().
+ * phase_blocks (the MPI calls of a process of >= 65,536 events, the default) and for rows of
+ * phases (what every process got before schema 3, and what smaller processes still get);
+ * and the time to read every phase back through mw_run_phases().
  *
  * The spill files are made here, NetPIPE-like (issue 21): 2 ranks, each a main thread of
  * alternating MPI_Send / MPI_Recv, 13.7 µs apart (73 k calls/s), lasting 1 to 12 µs, of 0 to
@@ -140,7 +140,8 @@ int main(void)
     printf("| stored as | events | merge CPU | **events/s (one core)** | merge wall | "
            "**bytes/event in trace.db** | read back (CPU) |\n|---|---|---|---|---|---|---|\n");
     const result *r[2] = {&blocks, &rows};
-    const char *what[2] = {"`phase_blocks` (a process of ≥ 1 M events, the default)",
+    const char *what[2] = {"`phase_blocks` (a process of ≥ 65,536 events, the default; its "
+                           "counters stay rows)",
                            "rows of `phases` (smaller processes; every process before schema 3)"};
     for (int i = 0; i < 2; i++)
         printf("| %s | %lld | %.2f s | **%.2f M** | %.2f s | **%.1f** | %.2f s (%.1f M/s) |\n",
