@@ -61,7 +61,9 @@ int cmd_merge(int argc, char **argv)
                "samples, %lld events dropped by the probes\n",
                argv[1], st.events, st.files, st.skipped, st.clock_samples, st.dropped);
     if (st.dropped)
-        fprintf(stderr, "mw merge: warning: the probes dropped %lld events: raise "
-                        "MW_PROBE_RING_EVENTS (docs/probe.md)\n", st.dropped);
+        fprintf(stderr,
+                "mw merge: warning: the probes dropped %lld events: raise "
+                "MW_PROBE_RING_EVENTS (docs/probe.md)\n",
+                st.dropped);
     return MW_EXIT_OK;
 }

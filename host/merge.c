@@ -42,7 +42,7 @@ static const char *const kind_text[] = {"user", "compute", "comm", "wait",
 /* the kinds a program marks itself (user phases, marks, counters: few, and what one queries
  * by name) stay rows even in a chatty process; the others (MPI, OpenMP, GPU) go to blocks */
 #define MERGE_ROW_KINDS (1u << 0 | 1u << 6 | 1u << 7)
-#define MERGE_BLOCK_EVENTS 4096      /* events per phase block */
+#define MERGE_BLOCK_EVENTS 4096 /* events per phase block */
 
 typedef struct {
     int64_t local_ns, offset_ns, unc_ns;
@@ -188,8 +188,8 @@ static int parse(const char *path, spill *f, char *err, size_t errlen)
                 if (!bad && (a[0] < 0 || a[0] > 1000000 || a[6] < INT_MIN || a[6] > INT_MAX))
                     bad = "event with a bad thread or peer";
                 if (!bad) {
-                    f->ev[f->nev] = (event){a[3], a[4], a[5], (int)a[0], (int)a[1], (int)a[2],
-                                            (int)a[6], (int64_t)f->nev};
+                    f->ev[f->nev] = (event){a[3],      a[4],      a[5],      (int)a[0],
+                                            (int)a[1], (int)a[2], (int)a[6], (int64_t)f->nev};
                     f->nev++;
                 }
             }
@@ -416,7 +416,7 @@ static int blocks_thread(mw_store *s, const spill *f, event *ev, size_t n, const
         }
         size_t len = mw_pc_encode(pc, k, pc[0].start_ns, buf);
         mw_store_phase_block b = {f->rank, ev[first].tid, f->host, f->pid, pc[0].start_ns,
-                                  end, (int64_t)k, buf, len};
+                                  end,     (int64_t)k,    buf,     len};
         if (len == 0 || mw_store_phase_block_add(s, &b) != 0) return -1;
     }
     return 0;
@@ -531,13 +531,13 @@ static void meta_ll(mw_store *s, const char *key, long long v)
     mw_store_meta_set(s, key, b);
 }
 
-int mw_merge_run_opts(mw_store *s, const char *rundir, const mw_merge_opts *o,
-                      mw_merge_stats *st, void (*skipped)(void *ctx, const char *message),
-                      void *ctx, char *err, size_t errlen)
+int mw_merge_run_opts(mw_store *s, const char *rundir, const mw_merge_opts *o, mw_merge_stats *st,
+                      void (*skipped)(void *ctx, const char *message), void *ctx, char *err,
+                      size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    long long compact_min = o->compact_min_events > 0 ? o->compact_min_events
-                                                      : MERGE_COMPACT_DEFAULT;
+    long long compact_min =
+        o->compact_min_events > 0 ? o->compact_min_events : MERGE_COMPACT_DEFAULT;
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/probe", rundir);
     char **files;

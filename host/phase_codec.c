@@ -18,7 +18,7 @@ static uint64_t zigzag(int64_t v)
 
 static int64_t unzigzag(uint64_t u)
 {
-    return (u & 1) ? (int64_t)~(u >> 1) : (int64_t)(u >> 1);
+    return (u & 1) ? (int64_t) ~(u >> 1) : (int64_t)(u >> 1);
 }
 
 size_t mw_pc_encode(const mw_pc_event *ev, size_t n, int64_t base_ns, unsigned char *out)
@@ -71,8 +71,7 @@ int mw_pc_next(mw_pc_reader *r, mw_pc_event *ev)
         return -1;
     int64_t peer_v = unzigzag(peer);
     __int128 start = (__int128)r->prev_ns + d, end = start + len;
-    if (end > INT64_MAX || name > INT64_MAX || peer_v < INT32_MIN || peer_v > INT32_MAX)
-        return -1;
+    if (end > INT64_MAX || name > INT64_MAX || peer_v < INT32_MIN || peer_v > INT32_MAX) return -1;
     ev->start_ns = (int64_t)start;
     ev->end_ns = (int64_t)end;
     ev->name = (int64_t)name;

@@ -234,10 +234,14 @@ static int blocks_names(mw_store *s, run_blocks *b, const mw_run_phase_filter *f
 static run_blocks *blocks_open(mw_store *s, const mw_run_phase_filter *f, int order)
 {
     /* [rank given][ranked][order]: whole statements, no SQL assembled at run time */
-#define RUN_BLOCK_COLS "SELECT id, rank, host, pid, thread, start_ns, data FROM phase_blocks WHERE 1"
+#define RUN_BLOCK_COLS                                                                             \
+    "SELECT id, rank, host, pid, thread, start_ns, data FROM phase_blocks WHERE 1"
 #define RUN_BLOCK_ORDERS(W)                                                                        \
-    {RUN_BLOCK_COLS W " ORDER BY start_ns, id", RUN_BLOCK_COLS W " ORDER BY rank, start_ns, id",   \
-     RUN_BLOCK_COLS W " ORDER BY start_ns, rank, thread, id"}
+    {                                                                                              \
+        RUN_BLOCK_COLS W " ORDER BY start_ns, id",                                                 \
+            RUN_BLOCK_COLS W " ORDER BY rank, start_ns, id",                                       \
+            RUN_BLOCK_COLS W " ORDER BY start_ns, rank, thread, id"                                \
+    }
     static const char *const sql[2][2][3] = {
         {RUN_BLOCK_ORDERS(""), RUN_BLOCK_ORDERS(" AND rank >= 0")},
         {RUN_BLOCK_ORDERS(" AND rank = ?1"), RUN_BLOCK_ORDERS(" AND rank = ?1 AND rank >= 0")},
@@ -272,8 +276,8 @@ static int key_cmp(int order, int64_t s1, int r1, int t1, int64_t s2, int r2, in
 
 static int block_before(const run_blocks *b, const run_block *x, const run_block *y)
 {
-    int c = key_cmp(b->order, x->ev.start_ns, x->rank, x->thread, y->ev.start_ns, y->rank,
-                    y->thread);
+    int c =
+        key_cmp(b->order, x->ev.start_ns, x->rank, x->thread, y->ev.start_ns, y->rank, y->thread);
     return c ? c < 0 : x->id < y->id;
 }
 
@@ -384,10 +388,9 @@ static int blocks_next(mw_run_cursor *c, mw_store_phase *out)
     }
     if (blocks_fill(c, b)) return -1;
     const run_block *top = b->nheap ? b->heap[0] : NULL;
-    if (b->row == 1 &&
-        (!top || key_cmp(b->order, sqlite3_column_int64(c->st, 5), sqlite3_column_int(c->st, 0),
-                         sqlite3_column_int(c->st, 2), top->ev.start_ns, top->rank,
-                         top->thread) <= 0)) {
+    if (b->row == 1 && (!top || key_cmp(b->order, sqlite3_column_int64(c->st, 5),
+                                        sqlite3_column_int(c->st, 0), sqlite3_column_int(c->st, 2),
+                                        top->ev.start_ns, top->rank, top->thread) <= 0)) {
         row_phase(c->st, out);
         b->row = -1;
         return 1;
@@ -566,16 +569,17 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_sqlite(s),
-                           mw_store_schema(s) >= 3
-                               ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
-                                 "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
-                                 "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
-                                 "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)"
-                               : "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
-                                 "gaps), (SELECT count(*) FROM phases), (SELECT count(*) FROM "
-                                 "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            mw_store_sqlite(s),
+            mw_store_schema(s) >= 3
+                ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+                  "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
+                  "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
+                  "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)"
+                : "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+                  "gaps), (SELECT count(*) FROM phases), (SELECT count(*) FROM "
+                  "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)",
+            -1, &st, NULL) != SQLITE_OK)
         return mw_store_db_error(s, "counting");
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -607,14 +611,14 @@ int mw_run_snapshot_end(mw_store *s)
 
 mw_run_cursor *mw_run_phases_by_start_rank(mw_store *s)
 {
-    mw_run_cursor *c = cursor_open(
-        s, CUR_PHASES,
-        mw_store_schema(s) >= 2
-            ? "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, "
-              "peer FROM phases ORDER BY start_ns, rank, thread, id"
-            : "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, 0, -1 "
-              "FROM phases ORDER BY start_ns, rank, thread, id",
-        "reading the phases");
+    mw_run_cursor *c =
+        cursor_open(s, CUR_PHASES,
+                    mw_store_schema(s) >= 2
+                        ? "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, "
+                          "peer FROM phases ORDER BY start_ns, rank, thread, id"
+                        : "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, 0, -1 "
+                          "FROM phases ORDER BY start_ns, rank, thread, id",
+                    "reading the phases");
     mw_run_phase_filter all = mw_run_phase_all();
     if (c && mw_store_schema(s) >= 3 && !(c->b = blocks_open(s, &all, KEY_START_RANK))) {
         mw_run_close(c);

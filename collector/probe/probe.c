@@ -23,16 +23,16 @@
  * segment of a loaded object (a string literal, whose text cannot change).
  *
  * Writer. A background thread (all signals blocked) wakes every 200 ms, or 20 ms after an
- * early wake, drains every ring under g_wlock and formats the records (T before a thread's
- * first record, N before a name's first use, E per event) into one buffer written with one
- * write() per batch, so the file only ever holds whole lines, but for a process killed in
- * the middle of a write(). Threads that exited (a pthread key destructor marks them dead)
+ * early wake, drains every thread's queue under g_wlock and formats the records (T before a
+ * thread's first record, N before a name's first use, E per event) into one buffer written
+ * with one write() per batch, so the file only ever holds whole lines, but for a process
+ * killed in the middle of a write(). Threads that exited (a pthread key destructor marks them dead)
  * are drained a last time and freed by the writer, the only one that unlinks from the
  * lock-free list of threads. R and C records wait in a small buffer of their own. Before
  * each write() the descriptor is checked (fstat) to still be the spill file, so a program
  * that closes every descriptor and opens others never gets records in its own files.
  *
- * fork(): the child keeps none of the parent's probe state (its rings belong to the parent's
+ * fork(): the child keeps none of the parent's probe state (its queues belong to the parent's
  * writer, and the writer thread does not exist in the child): it drops them and starts
  * afresh, with a spill file of its own pid, at its first call. */
 #include <stdint.h>
@@ -68,16 +68,16 @@ enum {
     MW_RING_MIN = 16,          /* limits of MW_PROBE_RING_EVENTS */
     MW_RING_MAX = 1 << 26,     /* 2 GiB */
     MW_CHUNK_EVENTS = 4096,    /* events per chunk (128 KiB); a thread holds >= 2 chunks */
-    MW_STACK_DEPTH = 64,      /* open phases per thread */
-    MW_CACHE_SLOTS = 256,     /* name cache per thread, direct mapped */
-    MW_NAME_BITS = 24,        /* name id in an event's kind_name */
-    MW_NAME_MAX = 1 << 20,    /* distinct names per process */
+    MW_STACK_DEPTH = 64,       /* open phases per thread */
+    MW_CACHE_SLOTS = 256,      /* name cache per thread, direct mapped */
+    MW_NAME_BITS = 24,         /* name id in an event's kind_name */
+    MW_NAME_MAX = 1 << 20,     /* distinct names per process */
     MW_EXCLUDED_BIT = 1 << 22, /* in a name id from name_id(): MW_PROBE_EXCLUDE names it */
-    MW_NAME_CHUNK = 4096,     /* id -> name table grows by chunks */
-    MW_NAME_TEXT_MAX = 4095,  /* bytes of a name written in an N record */
-    MW_OUT_BYTES = 1 << 20,   /* writer buffer: one write() per batch */
-    MW_PERIOD_MS = 200,       /* writer period */
-    MW_KICKED_PERIOD_MS = 20, /* at least this between drains when woken early */
+    MW_NAME_CHUNK = 4096,      /* id -> name table grows by chunks */
+    MW_NAME_TEXT_MAX = 4095,   /* bytes of a name written in an N record */
+    MW_OUT_BYTES = 1 << 20,    /* writer buffer: one write() per batch */
+    MW_PERIOD_MS = 200,        /* writer period */
+    MW_KICKED_PERIOD_MS = 20,  /* at least this between drains when woken early */
 };
 
 /* ---- data --------------------------------------------------------------------------- */
@@ -96,8 +96,8 @@ typedef struct {
 } mw_cache_slot;
 
 typedef struct mw_chunk {
-    _Atomic uint32_t n;               /* events published (producer, release) */
-    struct mw_chunk *_Atomic next;    /* the chunk after this one (producer, release) */
+    _Atomic uint32_t n;            /* events published (producer, release) */
+    struct mw_chunk *_Atomic next; /* the chunk after this one (producer, release) */
     mw_ev ev[];
 } mw_chunk;
 
@@ -106,8 +106,8 @@ typedef struct mw_thr {
     mw_chunk *cur;  /* the chunk being filled */
     uint32_t cur_n; /* its events */
     _Atomic uint64_t dropped, unmatched;
-    _Atomic int held;             /* chunks allocated to this thread (both sides) */
-    mw_chunk *_Atomic spare;      /* a chunk the writer finished, for the producer to reuse */
+    _Atomic int held;        /* chunks allocated to this thread (both sides) */
+    mw_chunk *_Atomic spare; /* a chunk the writer finished, for the producer to reuse */
     int depth, overflow;
     struct {
         uint32_t id;
@@ -117,7 +117,7 @@ typedef struct mw_thr {
     /* consumer (the writer, under g_wlock) */
     _Alignas(64) mw_chunk *rd; /* the oldest chunk not yet retired */
     uint32_t rd_pos;           /* its events written */
-    _Atomic int dead; /* the thread exited: drain, then free */
+    _Atomic int dead;          /* the thread exited: drain, then free */
     int tid, os_tid, announced;
     struct mw_thr *next;
 } mw_thr;
@@ -133,7 +133,7 @@ static _Atomic int g_state;
 static __thread mw_thr *t_self __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t g_initlock = PTHREAD_MUTEX_INITIALIZER; /* state changes */
-static pthread_mutex_t g_wlock = PTHREAD_MUTEX_INITIALIZER;    /* writer: rings, file */
+static pthread_mutex_t g_wlock = PTHREAD_MUTEX_INITIALIZER;    /* writer: queues, file */
 static pthread_mutex_t g_nlock = PTHREAD_MUTEX_INITIALIZER;    /* name table */
 static pthread_mutex_t g_mlock = PTHREAD_MUTEX_INITIALIZER;    /* R/C records */
 
@@ -326,7 +326,7 @@ static inline uint32_t name_id(mw_thr *t, const char *name)
     return name_id_miss(s, name);
 }
 
-/* ---- threads and rings -------------------------------------------------------------- */
+/* ---- threads and queues ------------------------------------------------------------- */
 
 static void kick_writer(void)
 {
@@ -805,8 +805,8 @@ static void ring_events(void)
     while (n < (uint64_t)v && n < MW_RING_MAX)
         n *= 2;
     g_ring_events = v <= 0 ? MW_RING_DEFAULT : n;
-    g_chunk_events = g_ring_events / 2 < MW_CHUNK_EVENTS ? (uint32_t)(g_ring_events / 2)
-                                                         : MW_CHUNK_EVENTS;
+    g_chunk_events =
+        g_ring_events / 2 < MW_CHUNK_EVENTS ? (uint32_t)(g_ring_events / 2) : MW_CHUNK_EVENTS;
     g_max_chunks = (int)(g_ring_events / g_chunk_events);
 }
 

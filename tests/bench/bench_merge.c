@@ -128,7 +128,8 @@ int main(void)
     if (!mkdtemp(base)) return 1;
     long long big = getenv("BENCH_MERGE_EVENTS") ? atoll(getenv("BENCH_MERGE_EVENTS")) : 2500000;
     result blocks, rows;
-    if (run_one(base, "blocks", big, 0, &blocks) || run_one(base, "rows", big / 5, 1LL << 62, &rows))
+    if (run_one(base, "blocks", big, 0, &blocks) ||
+        run_one(base, "rows", big / 5, 1LL << 62, &rows))
         return 1;
     rmdir(base);
     printf("## Merge of a chatty program (phase_blocks)\n\n");

@@ -157,8 +157,8 @@ static void chatty_file(int r, int n0)
     int64_t base = 1000000000;
     for (int i = 0; i < n0; i++) {
         int64_t t0 = base + (int64_t)i * 4000 + r * 7, d = (i * 37) % 3000;
-        len += (size_t)snprintf(t + len, cap - len, "E\t0\t2\t%d\t%lld\t%lld\t%d\t%d\n",
-                                i % 2, (long long)t0, (long long)(t0 + d), (i % 5) * 1000,
+        len += (size_t)snprintf(t + len, cap - len, "E\t0\t2\t%d\t%lld\t%lld\t%d\t%d\n", i % 2,
+                                (long long)t0, (long long)(t0 + d), (i % 5) * 1000,
                                 i % 2 ? 1 - r : -1);
         if (i % 100 == 0)
             len += (size_t)snprintf(t + len, cap - len, "E\t0\t7\t5\t%lld\t%lld\t%d\t-1\n",
@@ -167,8 +167,9 @@ static void chatty_file(int r, int n0)
     for (int k = 0; k < 50; k++) { /* solve k: [s, s+300000), steps inside, then the mark */
         int64_t st = base + (int64_t)k * 400000 + 11 + r * 5;
         for (int j = 0; j < 3; j++)
-            len += (size_t)snprintf(t + len, cap - len, "E\t1\t0\t3\t%lld\t%lld\t0\t-1\n",
-                                    (long long)(st + 1 + j * 1000), (long long)(st + 900 + j * 1000));
+            len +=
+                (size_t)snprintf(t + len, cap - len, "E\t1\t0\t3\t%lld\t%lld\t0\t-1\n",
+                                 (long long)(st + 1 + j * 1000), (long long)(st + 900 + j * 1000));
         len += (size_t)snprintf(t + len, cap - len, "E\t1\t0\t2\t%lld\t%lld\t0\t-1\n",
                                 (long long)st, (long long)(st + 300000));
         len += (size_t)snprintf(t + len, cap - len, "E\t1\t6\t4\t%lld\t%lld\t0\t-1\n",
@@ -274,9 +275,9 @@ static void blocks_read_as_rows(void **state)
         long n = same_phases(mw_run_phases(rows, &f[i]), mw_run_phases(blocks, &f[i]));
         assert_int_equal(n, want[i]);
     }
-    assert_int_equal(same_phases(mw_run_phases_by_start_rank(rows),
-                                 mw_run_phases_by_start_rank(blocks)),
-                     nev + 1);
+    assert_int_equal(
+        same_phases(mw_run_phases_by_start_rank(rows), mw_run_phases_by_start_rank(blocks)),
+        nev + 1);
     mw_run_counts ca, cb;
     assert_int_equal(mw_run_count(rows, &ca), 0);
     assert_int_equal(mw_run_count(blocks, &cb), 0);

@@ -13,9 +13,9 @@
 static void round_trip(void **state)
 {
     mw_pc_event ev[] = {
-        {1000, 1000, 0, 0, -1},                      /* an instant */
-        {1010, 3010, 0, 5, 1},                       /* 10 ns later, 2 µs long */
-        {1010, 1011, -7, 127, -2147483647 - 1},      /* same start; negative bytes; INT32_MIN */
+        {1000, 1000, 0, 0, -1},                 /* an instant */
+        {1010, 3010, 0, 5, 1},                  /* 10 ns later, 2 µs long */
+        {1010, 1011, -7, 127, -2147483647 - 1}, /* same start; negative bytes; INT32_MIN */
         {2000000000000000000, INT64_MAX, INT64_MIN, 128, 2147483647},
     };
     size_t n = sizeof ev / sizeof ev[0];
