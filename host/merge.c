@@ -374,27 +374,33 @@ static int by_start_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The events of kinds outside MERGE_ROW_KINDS grouped by thread (stable counting sort;
- * threads ascending), into a new array of *n. */
-static event *by_thread(const spill *f, size_t *n)
+/* Keeps f's events of kinds outside MERGE_ROW_KINDS (stored as rows already), grouped by
+ * thread: in place, in file order, when they are already (one thread: an MPI rank), else by a
+ * stable counting sort into a new array (threads ascending), replacing f->ev. */
+static void by_thread(spill *f)
 {
-    int maxtid = 0;
-    for (size_t i = 0; i < f->nev; i++)
+    size_t n = 0;
+    int maxtid = 0, grouped = 1;
+    for (size_t i = 0; i < f->nev; i++) {
+        if (MERGE_ROW_KINDS >> f->ev[i].kind & 1) continue;
+        if (n && f->ev[i].tid < f->ev[n - 1].tid) grouped = 0;
         if (f->ev[i].tid > maxtid) maxtid = f->ev[i].tid;
+        f->ev[n++] = f->ev[i];
+    }
+    f->nev = n;
+    if (grouped) return;
     size_t *at = mw_xcalloc((size_t)maxtid + 2, sizeof *at);
-    *n = 0;
-    for (size_t i = 0; i < f->nev; i++)
-        if (!(MERGE_ROW_KINDS >> f->ev[i].kind & 1)) {
-            at[f->ev[i].tid + 1]++;
-            ++*n;
-        }
+    for (size_t i = 0; i < n; i++)
+        at[f->ev[i].tid + 1]++;
     for (int t = 0; t <= maxtid; t++)
         at[t + 1] += at[t];
-    event *out = mw_xrealloc(NULL, (*n ? *n : 1) * sizeof *out);
-    for (size_t i = 0; i < f->nev; i++)
-        if (!(MERGE_ROW_KINDS >> f->ev[i].kind & 1)) out[at[f->ev[i].tid]++] = f->ev[i];
+    event *out = mw_xrealloc(NULL, (n ? n : 1) * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[at[f->ev[i].tid]++] = f->ev[i];
     free(at);
-    return out;
+    free(f->ev);
+    f->ev = out;
+    f->cap = n;
 }
 
 /* One thread's events ev[0 .. n), sorted by start, as blocks. */
@@ -422,8 +428,9 @@ static int blocks_thread(mw_store *s, const spill *f, event *ev, size_t n, const
     return 0;
 }
 
-/* The file's events as phase blocks, each thread apart, but for MERGE_ROW_KINDS: rows. */
-static int blocks_file(mw_store *s, const spill *f, name_ids *names)
+/* The file's events as phase blocks, each thread apart, but for MERGE_ROW_KINDS: rows.
+ * f->ev keeps only the blocks' events afterwards. */
+static int blocks_file(mw_store *s, spill *f, name_ids *names)
 {
     /* (name, kind) -> run-wide id, for the pairs the events use */
     int64_t *ids = mw_xrealloc(NULL, ((size_t)f->nnames * NKINDS + 1) * sizeof *ids);
@@ -437,8 +444,9 @@ static int blocks_file(mw_store *s, const spill *f, name_ids *names)
             rc = -1;
     }
     if (!rc) rc = rows_file(s, f, MERGE_ROW_KINDS);
-    size_t n = 0;
-    event *ev = rc ? NULL : by_thread(f, &n);
+    if (!rc) by_thread(f);
+    event *ev = rc ? NULL : f->ev;
+    size_t n = f->nev;
     mw_pc_event *pc = mw_xrealloc(NULL, MERGE_BLOCK_EVENTS * sizeof *pc);
     unsigned char *buf = mw_xrealloc(NULL, MERGE_BLOCK_EVENTS * MW_PC_EVENT_MAX);
     for (size_t first = 0, i; ev && first < n && !rc; first = i) {
@@ -449,7 +457,6 @@ static int blocks_file(mw_store *s, const spill *f, name_ids *names)
     }
     free(buf);
     free(pc);
-    free(ev);
     free(ids);
     return rc;
 }
@@ -462,9 +469,9 @@ static int store_file(mw_store *s, spill *f, long long compact_min, name_ids *na
                                     f->cs[i].offset_ns, f->cs[i].unc_ns) != 0)
             goto fail;
     map_times(f);
-    if ((long long)f->nev >= compact_min ? blocks_file(s, f, names) : rows_file(s, f, ~0u))
-        goto fail;
-    st->events += (long long)f->nev;
+    long long nev = (long long)f->nev; /* blocks_file leaves only its own events in f */
+    if (nev >= compact_min ? blocks_file(s, f, names) : rows_file(s, f, ~0u)) goto fail;
+    st->events += nev;
     st->clock_samples += f->ncs;
     st->dropped = f->dropped > LLONG_MAX - st->dropped ? LLONG_MAX : st->dropped + f->dropped;
     return 0;
