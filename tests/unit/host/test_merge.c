@@ -311,6 +311,17 @@ static void blocks_read_as_rows(void **state)
     assert_int_equal(rc, -1);
     assert_non_null(strstr(mw_store_error(blocks), "phase block 2 is damaged"));
     mw_run_close(c);
+    /* so is an event naming no phase_names row (first delta 0, length 1, name 99) */
+    assert_int_equal(sqlite3_exec(mw_store_sqlite(blocks),
+                                  "UPDATE phase_blocks SET data = x'0001630000' WHERE id = 2", NULL,
+                                  NULL, NULL),
+                     SQLITE_OK);
+    c = mw_run_phases(blocks, NULL);
+    while ((rc = mw_run_phase_next(c, &p)) == 1) {
+    }
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(mw_store_error(blocks), "phase block 2 is damaged"));
+    mw_run_close(c);
     mw_store_close(rows);
     mw_store_close(blocks);
     char cmd[256];
