@@ -403,15 +403,71 @@ static void by_thread(spill *f)
     f->cap = n;
 }
 
-/* One thread's events ev[0 .. n), sorted by start, as blocks. */
-static int blocks_thread(mw_store *s, const spill *f, event *ev, size_t n, const int64_t *ids,
-                         mw_pc_event *pc, unsigned char *buf)
+static void sort_by_start(event *ev, size_t n)
 {
     for (size_t i = 1; i < n; i++)
         if (ev[i].t0 < ev[i - 1].t0) {
             qsort(ev, n, sizeof *ev, by_start_seq);
-            break;
+            return;
         }
+}
+
+/* Aggregation (mw_merge_opts.aggregate_hz): one window's events ev[0 .. n) (by start) as one
+ * event per kind and name, written from ev[0] on; returns how many. */
+static size_t aggregate_window(event *ev, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < m && (ev[k].kind != ev[i].kind || ev[k].name != ev[i].name))
+            k++;
+        int64_t len = ev[i].t1 - ev[i].t0, bytes = ev[i].bytes;
+        int peer = ev[i].peer;
+        if (k == m) { /* new: ev[m] may still be unread (m <= i): move it first? no: m <= i */
+            event e = ev[i];
+            e.t1 = 0; /* the total length while summing */
+            e.bytes = 0;
+            ev[m++] = e;
+        }
+        ev[k].t1 = ev[k].t1 > INT64_MAX - len ? INT64_MAX : ev[k].t1 + len;
+        ev[k].bytes += bytes;
+        if (ev[k].peer != peer) ev[k].peer = -1;
+    }
+    int64_t at = ev[0].t0; /* end to end from the window's first start */
+    for (size_t k = 0; k < m; k++) {
+        int64_t len = ev[k].t1;
+        ev[k].t0 = at;
+        ev[k].t1 = at > INT64_MAX - len ? INT64_MAX : at + len;
+        at = ev[k].t1;
+    }
+    return m;
+}
+
+/* The thread's events (by start), their busy meter windows aggregated; returns the new n. */
+static size_t aggregate(event *ev, size_t n, int64_t window_ns, double max_per_window)
+{
+    size_t out = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        int64_t w = ev[i].t0 / window_ns - (ev[i].t0 % window_ns < 0);
+        for (j = i + 1; j < n && ev[j].t0 / window_ns - (ev[j].t0 % window_ns < 0) == w; j++) {
+        }
+        if ((double)(j - i) > max_per_window) {
+            size_t m = aggregate_window(ev + i, j - i);
+            memmove(ev + out, ev + i, m * sizeof *ev);
+            out += m;
+        } else {
+            memmove(ev + out, ev + i, (j - i) * sizeof *ev);
+            out += j - i;
+        }
+    }
+    return out;
+}
+
+/* One thread's events ev[0 .. n) as blocks (sorted by start here). */
+static int blocks_thread(mw_store *s, const spill *f, event *ev, size_t n, const int64_t *ids,
+                         mw_pc_event *pc, unsigned char *buf)
+{
+    sort_by_start(ev, n);
     for (size_t first = 0; first < n; first += MERGE_BLOCK_EVENTS) {
         size_t k = n - first < MERGE_BLOCK_EVENTS ? n - first : MERGE_BLOCK_EVENTS;
         int64_t end = INT64_MIN;
@@ -428,9 +484,16 @@ static int blocks_thread(mw_store *s, const spill *f, event *ev, size_t n, const
     return 0;
 }
 
+typedef struct {
+    long long compact_min;
+    int64_t window_ns;     /* aggregation: the meter's window */
+    double max_per_window; /* aggregation: events a window keeps as they are; 0: all */
+    name_ids names;
+} merge_job;
+
 /* The file's events as phase blocks, each thread apart, but for MERGE_ROW_KINDS: rows.
  * f->ev keeps only the blocks' events afterwards. */
-static int blocks_file(mw_store *s, spill *f, name_ids *names)
+static int blocks_file(mw_store *s, spill *f, merge_job *job, mw_merge_stats *st)
 {
     /* (name, kind) -> run-wide id, for the pairs the events use */
     int64_t *ids = mw_xrealloc(NULL, ((size_t)f->nnames * NKINDS + 1) * sizeof *ids);
@@ -440,7 +503,7 @@ static int blocks_file(mw_store *s, spill *f, name_ids *names)
     for (size_t i = 0; i < f->nev && !rc; i++) {
         if (MERGE_ROW_KINDS >> f->ev[i].kind & 1) continue;
         int64_t *id = &ids[f->ev[i].name * NKINDS + f->ev[i].kind];
-        if (*id < 0 && (*id = name_id(s, names, f->ev[i].kind, f->names[f->ev[i].name])) < 0)
+        if (*id < 0 && (*id = name_id(s, &job->names, f->ev[i].kind, f->names[f->ev[i].name])) < 0)
             rc = -1;
     }
     if (!rc) rc = rows_file(s, f, MERGE_ROW_KINDS);
@@ -452,7 +515,13 @@ static int blocks_file(mw_store *s, spill *f, name_ids *names)
     for (size_t first = 0, i; ev && first < n && !rc; first = i) {
         for (i = first + 1; i < n && ev[i].tid == ev[first].tid; i++) {
         }
-        rc = blocks_thread(s, f, ev + first, i - first, ids, pc, buf);
+        size_t k = i - first;
+        if (job->max_per_window > 0) {
+            sort_by_start(ev + first, k);
+            k = aggregate(ev + first, k, job->window_ns, job->max_per_window);
+            st->aggregated += (long long)(i - first - k);
+        }
+        rc = blocks_thread(s, f, ev + first, k, ids, pc, buf);
         mw_store_maybe_commit(s);
     }
     free(buf);
@@ -461,8 +530,8 @@ static int blocks_file(mw_store *s, spill *f, name_ids *names)
     return rc;
 }
 
-static int store_file(mw_store *s, spill *f, long long compact_min, name_ids *names,
-                      mw_merge_stats *st, char *err, size_t errlen)
+static int store_file(mw_store *s, spill *f, merge_job *job, mw_merge_stats *st, char *err,
+                      size_t errlen)
 {
     for (int i = 0; i < f->ncs; i++)
         if (mw_store_clock_sync_add(s, f->rank, f->host, f->pid, f->cs[i].local_ns,
@@ -470,7 +539,7 @@ static int store_file(mw_store *s, spill *f, long long compact_min, name_ids *na
             goto fail;
     map_times(f);
     long long nev = (long long)f->nev; /* blocks_file leaves only its own events in f */
-    if (nev >= compact_min ? blocks_file(s, f, names) : rows_file(s, f, ~0u)) goto fail;
+    if (nev >= job->compact_min ? blocks_file(s, f, job, st) : rows_file(s, f, ~0u)) goto fail;
     st->events += nev;
     st->clock_samples += f->ncs;
     st->dropped = f->dropped > LLONG_MAX - st->dropped ? LLONG_MAX : st->dropped + f->dropped;
@@ -543,8 +612,13 @@ int mw_merge_run_opts(mw_store *s, const char *rundir, const mw_merge_opts *o, m
                       size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    long long compact_min =
-        o->compact_min_events > 0 ? o->compact_min_events : MERGE_COMPACT_DEFAULT;
+    merge_job job = {.compact_min =
+                         o->compact_min_events > 0 ? o->compact_min_events : MERGE_COMPACT_DEFAULT,
+                     .window_ns = 250000000};
+    char rate[64];
+    double hz = mw_store_meta_get(s, "meter_rate_hz", rate, sizeof rate) ? 0 : atof(rate);
+    if (hz >= 0.01 && hz <= 1e6) job.window_ns = (int64_t)(1e9 / hz);
+    if (o->aggregate_hz > 0) job.max_per_window = o->aggregate_hz * (double)job.window_ns / 1e9;
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/probe", rundir);
     char **files;
@@ -556,7 +630,6 @@ int mw_merge_run_opts(mw_store *s, const char *rundir, const mw_merge_opts *o, m
         return -1;
     }
     char *merged = mw_xcalloc(nfiles, 1);
-    name_ids names = {0};
     int rc = 0;
     for (size_t i = 0; i < nfiles && !rc; i++) {
         char path[8400], ferr[9000];
@@ -572,15 +645,16 @@ int mw_merge_run_opts(mw_store *s, const char *rundir, const mw_merge_opts *o, m
             snprintf(err, errlen, "%s", mw_store_error(s));
             rc = -1;
         }
-        if (!rc) rc = store_file(s, &f, compact_min, &names, st, err, errlen);
+        if (!rc) rc = store_file(s, &f, &job, st, err, errlen);
         merged[i] = !rc && probe_name(files[i]);
         spill_free(&f);
     }
-    ids_free(&names);
+    ids_free(&job.names);
     if (rc == 0 && st->files) {
         meta_ll(s, "probe_processes", st->files);
         meta_ll(s, "probe_events", st->events);
         meta_ll(s, "probe_dropped_events", st->dropped);
+        if (st->aggregated) meta_ll(s, "probe_aggregated_events", st->aggregated);
     }
     if (rc == 0 && mw_store_commit(s) != 0) {
         snprintf(err, errlen, "%s", mw_store_error(s));
@@ -599,7 +673,9 @@ int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st,
                  size_t errlen)
 {
     const char *keep = getenv("MW_KEEP_SPILL"), *compact = getenv("MW_MERGE_COMPACT_EVENTS");
+    const char *agg = getenv("MW_MERGE_AGGREGATE_HZ");
     mw_merge_opts o = {.keep_spill = keep && *keep && strcmp(keep, "0") != 0,
-                       .compact_min_events = compact ? atoll(compact) : 0};
+                       .compact_min_events = compact ? atoll(compact) : 0,
+                       .aggregate_hz = agg ? atof(agg) : 0};
     return mw_merge_run_opts(s, rundir, &o, st, skipped, ctx, err, errlen);
 }

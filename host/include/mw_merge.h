@@ -23,6 +23,7 @@
 typedef struct {
     int files, skipped;
     long long events, clock_samples, dropped; /* dropped: counted by the probes themselves */
+    long long aggregated; /* events replaced by per-window aggregates (aggregate_hz) */
 } mw_merge_stats;
 
 typedef struct {
@@ -30,6 +31,12 @@ typedef struct {
                                    * OpenMP, GPU events stored in phase_blocks; 0: the
                                    * default, 65,536; 1: every process */
     int keep_spill;               /* 1: leave the spill files after a successful merge */
+    double aggregate_hz; /* > 0: in a chatty process's blocks, a thread's meter window (meta
+                          * meter_rate_hz, else 4 Hz) holding more than aggregate_hz x the
+                          * window's length of events becomes one phase per kind and name:
+                          * laid end to end from the window's first start, each as long as
+                          * its events together, bytes summed, peer kept when common (else
+                          * -1); the count of calls is not kept. 0: off (the default) */
 } mw_merge_opts;
 
 /* Merge RUNDIR/probe/NAME.mwp into s (open for writing). Returns 0, or -1 with a message in
@@ -39,7 +46,8 @@ int mw_merge_run(mw_store *s, const char *rundir, mw_merge_stats *st,
                  void (*skipped)(void *ctx, const char *message), void *ctx, char *err,
                  size_t errlen);
 /* The same with options (mw_merge_run: keep_spill from the environment variable
- * MW_KEEP_SPILL=1, compact_min_events from MW_MERGE_COMPACT_EVENTS, else the defaults). */
+ * MW_KEEP_SPILL=1, compact_min_events from MW_MERGE_COMPACT_EVENTS, aggregate_hz from
+ * MW_MERGE_AGGREGATE_HZ, else the defaults). */
 int mw_merge_run_opts(mw_store *s, const char *rundir, const mw_merge_opts *o,
                       mw_merge_stats *st, void (*skipped)(void *ctx, const char *message),
                       void *ctx, char *err, size_t errlen);

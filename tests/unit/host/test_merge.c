@@ -329,9 +329,77 @@ static void blocks_read_as_rows(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* MW_MERGE_AGGREGATE_HZ / aggregate_hz = 1000 with the default 250 ms window: a window of
+ * more than 250 events becomes one phase per name, end to end from its first start, as long
+ * as its events together, bytes summed; a quieter window keeps its events. Computed by hand:
+ * 12,000 calls 100 µs apart from t = 1 s (MPI_Send 10 µs 8 bytes to rank 1, MPI_Recv 20 µs
+ * from rank 1, alternating, until 2.2 s): the windows from 1.0, 1.25, 1.5, 1.75 s hold 1250
+ * of each, the one from 2.0 s 1000 of each; then 100 calls 1 ms apart from 3 s: kept. */
+static void aggregates_busy_windows(void **state)
+{
+    snprintf(rundir, sizeof rundir, "/tmp/mw-mergea-XXXXXX");
+    assert_non_null(mkdtemp(rundir));
+    size_t cap = 2000000, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "H\t1\th\t9\tCLOCK_REALTIME\nR\t0\t2\n"
+                            "N\t0\tMPI_Send\nN\t1\tMPI_Recv\n");
+    for (long long i = 0; i < 12000; i++) {
+        long long t0 = 1000000000LL + i * 100000;
+        len += (size_t)snprintf(t + len, cap - len, "E\t0\t2\t%lld\t%lld\t%lld\t%lld\t1\n", i % 2,
+                                t0, t0 + (i % 2 ? 20000 : 10000), i % 2 ? 0LL : 8LL);
+    }
+    for (long long i = 0; i < 100; i++) {
+        long long t0 = 3000000000LL + i * 1000000;
+        len +=
+            (size_t)snprintf(t + len, cap - len, "E\t0\t2\t0\t%lld\t%lld\t8\t1\n", t0, t0 + 10000);
+    }
+    write_file("h.9.mwp", t);
+    free(t);
+    mw_store *s = new_run("agg");
+    char dir[256], err[512];
+    snprintf(dir, sizeof dir, "%s/agg", rundir);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "cp -r %s/probe %s/", rundir, dir);
+    assert_int_equal(system(cmd), 0);
+    mw_merge_stats st;
+    mw_merge_opts o = {.compact_min_events = 1, .aggregate_hz = 1000};
+    assert_int_equal(mw_merge_run_opts(s, dir, &o, &st, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(st.events, 12100);
+    assert_int_equal(st.aggregated, 12000 - 10);
+    assert_int_equal(q1(s, "select value from meta where key='probe_aggregated_events'"), 11990);
+    static const char *const comm[] = {"comm", NULL};
+    mw_run_phase_filter f = mw_run_phase_all();
+    f.kinds = comm;
+    mw_run_cursor *c = mw_run_phases(s, &f);
+    mw_store_phase p;
+    for (int w = 0; w < 5; w++) {
+        long long n = w < 4 ? 1250 : 1000, start = 1000000000LL + w * 250000000LL;
+        assert_int_equal(mw_run_phase_next(c, &p), 1);
+        assert_string_equal(p.name, "MPI_Send");
+        assert_true(p.start_ns == start && p.end_ns == start + n * 10000);
+        assert_true(p.bytes == 8 * n && p.peer == 1);
+        assert_int_equal(mw_run_phase_next(c, &p), 1);
+        assert_string_equal(p.name, "MPI_Recv");
+        assert_true(p.start_ns == start + n * 10000 && p.end_ns == start + n * 30000);
+        assert_true(p.bytes == 0 && p.peer == 1);
+    }
+    for (long long i = 0; i < 100; i++) {
+        assert_int_equal(mw_run_phase_next(c, &p), 1);
+        assert_true(p.start_ns == 3000000000LL + i * 1000000 && p.end_ns == p.start_ns + 10000);
+    }
+    assert_int_equal(mw_run_phase_next(c, &p), 0);
+    mw_run_close(c);
+    mw_store_close(s);
+    snprintf(cmd, sizeof cmd, "rm -rf %.120s", rundir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(merges_with_interpolated_offsets),
-                                       cmocka_unit_test(blocks_read_as_rows)};
+                                       cmocka_unit_test(blocks_read_as_rows),
+                                       cmocka_unit_test(aggregates_busy_windows)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
