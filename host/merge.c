@@ -430,7 +430,8 @@ static size_t aggregate_window(event *ev, size_t n)
             ev[m++] = e;
         }
         ev[k].t1 = ev[k].t1 > INT64_MAX - len ? INT64_MAX : ev[k].t1 + len;
-        ev[k].bytes += bytes;
+        __int128 sum = (__int128)ev[k].bytes + bytes; /* saturated: a file may hold any */
+        ev[k].bytes = clamp_i64(sum);
         if (ev[k].peer != peer) ev[k].peer = -1;
     }
     int64_t at = ev[0].t0; /* end to end from the window's first start */
