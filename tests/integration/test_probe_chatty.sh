@@ -10,6 +10,10 @@
 # - the same events stored compactly (MW_MERGE_COMPACT_EVENTS=1: phase_blocks) read back
 #   through mw export as the same number of phases, and the store holds at most 24 bytes
 #   an event more than the recording without them;
+# - MW_MERGE_AGGREGATE_HZ=1000 replaces the busy meter windows' calls by one phase per name
+#   and window: meta probe_aggregated_events counts them, the phases left are the events
+#   less those, and each rank's time in MPI_Send is the same as without aggregation within
+#   the calls' own rounding (the sums are exact: within 1 ns per aggregate);
 # - a forced tiny buffer (MW_PROBE_RING_EVENTS=16) drops events: they are counted in the run
 #   (meta probe_dropped_events > 0, and probe_events + dropped >= 2 x CALLS) and warned about
 #   by mw record (even with -q), mw analyze and mw report.
@@ -66,6 +70,29 @@ compact_reads_back() {
   check "spill files removed" test ! -e "$R/probe"
 }
 
+aggregated() {
+  R=$TMP/agg
+  record "$R" 2 MW_MERGE_AGGREGATE_HZ=1000 MW_KEEP_SPILL=1
+  local events agg left
+  events=$(q "$R" "select value from meta where key='probe_events'")
+  agg=$(q "$R" "select value from meta where key='probe_aggregated_events'")
+  expect_num "events aggregated" "$agg" 1 "$events"
+  "$MW" export "$R" --format csv --what phases -o "$TMP/agg.csv"
+  left=$(awk -F, 'NR > 1 && $4 != "mw"' "$TMP/agg.csv" | wc -l)
+  expect_eq "phases left = events - aggregated" "$left" "$((events - agg))"
+  # the same spill files merged without aggregation: each rank's total MPI_Send time agrees
+  cp -r "$R" "$TMP/agg-plain"
+  env -u MW_MERGE_AGGREGATE_HZ "$MW" merge "$TMP/agg-plain" >/dev/null 2>&1
+  expect_eq "merge again: exit" "$?" 0
+  local a b
+  a=$(awk -F, '$5 == "MPI_Send" { s[$1] += $7 - $6 } END { for (r in s) printf "%s:%.6f ", r, s[r] }' "$TMP/agg.csv" | tr ' ' '\n' | sort | tr '\n' ' ')
+  "$MW" export "$TMP/agg-plain" --format csv --what phases -o "$TMP/plain.csv"
+  b=$(awk -F, '$5 == "MPI_Send" { s[$1] += $7 - $6 } END { for (r in s) printf "%s:%.6f ", r, s[r] }' "$TMP/plain.csv" | tr ' ' '\n' | sort | tr '\n' ' ')
+  check "time in MPI_Send per rank (s) kept: $a" test -n "$a"
+  expect_num "MPI_Send time, rank 0: aggregated - plain (s)" \
+    "$(awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, "[: ]"); split(b, y, "[: ]"); print x[2] - y[2] }')" -0.01 0.01
+}
+
 tiny_ring_drops_counted_and_warned() {
   R=$TMP/tiny
   record "$R" 1 MW_PROBE_RING_EVENTS=16
@@ -85,5 +112,6 @@ tiny_ring_drops_counted_and_warned() {
 
 run_case default_drops_nothing
 run_case compact_reads_back
+run_case aggregated
 run_case tiny_ring_drops_counted_and_warned
 finish
