@@ -179,7 +179,7 @@ bench:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh tests/bench/bench_eeg.sh \
-	  tests/bench/bench_export.sh
+	  tests/bench/bench_export.sh tests/bench/bench_chatty.sh
 
 # libFuzzer (clang) on each target of tests/fuzz/ for FUZZ_S seconds (default 60), one after
 # the other; FUZZ_TARGETS picks some (tests/fuzz/fuzz.mk, docs/reliability.md "Fuzzing").

@@ -8,6 +8,7 @@
 #include "analyze_print.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,6 +284,9 @@ static void text_run(FILE *out, const mw_analysis_run *r)
     if (mw_analysis_coverage(r, &span, &cov, note, sizeof note))
         fprintf(out, "warning: %s: the figures are of the covered time only (gaps: mw show)\n",
                 note);
+    if (r->probe_dropped > 0)
+        fprintf(out, "warning: the probes dropped %" PRId64 " events: phases and computation are "
+                     "incomplete (docs/probe.md, MW_PROBE_RING_EVENTS)\n", r->probe_dropped);
     fputs("\nenergy\n", out);
     text_energy(out, r);
     fputs("\npower levels (kde: the paper's kernel density; gmm: 2-component Gaussian "

@@ -300,6 +300,10 @@ static void finish_store(rec_t *r, const char *status)
         if (!r->o.quiet)
             fprintf(stderr, "mw record: %lld events from %d instrumented process%s merged\n",
                     ms.events, ms.files, ms.files == 1 ? "" : "es");
+        if (ms.dropped) /* even with -q: the run is not what it looks like */
+            fprintf(stderr, "mw record: warning: the probes dropped %lld events (%.1f %%): "
+                            "raise MW_PROBE_RING_EVENTS (docs/probe.md)\n", ms.dropped,
+                    100.0 * (double)ms.dropped / (double)(ms.dropped + ms.events));
     }
     /* with a simulated cluster every process ran on this host: the events go to the nodes
      * the processes played */

@@ -5,10 +5,20 @@
  * phases.pid nor phases.peer: they read as 0 and -1, the columns' defaults in version 2.
  * Columns handed out in 32 bits (powers, volts, currents, channels, ranks...) are read as
  * 64-bit and refused when out of range, never truncated: a forged power_mw of INT64_MAX is
- * an error naming the column and value (mw_store_bad_input: exit 2), not -1 mW. */
+ * an error naming the column and value (mw_store_bad_input: exit 2), not -1 mW.
+ *
+ * Version 3 keeps chatty processes' events in phase_blocks (docs/run-store.md): a phase
+ * cursor then merges the rows of phases with the blocks' events (phase_codec.h) in the
+ * cursor's order. Blocks are read in the order of their first event's key; each block's
+ * events ascend, so a block need only be opened (its blob copied, its events decoded one at
+ * a time) once the next unread block's first key is no later than every open block's current
+ * event: memory holds the blocks that overlap in time (about one per thread), not the run.
+ * Rows of phases come before block events of the same key, blocks among themselves by id.
+ * The filter's kinds and name become a keep flag per phase_names id. */
 #include "mw_run.h"
 
 #include "mw_alloc.h"
+#include "phase_codec.h"
 #include "store_internal.h"
 
 #include <inttypes.h>
@@ -20,12 +30,17 @@
 
 typedef enum { CUR_CHANNELS, CUR_WINDOWS, CUR_PHASES, CUR_GAPS, CUR_META, CUR_POWERS } cursor_kind;
 
+typedef struct run_blocks run_blocks;
+
 struct mw_run_cursor {
     mw_store *s;
     sqlite3_stmt *st;
     cursor_kind kind;
     const char *what; /* for messages: "reading the phases" */
+    run_blocks *b;    /* phase cursors of a version 3 store: the blocks' side */
 };
+
+static void blocks_free(run_blocks *b);
 
 static mw_run_cursor *cursor_open(mw_store *s, cursor_kind kind, const char *sql, const char *what)
 {
@@ -35,7 +50,7 @@ static mw_run_cursor *cursor_open(mw_store *s, cursor_kind kind, const char *sql
         return NULL;
     }
     mw_run_cursor *c = mw_xcalloc(1, sizeof *c);
-    *c = (mw_run_cursor){s, st, kind, what};
+    *c = (mw_run_cursor){s, st, kind, what, NULL};
     return c;
 }
 
@@ -74,6 +89,7 @@ void mw_run_close(mw_run_cursor *c)
 {
     if (!c) return;
     sqlite3_finalize(c->st);
+    blocks_free(c->b);
     free(c);
 }
 
@@ -141,6 +157,280 @@ int mw_run_window_next(mw_run_cursor *c, mw_store_sample *out)
         .flags = COL_U32(c, 14, &bad),
     };
     return bad ? -1 : 1;
+}
+
+/* ---- phases of phase_blocks (version 3) -------------------------------------------------- */
+
+enum { KEY_START, KEY_RANK, KEY_START_RANK };
+
+typedef struct {
+    int64_t id, pid;
+    int rank, thread;
+    char *host;
+    unsigned char *data;
+    mw_pc_reader rd;
+    mw_pc_event ev; /* the current event (kept by the filter) */
+} run_block;
+
+struct run_blocks {
+    sqlite3_stmt *bst; /* the blocks, in the order of their first key */
+    int peeked;        /* bst has a row not yet opened */
+    int done;          /* bst has no more rows (stepping it again would start over) */
+    int row;           /* the phases row: 1 current, 0 none left, -1 to be stepped */
+    int order, spans;
+    run_block **heap;
+    size_t nheap, cap;
+    run_block *spent; /* handed out its last event: its host lives until the next call */
+    char **kind, **name;
+    unsigned char *keep;
+    int64_t nnames;
+};
+
+static void block_free(run_block *k)
+{
+    if (!k) return;
+    free(k->host);
+    free(k->data);
+    free(k);
+}
+
+static void blocks_free(run_blocks *b)
+{
+    if (!b) return;
+    sqlite3_finalize(b->bst);
+    for (size_t i = 0; i < b->nheap; i++)
+        block_free(b->heap[i]);
+    free(b->heap);
+    block_free(b->spent);
+    for (int64_t i = 0; i < b->nnames; i++) {
+        free(b->kind[i]);
+        free(b->name[i]);
+    }
+    free(b->kind);
+    free(b->name);
+    free(b->keep);
+    free(b);
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, s)) return 1;
+    return 0;
+}
+
+/* phase_names, with the filter's verdict per id (ids outside 0 .. count-1 are never used by
+ * a merge: an event naming one is an error) */
+static int blocks_names(mw_store *s, run_blocks *b, const mw_run_phase_filter *f)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mw_store_sqlite(s),
+                           "SELECT id, kind, name, (SELECT count(*) FROM phase_names) "
+                           "FROM phase_names",
+                           -1, &st, NULL) != SQLITE_OK)
+        return mw_store_db_error(s, "reading the phase names");
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!b->kind) {
+            b->nnames = sqlite3_column_int64(st, 3);
+            b->kind = mw_xcalloc((size_t)b->nnames, sizeof *b->kind);
+            b->name = mw_xcalloc((size_t)b->nnames, sizeof *b->name);
+            b->keep = mw_xcalloc((size_t)b->nnames, 1);
+        }
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id < 0 || id >= b->nnames || b->kind[id]) continue;
+        b->kind[id] = mw_xstrdup(text_or(st, 1, ""));
+        b->name[id] = mw_xstrdup(text_or(st, 2, ""));
+        b->keep[id] = (!f->kinds || in_list(f->kinds, b->kind[id])) &&
+                      (!f->not_kinds || !in_list(f->not_kinds, b->kind[id])) &&
+                      (!f->name || !strcmp(f->name, b->name[id]));
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : mw_store_db_error(s, "reading the phase names");
+}
+
+/* The blocks' side of a phase cursor with filter f in order `order`; NULL on error. */
+static run_blocks *blocks_open(mw_store *s, const mw_run_phase_filter *f, int order)
+{
+    /* [rank given][ranked][order]: whole statements, no SQL assembled at run time */
+#define RUN_BLOCK_COLS                                                                             \
+    "SELECT id, rank, host, pid, thread, start_ns, data FROM phase_blocks WHERE 1"
+#define RUN_BLOCK_ORDERS(W)                                                                        \
+    {                                                                                              \
+        RUN_BLOCK_COLS W " ORDER BY start_ns, id",                                                 \
+            RUN_BLOCK_COLS W " ORDER BY rank, start_ns, id",                                       \
+            RUN_BLOCK_COLS W " ORDER BY start_ns, rank, thread, id"                                \
+    }
+    static const char *const sql[2][2][3] = {
+        {RUN_BLOCK_ORDERS(""), RUN_BLOCK_ORDERS(" AND rank >= 0")},
+        {RUN_BLOCK_ORDERS(" AND rank = ?1"), RUN_BLOCK_ORDERS(" AND rank = ?1 AND rank >= 0")},
+    };
+    run_blocks *b = mw_xcalloc(1, sizeof *b);
+    b->order = order;
+    b->spans = f->spans;
+    b->row = -1;
+    if (sqlite3_prepare_v2(mw_store_sqlite(s),
+                           sql[f->rank != MW_RUN_ANY_RANK][f->ranked != 0][order], -1, &b->bst,
+                           NULL) != SQLITE_OK) {
+        mw_store_db_error(s, "reading the phase blocks");
+        blocks_free(b);
+        return NULL;
+    }
+    if (f->rank != MW_RUN_ANY_RANK) sqlite3_bind_int(b->bst, 1, f->rank);
+    if (blocks_names(s, b, f)) {
+        blocks_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static int key_cmp(int order, int64_t s1, int r1, int t1, int64_t s2, int r2, int t2)
+{
+    if (order == KEY_RANK && r1 != r2) return r1 < r2 ? -1 : 1;
+    if (s1 != s2) return s1 < s2 ? -1 : 1;
+    if (order == KEY_START_RANK && r1 != r2) return r1 < r2 ? -1 : 1;
+    if (order == KEY_START_RANK && t1 != t2) return t1 < t2 ? -1 : 1;
+    return 0;
+}
+
+static int block_before(const run_blocks *b, const run_block *x, const run_block *y)
+{
+    int c =
+        key_cmp(b->order, x->ev.start_ns, x->rank, x->thread, y->ev.start_ns, y->rank, y->thread);
+    return c ? c < 0 : x->id < y->id;
+}
+
+static void heap_down(run_blocks *b, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < b->nheap && block_before(b, b->heap[l], b->heap[m])) m = l;
+        if (l + 1 < b->nheap && block_before(b, b->heap[l + 1], b->heap[m])) m = l + 1;
+        if (m == i) return;
+        run_block *t = b->heap[i];
+        b->heap[i] = b->heap[m];
+        b->heap[m] = t;
+        i = m;
+    }
+}
+
+static void heap_push(run_blocks *b, run_block *k)
+{
+    if (b->nheap == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 16;
+        b->heap = mw_xrealloc(b->heap, b->cap * sizeof *b->heap);
+    }
+    size_t i = b->nheap++;
+    b->heap[i] = k;
+    while (i > 0 && block_before(b, b->heap[i], b->heap[(i - 1) / 2])) {
+        run_block *t = b->heap[i];
+        b->heap[i] = b->heap[(i - 1) / 2];
+        b->heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+/* The block's next event the filter keeps: 1, 0 at its end, -1 (damaged, message set). */
+static int block_next(mw_store *s, run_blocks *b, run_block *k)
+{
+    int rc;
+    while ((rc = mw_pc_next(&k->rd, &k->ev)) == 1) {
+        if (k->ev.name < 0 || k->ev.name >= b->nnames || !b->kind[k->ev.name]) break;
+        if (b->keep[k->ev.name] && (!b->spans || k->ev.end_ns > k->ev.start_ns)) return 1;
+    }
+    if (rc == 0) return 0;
+    return mw_store_bad_value(s, "reading the phases: phase block %lld is damaged",
+                              (long long)k->id);
+}
+
+/* Opens the peeked block row: into the heap when it has an event the filter keeps. */
+static int block_open(mw_store *s, run_blocks *b)
+{
+    sqlite3_stmt *st = b->bst;
+    run_block *k = mw_xcalloc(1, sizeof *k);
+    k->id = sqlite3_column_int64(st, 0);
+    k->rank = sqlite3_column_int(st, 1);
+    k->host = mw_xstrdup(text_or(st, 2, ""));
+    k->pid = sqlite3_column_int64(st, 3);
+    k->thread = sqlite3_column_int(st, 4);
+    int len = sqlite3_column_bytes(st, 6);
+    const void *blob = sqlite3_column_blob(st, 6);
+    k->data = mw_xcalloc((size_t)len + 1, 1);
+    if (blob && len > 0) memcpy(k->data, blob, (size_t)len);
+    mw_pc_reader_init(&k->rd, k->data, (size_t)len, sqlite3_column_int64(st, 5));
+    int rc = block_next(s, b, k);
+    if (rc == 1)
+        heap_push(b, k);
+    else
+        block_free(k);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Opens every block whose first key is no later than the open blocks' earliest event. */
+static int blocks_fill(mw_run_cursor *c, run_blocks *b)
+{
+    for (;;) {
+        if (!b->peeked) {
+            if (b->done) return 0;
+            int rc = sqlite3_step(b->bst);
+            if (rc == SQLITE_DONE) b->done = 1;
+            if (rc == SQLITE_DONE) return 0;
+            if (rc != SQLITE_ROW) return mw_store_db_error(c->s, "reading the phase blocks");
+            b->peeked = 1;
+        }
+        sqlite3_stmt *st = b->bst;
+        if (b->nheap) {
+            const run_block *top = b->heap[0];
+            if (key_cmp(b->order, sqlite3_column_int64(st, 5), sqlite3_column_int(st, 1),
+                        sqlite3_column_int(st, 4), top->ev.start_ns, top->rank, top->thread) > 0)
+                return 0;
+        }
+        b->peeked = 0;
+        if (block_open(c->s, b)) return -1;
+    }
+}
+
+static int row_phase(mw_run_cursor *c, mw_store_phase *out);
+
+/* The next phase of a version 3 cursor: 1, 0, -1. */
+static int blocks_next(mw_run_cursor *c, mw_store_phase *out)
+{
+    run_blocks *b = c->b;
+    block_free(b->spent);
+    b->spent = NULL;
+    if (b->row < 0) {
+        int rc = sqlite3_step(c->st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) return mw_store_db_error(c->s, c->what);
+        b->row = rc == SQLITE_ROW;
+    }
+    if (blocks_fill(c, b)) return -1;
+    const run_block *top = b->nheap ? b->heap[0] : NULL;
+    if (b->row == 1 && (!top || key_cmp(b->order, sqlite3_column_int64(c->st, 5),
+                                        sqlite3_column_int(c->st, 0), sqlite3_column_int(c->st, 2),
+                                        top->ev.start_ns, top->rank, top->thread) <= 0)) {
+        b->row = -1;
+        return row_phase(c, out);
+    }
+    if (!top) return 0;
+    run_block *k = b->heap[0];
+    *out = (mw_store_phase){.rank = k->rank,
+                            .host = k->host,
+                            .thread = k->thread,
+                            .kind = b->kind[k->ev.name],
+                            .name = b->name[k->ev.name],
+                            .start_ns = k->ev.start_ns,
+                            .end_ns = k->ev.end_ns,
+                            .bytes = k->ev.bytes,
+                            .pid = k->pid,
+                            .peer = k->ev.peer};
+    int rc = block_next(c->s, b, k);
+    if (rc < 0) return -1;
+    if (rc == 0) { /* k is spent: out->host stays valid until the next call */
+        b->spent = k;
+        b->heap[0] = b->heap[--b->nheap];
+    }
+    heap_down(b, 0);
+    return 1;
 }
 
 /* ---- phases ------------------------------------------------------------------------------ */
@@ -222,6 +512,11 @@ mw_run_cursor *mw_run_phases(mw_store *s, const mw_run_phase_filter *f)
     }
     mw_run_cursor *c = cursor_open(s, CUR_PHASES, q.sql, "reading the phases");
     if (!c) return NULL;
+    if (mw_store_schema(s) >= 3 &&
+        !(c->b = blocks_open(s, f, f->order == MW_RUN_BY_RANK ? KEY_RANK : KEY_START))) {
+        mw_run_close(c);
+        return NULL;
+    }
     for (int i = 0; i < q.ntext; i++)
         sqlite3_bind_text(c->st, i + 1, q.text[i], -1, SQLITE_TRANSIENT);
     if (rank_bind) sqlite3_bind_int(c->st, rank_bind, f->rank);
@@ -230,9 +525,17 @@ mw_run_cursor *mw_run_phases(mw_store *s, const mw_run_phase_filter *f)
 
 int mw_run_phase_next(mw_run_cursor *c, mw_store_phase *out)
 {
-    int rc = cursor_step(c, CUR_PHASES), bad = 0;
+    if (c && c->kind == CUR_PHASES && c->b) return blocks_next(c, out);
+    int rc = cursor_step(c, CUR_PHASES);
     if (rc != 1) return rc;
+    return row_phase(c, out);
+}
+
+/* the current row of c's phases statement into out: 1, or -1 for a value out of range */
+static int row_phase(mw_run_cursor *c, mw_store_phase *out)
+{
     sqlite3_stmt *st = c->st;
+    int bad = 0;
     *out = (mw_store_phase){
         .rank = COL_I32(c, 0, &bad),
         .host = text_or(st, 1, ""),
@@ -285,11 +588,17 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_sqlite(s),
-                           "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM gaps), "
-                           "(SELECT count(*) FROM phases), (SELECT count(*) FROM channels), "
-                           "(SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            mw_store_sqlite(s),
+            mw_store_schema(s) >= 3
+                ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+                  "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
+                  "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
+                  "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)"
+                : "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+                  "gaps), (SELECT count(*) FROM phases), (SELECT count(*) FROM "
+                  "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)",
+            -1, &st, NULL) != SQLITE_OK)
         return mw_store_db_error(s, "counting");
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -321,14 +630,20 @@ int mw_run_snapshot_end(mw_store *s)
 
 mw_run_cursor *mw_run_phases_by_start_rank(mw_store *s)
 {
-    return cursor_open(
-        s, CUR_PHASES,
-        mw_store_schema(s) >= 2
-            ? "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, "
-              "peer FROM phases ORDER BY start_ns, rank, thread, id"
-            : "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, 0, -1 "
-              "FROM phases ORDER BY start_ns, rank, thread, id",
-        "reading the phases");
+    mw_run_cursor *c =
+        cursor_open(s, CUR_PHASES,
+                    mw_store_schema(s) >= 2
+                        ? "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, "
+                          "peer FROM phases ORDER BY start_ns, rank, thread, id"
+                        : "SELECT rank, host, thread, kind, name, start_ns, end_ns, bytes, 0, -1 "
+                          "FROM phases ORDER BY start_ns, rank, thread, id",
+                    "reading the phases");
+    mw_run_phase_filter all = mw_run_phase_all();
+    if (c && mw_store_schema(s) >= 3 && !(c->b = blocks_open(s, &all, KEY_START_RANK))) {
+        mw_run_close(c);
+        return NULL;
+    }
+    return c;
 }
 
 /* the columns of mw_run_windows(), in its order, then the name (column 15) */
@@ -374,7 +689,7 @@ int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
         *value = sqlite3_column_int64(c->st, 0);
     else if (rc != SQLITE_DONE)
         ret = mw_store_db_error(s, "reading a counter");
-    mw_run_close(c);
+    mw_run_close(c); /* counters are never in phase_blocks (merge.c keeps them rows) */
     return ret;
 }
 

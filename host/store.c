@@ -54,6 +54,10 @@ enum {
     ST_SYNC_CLEAR,
     ST_RESTAMP_WINDOWS,
     ST_RESTAMP_UPDATE,
+    ST_BLOCK_ADD,
+    ST_PNAME_ADD,
+    ST_BLOCKS_CLEAR,
+    ST_PNAMES_CLEAR,
     ST_COUNT
 };
 
@@ -78,6 +82,11 @@ static const char *const store_sql[ST_COUNT] = {
     [ST_RESTAMP_UPDATE] = "UPDATE samples SET t0_ns = ?1, t1_ns = ?2, uncertainty_ns = ?3 "
                           "WHERE segment = ?4 AND seq = ?5 AND meter_t0_us = ?6 AND "
                           "meter_t1_us = ?7",
+    [ST_BLOCK_ADD] = "INSERT INTO phase_blocks(rank, host, pid, thread, start_ns, end_ns, events, "
+                     "data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_PNAME_ADD] = "INSERT INTO phase_names(id, kind, name) VALUES (?1, ?2, ?3)",
+    [ST_BLOCKS_CLEAR] = "DELETE FROM phase_blocks",
+    [ST_PNAMES_CLEAR] = "DELETE FROM phase_names",
 };
 
 /* The schema of version MW_STORE_SCHEMA_VERSION (docs/run-store.md describes every column).
@@ -142,6 +151,23 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    local_ns INTEGER NOT NULL,\n"
                                    "    offset_ns INTEGER NOT NULL,\n"
                                    "    uncertainty_ns INTEGER NOT NULL\n"
+                                   ");\n"
+                                   /* version 3: chatty processes' events, compact */
+                                   "CREATE TABLE phase_names (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    kind TEXT NOT NULL,\n"
+                                   "    name TEXT NOT NULL\n"
+                                   ");\n"
+                                   "CREATE TABLE phase_blocks (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    rank INTEGER NOT NULL,\n"
+                                   "    host TEXT NOT NULL,\n"
+                                   "    pid INTEGER NOT NULL,\n"
+                                   "    thread INTEGER NOT NULL,\n"
+                                   "    start_ns INTEGER NOT NULL,\n"
+                                   "    end_ns INTEGER NOT NULL,\n"
+                                   "    events INTEGER NOT NULL,\n"
+                                   "    data BLOB NOT NULL\n"
                                    ");\n";
 
 struct mw_store {
@@ -367,14 +393,16 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 and 2 (version 1 lacks clock_sync). */
+/* The objects of the run store's schema, versions 1 to 3 (version 1 lacks clock_sync, 1 and 2
+ * lack phase_names and phase_blocks). */
 static const char *const store_objects[] = {
     "table meta",         "table channels",
     "table samples",      "index samples_channel_time",
     "index samples_time", "table gaps",
     "index gaps_time",    "table phases",
     "index phases_time",  "index phases_rank_time",
-    "table clock_sync",   NULL,
+    "table clock_sync",   "table phase_names",
+    "table phase_blocks", NULL,
 };
 
 /* The connection's common settings: defensive (mw_sqlite_defend), and for a writer WAL,
@@ -798,8 +826,39 @@ int mw_store_probe_clear(mw_store *s)
     sqlite3_stmt *a = stmt(s, ST_PHASES_CLEAR);
     if (!a || step_done(s, a, "clearing merged phases")) return -1;
     sqlite3_stmt *b = stmt(s, ST_SYNC_CLEAR);
-    if (!b) return -1;
-    return step_done(s, b, "clearing clock samples");
+    if (!b || step_done(s, b, "clearing clock samples")) return -1;
+    sqlite3_stmt *c = stmt(s, ST_BLOCKS_CLEAR);
+    if (!c || step_done(s, c, "clearing merged phase blocks")) return -1;
+    sqlite3_stmt *d = stmt(s, ST_PNAMES_CLEAR);
+    if (!d) return -1;
+    return step_done(s, d, "clearing merged phase names");
+}
+
+int mw_store_phase_name_add(mw_store *s, int64_t id, const char *kind, const char *name)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_PNAME_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    bind_text(st, 2, kind);
+    bind_text(st, 3, name);
+    return step_done(s, st, "adding a phase name");
+}
+
+int mw_store_phase_block_add(mw_store *s, const mw_store_phase_block *b)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_BLOCK_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, b->rank);
+    bind_text(st, 2, b->host);
+    sqlite3_bind_int64(st, 3, b->pid);
+    sqlite3_bind_int(st, 4, b->thread);
+    sqlite3_bind_int64(st, 5, b->start_ns);
+    sqlite3_bind_int64(st, 6, b->end_ns);
+    sqlite3_bind_int64(st, 7, b->events);
+    sqlite3_bind_blob(st, 8, b->data, (int)b->len, SQLITE_STATIC);
+    return step_done(s, st, "adding a phase block");
 }
 
 int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid, int64_t local_ns,
@@ -946,7 +1005,10 @@ int mw_store_start_ns(mw_store *s, int64_t *start_ns)
 
 int mw_store_phase_ranks(mw_store *s, int **ranks, size_t *nranks)
 {
-    static const char sql[] = "SELECT DISTINCT rank FROM phases WHERE rank >= 0 ORDER BY rank";
+    const char *sql = s->version && s->version < 3
+                          ? "SELECT DISTINCT rank FROM phases WHERE rank >= 0 ORDER BY rank"
+                          : "SELECT rank FROM phases WHERE rank >= 0 UNION "
+                            "SELECT rank FROM phase_blocks WHERE rank >= 0 ORDER BY rank";
     *ranks = NULL;
     *nranks = 0;
     sqlite3_stmt *st;
@@ -993,14 +1055,20 @@ static int set_host(mw_store *s, const char *sql, int64_t key, const char *host,
 
 int mw_store_phases_set_host_of_pid(mw_store *s, int64_t pid, const char *host)
 {
-    return set_host(s, "UPDATE phases SET host = ?1 WHERE pid = ?2 AND kind <> 'mw'", pid, host,
-                    "setting the host of a process's phases");
+    if (set_host(s, "UPDATE phases SET host = ?1 WHERE pid = ?2 AND kind <> 'mw'", pid, host,
+                 "setting the host of a process's phases"))
+        return -1;
+    return set_host(s, "UPDATE phase_blocks SET host = ?1 WHERE pid = ?2", pid, host,
+                    "setting the host of a process's phase blocks");
 }
 
 int mw_store_set_host_of_rank(mw_store *s, int rank, const char *host)
 {
     int a = set_host(s, "UPDATE phases SET host = ?1 WHERE rank = ?2 AND kind <> 'mw'", rank, host,
                      "setting the host of a rank's phases");
+    if (!a)
+        a = set_host(s, "UPDATE phase_blocks SET host = ?1 WHERE rank = ?2", rank, host,
+                     "setting the host of a rank's phase blocks");
     char keep[sizeof s->err];
     memcpy(keep, s->err, sizeof keep);
     int b = set_host(s, "UPDATE clock_sync SET host = ?1 WHERE rank = ?2", rank, host,

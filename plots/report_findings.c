@@ -310,6 +310,13 @@ static void run_warnings(FILE *f, const rp_report *rp, size_t i, int *n)
         warn(f, n, b);
         run_end(f, r);
     }
+    if (an->probe_dropped > 0) {
+        char b[128];
+        snprintf(b, sizeof b, "the probes dropped %lld events (phases incomplete):",
+                 (long long)an->probe_dropped);
+        warn(f, n, b);
+        run_end(f, r);
+    }
     int inferred = 0;
     for (size_t k = 0; k < an->nranks; k++)
         inferred |= an->ranks[k].inferred_ns > 0 && an->ranks[k].inferred_ns == an->ranks[k].work_ns;

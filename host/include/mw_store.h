@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MW_STORE_SCHEMA_VERSION 2
+#define MW_STORE_SCHEMA_VERSION 3
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;

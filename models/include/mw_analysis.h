@@ -126,6 +126,7 @@ struct mw_analysis_work; /* the state while the run is fed; NULL once finished *
 typedef struct {
     char *dir;                 /* "run" */
     char status[128];          /* "status" (meta status, "unknown" when none) */
+    int64_t probe_dropped;     /* meta probe_dropped_events: events the probes dropped */
     int64_t origin_ns;         /* "start_ns": times below are printed since it */
     int64_t from_ns, to_ns;    /* the range asked (INT64_MIN, INT64_MAX: open) */
     int64_t first_ns, last_ns; /* "from_s", "to_s": the data's extent in the range */
