@@ -167,9 +167,10 @@ static int show_gaps(mw_store *s, const mw_runsum_run *r, FILE *out)
     int64_t origin = r->have_start ? r->start_ns : 0;
     while ((rc = mw_run_gap_next(c, &g)) == 1) {
         char sa[64], sb[64], len[64];
-        const char *row[] = {mw_runsum_seconds(sa, sizeof sa, mw_runsum_ns_diff(g.start_ns, origin)),
-                             mw_runsum_seconds(sb, sizeof sb, mw_runsum_ns_diff(g.end_ns, origin)),
-                             mw_runsum_seconds(len, sizeof len, mw_runsum_ns_diff(g.end_ns, g.start_ns)), g.reason};
+        const char *row[] = {
+            mw_runsum_seconds(sa, sizeof sa, mw_runsum_ns_diff(g.start_ns, origin)),
+            mw_runsum_seconds(sb, sizeof sb, mw_runsum_ns_diff(g.end_ns, origin)),
+            mw_runsum_seconds(len, sizeof len, mw_runsum_ns_diff(g.end_ns, g.start_ns)), g.reason};
         mw_table_add(&t, row);
     }
     mw_run_close(c);
@@ -200,7 +201,8 @@ static void show_channels(const mw_runsum_run *r, FILE *out)
             mw_runsum_energy(ew, sizeof ew, c->t.window_pj);
             mw_runsum_energy(em, sizeof em, mw_window_totals_meter_pj(&c->t));
         }
-        snprintf(g, sizeof g, "%" PRId64 " (%s)", c->t.holes, mw_runsum_seconds(gs, sizeof gs, c->t.hole_ns));
+        snprintf(g, sizeof g, "%" PRId64 " (%s)", c->t.holes,
+                 mw_runsum_seconds(gs, sizeof gs, c->t.hole_ns));
         const char *row[] = {ch, c->name, c->host, c->pin, n, p, ew, em, g};
         mw_table_add(&t, row);
     }
@@ -245,13 +247,14 @@ int cmd_show(int argc, char **argv)
     }
     snprintf(samples, sizeof samples, "%" PRId64 " in %d channel%s", r.samples, r.nch,
              r.nch == 1 ? "" : "s");
-    snprintf(gaps, sizeof gaps, "%" PRId64 " (%s)", r.gaps, mw_runsum_seconds(gs, sizeof gs, r.gap_ns));
+    snprintf(gaps, sizeof gaps, "%" PRId64 " (%s)", r.gaps,
+             mw_runsum_seconds(gs, sizeof gs, r.gap_ns));
     mw_runsum_energy(e, sizeof e, r.window_pj);
     strncat(e, " in all channels", sizeof e - strlen(e) - 1);
     mw_table t = {.ncols = 2, .align = "ll"};
-    const char *rows[][2] = {{"run", dir},   {"status", r.status}, {"start", start},
-                             {"end", end},   {"duration", dur},    {"recorded", rec},
-                             {"samples", samples}, {"gaps", gaps}, {"energy", e}};
+    const char *rows[][2] = {{"run", dir},         {"status", r.status}, {"start", start},
+                             {"end", end},         {"duration", dur},    {"recorded", rec},
+                             {"samples", samples}, {"gaps", gaps},       {"energy", e}};
     for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
         mw_table_add(&t, rows[i]);
     mw_table_print(&t, stdout, "");

@@ -15,7 +15,12 @@
 #include "csvout.h"
 #include "mw_store.h"
 
-typedef enum { MW_EXPORT_SAMPLES, MW_EXPORT_PHASES, MW_EXPORT_GAPS, MW_EXPORT_META } mw_export_table;
+typedef enum {
+    MW_EXPORT_SAMPLES,
+    MW_EXPORT_PHASES,
+    MW_EXPORT_GAPS,
+    MW_EXPORT_META
+} mw_export_table;
 
 /* Writes table `what` of s to out as JSON (json != 0) or CSV, counting formula-like text
  * fields in fx: 0, or -1 after a read error (printed). */

@@ -174,7 +174,8 @@ int mw_runsum_read(const char *cmd, mw_store *s, mw_runsum_run *r)
     r->have_start = mw_store_start_ns(s, &r->start_ns) == 0;
     r->have_end = meta_int(s, "end_ns", &r->end_ns) == 0;
     r->have_cmd = meta_int(s, "cmd_start_ns", &r->cmd_start_ns) == 0 &&
-                  meta_int(s, "cmd_end_ns", &r->cmd_end_ns) == 0 && r->cmd_end_ns >= r->cmd_start_ns;
+                  meta_int(s, "cmd_end_ns", &r->cmd_end_ns) == 0 &&
+                  r->cmd_end_ns >= r->cmd_start_ns;
     return read_channels(cmd, s, r) || read_samples(cmd, s, r) || read_gaps(cmd, s, r) ? -1 : 0;
 }
 
@@ -220,4 +221,3 @@ mw_store *mw_runsum_open(const char *cmd, const char *rundir, int *code)
     }
     return s;
 }
-

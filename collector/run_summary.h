@@ -38,7 +38,7 @@ typedef struct {
     char status[256];
     int have_start, have_end;
     int64_t start_ns, end_ns;
-    int have_cmd;                       /* the command's start and end (meta cmd_*_ns) */
+    int have_cmd; /* the command's start and end (meta cmd_*_ns) */
     int64_t cmd_start_ns, cmd_end_ns;
     int64_t first_t0_ns, last_t1_ns; /* the windows' extent (samples > 0) */
     int64_t samples, gaps, gap_ns;
