@@ -20,8 +20,8 @@
 
 /* ---- formatting -------------------------------------------------------------------- */
 
-/* a - b and a + b of times read from a run, without signed overflow: they wrap only for a
- * damaged run's times (as mw export's since()) */
+/* a - b of times read from a run, without signed overflow: it wraps only for a damaged
+ * run's times (as since() in export_tables.c) */
 int64_t mw_runsum_ns_diff(int64_t a, int64_t b)
 {
     return (int64_t)((uint64_t)a - (uint64_t)b);

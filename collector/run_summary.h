@@ -48,7 +48,7 @@ typedef struct {
 } mw_runsum_run;
 
 /* a - b of times read from a run, without signed overflow: it wraps only for a damaged
- * run's times (as mw export's since()) */
+ * run's times (as since() in export_tables.c) */
 int64_t mw_runsum_ns_diff(int64_t a, int64_t b);
 /* ns as seconds with 3 decimals and the unit "s"; returns buf */
 const char *mw_runsum_seconds(char *buf, size_t len, int64_t ns);
