@@ -19,49 +19,20 @@
  * that is not a run or cannot be opened, a missing channel, a channel without samples, one power
  * level where pow_idle/pow_work is asked — is a one-line message naming the run and exit 2,
  * before anything is printed. No figure is ever NaN: one that does not exist (the sd of one
- * run) is "-" in text and null in JSON. */
-#include <math.h>
+ * run) is "-" in text and null in JSON. The text and JSON layouts are stats_out.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "cli.h"
-#include "textout.h"
 #include "levels.h"
 #include "longopt.h"
 #include "mw_alloc.h"
 #include "mw_run.h"
 #include "stats_groups.h"
 #include "window_totals.h"
-#include "json_schema.h"
-
-typedef enum { Q_NONE, Q_POW_IDLE, Q_POW_WORK, Q_MEAN_POWER, Q_ENERGY } st_quantity;
-static const char *const q_names[] = {"", "pow_idle", "pow_work", "mean_power", "energy"};
-
-static const char *q_unit(st_quantity q)
-{
-    return q == Q_ENERGY ? "J" : "W";
-}
-
-typedef struct {
-    char *name;
-    st_quantity q; /* Q_NONE: the --quantity */
-    char **runs;   /* argv entries */
-    size_t nruns;
-    double *values;     /* one per run */
-    mw_stats_group fig; /* n, mean, sd, CI (models/include/stats_groups.h) */
-    char label[160];    /* in the tests' lines: the name, or NAME:Q when names repeat */
-} st_group;
-
-typedef struct {
-    const char *channel;
-    st_quantity q;
-    int json, gmm;
-    double confidence;
-    st_group *groups;
-    size_t ngroups;
-} st_opts;
+#include "stats_out.h"
 
 static void usage(FILE *out)
 {
@@ -89,14 +60,14 @@ static void usage(FILE *out)
             "  -h, --help         this text\n");
 }
 
-static st_quantity parse_quantity(const char *s)
+static mw_stcmd_quantity parse_quantity(const char *s)
 {
-    for (int q = Q_POW_IDLE; q <= Q_ENERGY; q++)
-        if (!strcmp(s, q_names[q])) return (st_quantity)q;
-    return Q_NONE;
+    for (int q = MW_STCMD_Q_POW_IDLE; q <= MW_STCMD_Q_ENERGY; q++)
+        if (!strcmp(s, mw_stcmd_quantity_name(q))) return (mw_stcmd_quantity)q;
+    return MW_STCMD_Q_NONE;
 }
 
-static void opts_free(st_opts *o)
+static void opts_free(mw_stcmd_opts *o)
 {
     for (size_t g = 0; g < o->ngroups; g++) {
         free(o->groups[g].name);
@@ -108,18 +79,18 @@ static void opts_free(st_opts *o)
 
 /* --group NAME[:Q] (v NULL: no value): a new group for up to argc runs. -1 when fine, else
  * the exit code. */
-static int add_group(st_opts *o, const char *v, int argc)
+static int add_group(mw_stcmd_opts *o, const char *v, int argc)
 {
     if (!v || !*v || *v == '-') return mw_cli_usage_error("stats", "--group needs a name");
     o->groups = mw_xrealloc(o->groups, (o->ngroups + 1) * sizeof *o->groups);
-    st_group *g = &o->groups[o->ngroups++];
+    mw_stcmd_group *g = &o->groups[o->ngroups++];
     memset(g, 0, sizeof *g);
     const char *colon = strchr(v, ':');
     g->name = colon ? mw_xstrndup(v, (size_t)(colon - v)) : mw_xstrdup(v);
     g->runs = mw_xcalloc((size_t)argc, sizeof *g->runs);
     g->values = mw_xcalloc((size_t)argc, sizeof *g->values);
     if (!*g->name) return mw_cli_usage_error("stats", "--group '%s': empty name", v);
-    if (colon && (g->q = parse_quantity(colon + 1)) == Q_NONE)
+    if (colon && (g->q = parse_quantity(colon + 1)) == MW_STCMD_Q_NONE)
         return mw_cli_usage_error(
             "stats", "--group '%s': '%s' is not pow_idle, pow_work, mean_power or energy", v,
             colon + 1);
@@ -132,30 +103,30 @@ static int add_group(st_opts *o, const char *v, int argc)
 
 /* After the arguments: a channel, groups with runs, a quantity each, one unit; labels of
  * groups that share a name. -1 when fine, else the exit code. */
-static int check_groups(st_opts *o)
+static int check_groups(mw_stcmd_opts *o)
 {
     if (!o->channel) return mw_cli_usage_error("stats", "missing --channel NAME");
     if (!o->ngroups) return mw_cli_usage_error("stats", "missing --group NAME RUNDIR...");
     for (size_t k = 0; k < o->ngroups; k++) {
-        st_group *g = &o->groups[k];
+        mw_stcmd_group *g = &o->groups[k];
         if (!g->nruns)
             return mw_cli_usage_error("stats", "--group %s: no run directories", g->name);
-        if (g->q == Q_NONE) g->q = o->q;
-        if (g->q == Q_NONE)
+        if (g->q == MW_STCMD_Q_NONE) g->q = o->q;
+        if (g->q == MW_STCMD_Q_NONE)
             return mw_cli_usage_error("stats", "missing --quantity (group %s has none)", g->name);
         for (size_t j = 0; j < o->ngroups; j++)
             if (j != k && !strcmp(o->groups[j].name, g->name))
-                snprintf(g->label, sizeof g->label, "%s:%s", g->name, q_names[g->q]);
-        if (strcmp(q_unit(g->q), q_unit(o->groups[0].q)))
+                snprintf(g->label, sizeof g->label, "%s:%s", g->name, mw_stcmd_quantity_name(g->q));
+        if (strcmp(mw_stcmd_quantity_unit(g->q), mw_stcmd_quantity_unit(o->groups[0].q)))
             return mw_cli_usage_error("stats", "groups %s (%s) and %s (%s) are in different units",
-                                      o->groups[0].name, q_names[o->groups[0].q], g->name,
-                                      q_names[g->q]);
+                                      o->groups[0].name, mw_stcmd_quantity_name(o->groups[0].q),
+                                      g->name, mw_stcmd_quantity_name(g->q));
     }
     return -1;
 }
 
 /* Returns -1 when parsing went fine, else the exit code. */
-static int parse_args(int argc, char **argv, st_opts *o)
+static int parse_args(int argc, char **argv, mw_stcmd_opts *o)
 {
     static const char *const once[] = {"--channel", "--quantity", "--method", "--confidence",
                                        NULL}; /* --group repeats */
@@ -176,7 +147,7 @@ static int parse_args(int argc, char **argv, st_opts *o)
         } else if (mw_longopt_is(a, "--quantity")) {
             const char *v = mw_longopt_value(argc, argv, &i, "--quantity");
             if (!v) return mw_cli_usage_error("stats", "--quantity needs a value");
-            if ((o->q = parse_quantity(v)) == Q_NONE)
+            if ((o->q = parse_quantity(v)) == MW_STCMD_Q_NONE)
                 return mw_cli_usage_error(
                     "stats", "--quantity: '%s' is not pow_idle, pow_work, mean_power or energy", v);
         } else if (mw_longopt_is(a, "--method")) {
@@ -200,7 +171,7 @@ static int parse_args(int argc, char **argv, st_opts *o)
         } else {
             if (!o->ngroups)
                 return mw_cli_usage_error("stats", "'%s': a run directory before any --group", a);
-            st_group *g = &o->groups[o->ngroups - 1];
+            mw_stcmd_group *g = &o->groups[o->ngroups - 1];
             g->runs[g->nruns++] = argv[i];
         }
     }
@@ -239,7 +210,7 @@ static int read_trace(const char *rundir, const char *channel, double **power_w,
     return rc || !t->samples ? MW_EXIT_USAGE : 0;
 }
 
-static int run_value(const st_opts *o, const char *rundir, st_quantity q, double *value)
+static int run_value(const mw_stcmd_opts *o, const char *rundir, mw_stcmd_quantity q, double *value)
 {
     mw_window_totals t;
     double *power_w;
@@ -249,10 +220,10 @@ static int run_value(const st_opts *o, const char *rundir, st_quantity q, double
         return rc;
     }
     rc = MW_EXIT_USAGE;
-    if (q == Q_ENERGY) {
+    if (q == MW_STCMD_Q_ENERGY) {
         *value = (double)t.window_pj / 1e12;
         rc = 0;
-    } else if (q == Q_MEAN_POWER) {
+    } else if (q == MW_STCMD_Q_MEAN_POWER) {
         if (t.covered_ns > 0) {
             *value = (double)t.window_pj / (double)t.covered_ns / 1000;
             rc = 0;
@@ -269,9 +240,9 @@ static int run_value(const st_opts *o, const char *rundir, st_quantity q, double
                     L.note);
         else if (!L.bimodal)
             fprintf(stderr, "mw stats: %s: channel %s has one power level, no %s: %s\n", rundir,
-                    o->channel, q_names[q], L.note);
+                    o->channel, mw_stcmd_quantity_name(q), L.note);
         else {
-            *value = q == Q_POW_IDLE ? L.idle_w : L.work_w;
+            *value = q == MW_STCMD_Q_POW_IDLE ? L.idle_w : L.work_w;
             rc = 0;
         }
     }
@@ -282,12 +253,12 @@ static int run_value(const st_opts *o, const char *rundir, st_quantity q, double
 /* ---- statistics and output ---------------------------------------------------------- */
 
 /* Every run's value, then the groups' figures and tests. 0, or an exit code. */
-static int compute(st_opts *o, mw_stats_comparison *T)
+static int compute(mw_stcmd_opts *o, mw_stats_comparison *T)
 {
     mw_stats_group *f = mw_xcalloc(o->ngroups, sizeof *f);
     int rc = 0;
     for (size_t k = 0; k < o->ngroups && !rc; k++) {
-        st_group *g = &o->groups[k];
+        mw_stcmd_group *g = &o->groups[k];
         for (size_t r = 0; r < g->nruns && !rc; r++)
             rc = run_value(o, g->runs[r], g->q, &g->values[r]);
         f[k] = (mw_stats_group){.values = g->values, .n = g->nruns};
@@ -301,148 +272,18 @@ static int compute(st_opts *o, mw_stats_comparison *T)
     return rc;
 }
 
-static void json_num(FILE *out, int has, double v, const char *fmt)
-{
-    if (has && isfinite(v))
-        fprintf(out, fmt, v);
-    else
-        fputs("null", out);
-}
-
-static void json_test(FILE *out, const char *key, int has, const mw_test *t, int df)
-{
-    fprintf(out, "    \"%s\": ", key);
-    if (!has) {
-        fputs("null", out);
-        return;
-    }
-    fputs("{\"statistic\": ", out);
-    json_num(out, 1, t->statistic, "%.6g");
-    if (df) fprintf(out, ", \"df\": %.0f", t->df);
-    fputs(", \"p\": ", out);
-    json_num(out, 1, t->p, "%.6g");
-    fprintf(out, ", \"exact\": %s}", t->exact ? "true" : "false");
-}
-
-static void print_json(const st_opts *o, const mw_stats_comparison *T)
-{
-    printf("{\n  \"schema\": \"" MW_SCHEMA_STATS "\",\n  \"channel\": ");
-    mw_out_json_string(stdout, o->channel);
-    printf(",\n  \"method\": \"%s\",\n  \"confidence\": %g,\n  \"groups\": [",
-           o->gmm ? "gmm" : "kde", o->confidence);
-    for (size_t k = 0; k < o->ngroups; k++) {
-        const st_group *g = &o->groups[k];
-        printf("%s\n    {\"name\": ", k ? "," : "");
-        mw_out_json_string(stdout, g->name);
-        printf(", \"quantity\": \"%s\", \"unit\": \"%s\", \"n\": %zu, \"mean\": ", q_names[g->q],
-               q_unit(g->q), g->nruns);
-        json_num(stdout, 1, g->fig.mean, "%.6f");
-        printf(", \"sd\": ");
-        json_num(stdout, g->fig.has_sd, g->fig.sd, "%.6f");
-        printf(", \"ci_low\": ");
-        json_num(stdout, g->fig.has_ci, g->fig.lo, "%.6f");
-        printf(", \"ci_high\": ");
-        json_num(stdout, g->fig.has_ci, g->fig.hi, "%.6f");
-        printf(",\n     \"runs\": [");
-        for (size_t r = 0; r < g->nruns; r++) {
-            printf("%s{\"run\": ", r ? ", " : "");
-            mw_out_json_string(stdout, g->runs[r]);
-            printf(", \"value\": ");
-            json_num(stdout, 1, g->values[r], "%.6f");
-            printf("}");
-        }
-        printf("]}");
-    }
-    printf("\n  ],\n  \"tests\": {\n");
-    json_test(stdout, "kolmogorov_smirnov", T->has_two, &T->ks, 0);
-    printf(",\n");
-    json_test(stdout, "mann_whitney", T->has_two, &T->mw, 0);
-    printf(",\n");
-    json_test(stdout, "kruskal_wallis", T->has_kw, &T->kw, 1);
-    printf("\n  }\n}\n");
-}
-
-static int max_int(int a, int b)
-{
-    return a > b ? a : b;
-}
-
-/* TEST then "LABEL vs LABEL" of the two groups, escaped for the terminal */
-static void two_labels(const char *test, const st_opts *o)
-{
-    fputs(test, stdout);
-    mw_out_text(stdout, o->groups[0].label);
-    printf(" vs ");
-    mw_out_text(stdout, o->groups[1].label);
-}
-
-static void print_text(const st_opts *o, const mw_stats_comparison *T)
-{
-    const char *method = o->gmm ? "Gaussian mixture" : "kernel density";
-    int any_levels = 0, wname = 5, wq = 8, wrun = 3;
-    for (size_t k = 0; k < o->ngroups; k++) {
-        const st_group *g = &o->groups[k];
-        any_levels |= g->q == Q_POW_IDLE || g->q == Q_POW_WORK;
-        wname = max_int(wname, mw_out_text_width(g->name));
-        wq = max_int(wq, (int)strlen(q_names[g->q]));
-        for (size_t r = 0; r < g->nruns; r++)
-            wrun = max_int(wrun, mw_out_text_width(g->runs[r]));
-    }
-    fputs("channel ", stdout); /* names and paths escaped for the terminal (textout.h) */
-    mw_out_text(stdout, o->channel);
-    if (any_levels) printf(", power levels by %s", method);
-    printf("\n\n");
-    char ci_head[32];
-    snprintf(ci_head, sizeof ci_head, "%g %% CI of the mean", 100 * o->confidence);
-    printf("%-*s  %-*s  runs  %14s  %12s  %s\n", wname, "group", wq, "quantity", "mean", "sd",
-           ci_head);
-    for (size_t k = 0; k < o->ngroups; k++) {
-        const st_group *g = &o->groups[k];
-        const char *u = q_unit(g->q);
-        char sd[32] = "-", ci[96] = "-";
-        if (g->fig.has_sd) snprintf(sd, sizeof sd, "%.3f %s", g->fig.sd, u);
-        if (g->fig.has_ci) snprintf(ci, sizeof ci, "[%.3f, %.3f] %s", g->fig.lo, g->fig.hi, u);
-        mw_out_text_pad(stdout, g->name, wname);
-        printf("  %-*s  %4zu  %12.3f %s  %12s  %s\n", wq, q_names[g->q], g->nruns, g->fig.mean, u,
-               sd, ci);
-    }
-    printf("\n%-*s  %-*s  %s\n", wname, "group", wrun, "run", "value");
-    for (size_t k = 0; k < o->ngroups; k++) {
-        const st_group *g = &o->groups[k];
-        for (size_t r = 0; r < g->nruns; r++) {
-            mw_out_text_pad(stdout, g->name, wname);
-            fputs("  ", stdout);
-            mw_out_text_pad(stdout, g->runs[r], wrun);
-            printf("  %.3f %s\n", g->values[r], q_unit(g->q));
-        }
-    }
-    if (!T->has_two && !T->has_kw) return;
-    printf("\ntests (two-sided)\n");
-    if (T->has_two) {
-        two_labels("  Kolmogorov-Smirnov  ", o);
-        printf(": D = %.4f, p = %.4g (%s)\n", T->ks.statistic, T->ks.p,
-               T->ks.exact ? "exact" : "asymptotic");
-        two_labels("  Mann-Whitney        ", o);
-        printf(": U = %.1f, p = %.4g (%s)\n", T->mw.statistic, T->mw.p,
-               T->mw.exact ? "exact" : "normal approximation");
-    }
-    if (T->has_kw)
-        printf("  Kruskal-Wallis      %zu groups: H = %.4f, df = %.0f, p = %.4g (chi-square)\n",
-               o->ngroups, T->kw.statistic, T->kw.df, T->kw.p);
-}
-
 int cmd_stats(int argc, char **argv)
 {
-    st_opts o = {.confidence = 0.95};
+    mw_stcmd_opts o = {.confidence = 0.95};
     int rc = parse_args(argc, argv, &o);
     if (rc < 0) {
         mw_stats_comparison T;
         rc = compute(&o, &T);
         if (!rc) {
             if (o.json)
-                print_json(&o, &T);
+                mw_stcmd_print_json(&o, &T);
             else
-                print_text(&o, &T);
+                mw_stcmd_print_text(&o, &T);
             if (fflush(stdout) != 0 || ferror(stdout)) {
                 fprintf(stderr, "mw stats: standard output: write error\n");
                 rc = MW_EXIT_FAIL;

@@ -5,7 +5,8 @@
  * and prints what it sends.
  *
  * Options are parsed into one struct by one getopt_long loop: a new option is one entry in
- * the option table, one case in parse_args() and one line in usage(). */
+ * the option table, one case in parse_args() (or, for an analog input, in
+ * mw_vmeter_parse_analog(), vmeter_opts.c) and one line in usage(). */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -22,31 +23,7 @@
 #include "mw_simboot.h"
 #include "mw_simprofile.h"
 #include "mw_simpty.h"
-
-typedef struct {
-    char elf[4096];
-    const char *link;       /* --link PATH */
-    const char *bootloader; /* --bootloader HEX */
-    const char *hex;        /* --hex APP.hex */
-    const char *log_frames; /* --log-frames FILE */
-    double seconds;         /* 0 = until interrupted */
-    int use_stdout;
-    int no_reset;
-    /* analog inputs */
-    double mains_v, mains_hz; /* --mains V,HZ */
-    double ppm, noise_lsb;    /* --ppm, --noise (noise < 0: board default) */
-    double pf;                /* --pf: default for --load and --profile */
-    mw_sim_wave wave;         /* --wave: default for --load and --profile */
-    int nloads;
-    struct {
-        int pin;
-        double w, pf;
-        mw_sim_wave wave;
-    } loads[15];         /* --load */
-    const char *profile; /* --profile FILE */
-    double profile_pf;
-    mw_sim_wave profile_wave;
-} vmeter_opts;
+#include "vmeter_opts.h"
 
 static void usage(FILE *out)
 {
@@ -92,77 +69,27 @@ static void usage(FILE *out)
             "  -h, --help        this text\n");
 }
 
-/* A plain decimal number in [lo, hi] (mw_num.h). 0, or -1. */
-static int parse_num(const char *arg, double lo, double hi, double *out)
-{
-    return mw_num_double(arg, lo, hi, out) ? -1 : 0;
-}
-
-static int parse_wave(const char *arg, mw_sim_wave *w)
-{
-    if (!strcmp(arg, "sine"))
-        *w = MW_SIM_SINE;
-    else if (!strcmp(arg, "smps"))
-        *w = MW_SIM_SMPS;
-    else
-        return -1;
-    return 0;
-}
-
-/* "V,HZ" (parsed from a copy: argv strings are not ours to modify) */
-static int parse_mains(const char *arg, vmeter_opts *o)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *comma = strchr(buf, ',');
-    if (!comma) return -1;
-    *comma = 0;
-    return parse_num(buf, 1, 400, &o->mains_v) || parse_num(comma + 1, 40, 70, &o->mains_hz) ? -1
-                                                                                             : 0;
-}
-
-/* "A1=150[,0.9[,smps]]" or "1=150..." */
-static int parse_load(const char *arg, vmeter_opts *o)
-{
-    if (o->nloads >= 15) return -1;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *eq = strchr(buf, '=');
-    if (!eq) return -1;
-    *eq = 0;
-    const char *pin = buf[0] == 'A' ? buf + 1 : buf;
-    int64_t p;
-    if (mw_num_int64(pin, 1, 15, &p)) return -1;
-    char *fields[3] = {eq + 1, NULL, NULL};
-    for (int i = 1; i < 3; i++) {
-        char *c = fields[i - 1] ? strchr(fields[i - 1], ',') : NULL;
-        if (c) {
-            *c = 0;
-            fields[i] = c + 1;
-        }
-    }
-    double w, pf = o->pf;
-    mw_sim_wave wave = o->wave;
-    if (parse_num(fields[0], -1e5, 1e5, &w)) return -1;
-    if (fields[1] && (parse_num(fields[1], 1e-3, 1, &pf))) return -1;
-    if (fields[2] && parse_wave(fields[2], &wave)) return -1;
-    for (int i = 0; i < o->nloads; i++)
-        if (o->loads[i].pin == (int)p) return -1;
-    o->loads[o->nloads].pin = (int)p;
-    o->loads[o->nloads].w = w;
-    o->loads[o->nloads].pf = pf;
-    o->loads[o->nloads].wave = wave;
-    o->nloads++;
-    return 0;
-}
-
 static int parse_seconds(const char *arg, double *out)
 {
-    return parse_num(arg, 1e-3, 1e7, out);
+    return mw_num_double(arg, 1e-3, 1e7, out) ? -1 : 0; /* mw_num.h */
+}
+
+/* --stdout runs without a port: the options that need one are errors. -1, or the exit code */
+static int check_stdout(const mw_vmeter_opts *o)
+{
+    if (o->use_stdout && o->seconds <= 0)
+        return mw_cli_usage_error("vmeter", "--stdout needs --seconds S");
+    if (o->use_stdout && o->link)
+        return mw_cli_usage_error("vmeter", "--link: there is no port with --stdout");
+    if (o->use_stdout && o->log_frames)
+        return mw_cli_usage_error("vmeter", "--log-frames: not with --stdout (no host time)");
+    if (o->use_stdout && o->no_reset)
+        return mw_cli_usage_error("vmeter", "--no-reset: there is no port with --stdout");
+    return -1;
 }
 
 /* Returns -1 when parsing went fine, else the exit code (help printed, or usage error). */
-static int parse_args(int argc, char **argv, vmeter_opts *o)
+static int parse_args(int argc, char **argv, mw_vmeter_opts *o)
 {
     static const struct option opts[] = {
         {"elf", required_argument, NULL, 'e'},
@@ -222,48 +149,17 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
             if (!*optarg) return mw_cli_usage_error("vmeter", "--log-frames: needs a path");
             o->log_frames = optarg;
             break;
-        case 'm':
-            if (parse_mains(optarg, o))
-                return mw_cli_usage_error("vmeter",
-                                          "--mains: '%s' is not V,HZ with 1..400 V "
-                                          "and 40..70 Hz",
-                                          optarg);
-            break;
+        case 'm': /* the analog inputs */
         case 'L':
-            if (parse_load(optarg, o))
-                return mw_cli_usage_error("vmeter",
-                                          "--load: '%s' is not PIN=W[,PF[,sine|smps]] "
-                                          "with PIN A1..A15 (once each), W in -1e5..1e5, "
-                                          "PF in 0.001..1",
-                                          optarg);
-            break;
         case 'P':
-            o->profile = optarg;
-            o->profile_pf = o->pf;
-            o->profile_wave = o->wave;
-            break;
         case 'f':
-            if (parse_num(optarg, 1e-3, 1, &o->pf))
-                return mw_cli_usage_error("vmeter",
-                                          "--pf: '%s' is not a power factor in "
-                                          "0.001..1",
-                                          optarg);
-            break;
         case 'w':
-            if (parse_wave(optarg, &o->wave))
-                return mw_cli_usage_error("vmeter", "--wave: '%s' is not sine or smps", optarg);
-            break;
         case 'p':
-            if (parse_num(optarg, -1000, 1000, &o->ppm))
-                return mw_cli_usage_error("vmeter",
-                                          "--ppm: '%s' is not a number of ppm in "
-                                          "-1000..1000",
-                                          optarg);
+        case 'n': {
+            int rc = mw_vmeter_parse_analog(c, optarg, o);
+            if (rc >= 0) return rc;
             break;
-        case 'n':
-            if (parse_num(optarg, 0, 10, &o->noise_lsb))
-                return mw_cli_usage_error("vmeter", "--noise: '%s' is not 0..10 LSB", optarg);
-            break;
+        }
         case 'h':
             usage(stdout);
             return MW_EXIT_OK;
@@ -275,15 +171,7 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
     }
     if (optind < argc)
         return mw_cli_usage_error("vmeter", "unexpected argument '%s'", argv[optind]);
-    if (o->use_stdout && o->seconds <= 0)
-        return mw_cli_usage_error("vmeter", "--stdout needs --seconds S");
-    if (o->use_stdout && o->link)
-        return mw_cli_usage_error("vmeter", "--link: there is no port with --stdout");
-    if (o->use_stdout && o->log_frames)
-        return mw_cli_usage_error("vmeter", "--log-frames: not with --stdout (no host time)");
-    if (o->use_stdout && o->no_reset)
-        return mw_cli_usage_error("vmeter", "--no-reset: there is no port with --stdout");
-    return -1;
+    return check_stdout(o);
 }
 
 static void to_stdout(void *ctx, uint8_t b)
@@ -338,7 +226,7 @@ static void on_signal(int sig)
     if (p) mw_simpty_request_stop(p);
 }
 
-static int serve_pty(mw_sim *sim, const vmeter_opts *o)
+static int serve_pty(mw_sim *sim, const mw_vmeter_opts *o)
 {
     char err[512];
     mw_simpty *pty = mw_simpty_open(sim, o->link, err, sizeof err);
@@ -388,7 +276,7 @@ static int serve_pty(mw_sim *sim, const vmeter_opts *o)
 
 int cmd_vmeter(int argc, char **argv)
 {
-    vmeter_opts o;
+    mw_vmeter_opts o;
     memset(&o, 0, sizeof o);
     o.mains_v = 230;
     o.mains_hz = 50;

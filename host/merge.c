@@ -108,23 +108,115 @@ static int num(const char *s, long long *v)
     return 0;
 }
 
-/* Parse one file. Returns 0, or -1 with "FILE:LINE: what" in err. */
-static int parse(const char *path, spill *f, char *err, size_t errlen)
+/* path opened for reading: a regular file only, not through a link: its size bounds what
+ * getline reads; a FIFO or device planted in RUNDIR/probe would never end. NULL with
+ * "FILE: what" in err. */
+static FILE *open_spill(const char *path, char *err, size_t errlen)
 {
-    /* a regular file only, not through a link: its size bounds what getline reads; a FIFO or
-     * device planted in RUNDIR/probe would never end */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
+        return NULL;
     }
     FILE *in = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(in = fdopen(fd, "r"))) {
         snprintf(err, errlen, "%s: not a regular file", path);
         close(fd);
-        return -1;
+        return NULL;
     }
+    return in;
+}
+
+/* N ID NAME: the name of id ID (a later record for the same id replaces it). NULL, or what
+ * is wrong. */
+static const char *parse_name(spill *f, char **fl, int n)
+{
+    long long id;
+    if (n != 3 || num(fl[1], &id) || id < 0 || id > 10000000) return "bad name record";
+    if (id >= f->nnames) {
+        char **nn = realloc(f->names, (size_t)(id + 1) * sizeof *nn);
+        if (!nn) return "out of memory";
+        for (long long i = f->nnames; i <= id; i++)
+            nn[i] = NULL;
+        f->names = nn;
+        f->nnames = (int)id + 1;
+    }
+    free(f->names[id]);
+    f->names[id] = mw_xstrdup(fl[2]);
+    return NULL;
+}
+
+/* E TID KIND NAME T0 T1 BYTES PEER: one event, appended. NULL, or what is wrong. */
+static const char *parse_event(spill *f, char **fl, int n)
+{
+    long long a[7] = {0};
+    for (int i = 1; i < 8; i++)
+        if (i >= n || num(fl[i], &a[i - 1])) return "bad event record";
+    if (a[1] < 0 || a[1] >= NKINDS || a[2] < 0 || a[2] >= f->nnames || !f->names[a[2]] ||
+        a[4] < a[3])
+        return "event with an unknown kind or name, or ending before it starts";
+    if (f->nev == f->cap) {
+        size_t nc = f->cap ? 2 * f->cap : 1024;
+        event *ne = realloc(f->ev, nc * sizeof *ne);
+        if (!ne) return "out of memory";
+        f->ev = ne;
+        f->cap = nc;
+    }
+    if (a[0] < 0 || a[0] > 1000000 || a[6] < INT_MIN || a[6] > INT_MAX)
+        return "event with a bad thread or peer";
+    f->ev[f->nev] =
+        (event){a[3], a[4], a[5], (int)a[0], (int)a[1], (int)a[2], (int)a[6], (int64_t)f->nev};
+    f->nev++;
+    return NULL;
+}
+
+/* C LOCAL_NS OFFSET_NS UNC_NS: one clock sample, appended. NULL, or what is wrong. */
+static const char *parse_clock(spill *f, char **fl, int n)
+{
+    long long a[3];
+    if (n != 4 || num(fl[1], &a[0]) || num(fl[2], &a[1]) || num(fl[3], &a[2]))
+        return "bad clock record";
+    csample *nc = realloc(f->cs, (size_t)(f->ncs + 1) * sizeof *nc);
+    if (!nc) return "out of memory";
+    f->cs = nc;
+    f->cs[f->ncs++] = (csample){a[0], a[1], a[2]};
+    return NULL;
+}
+
+/* One record (line lineno, split into its n fields fl) into f. NULL, or what is wrong. */
+static const char *parse_record(spill *f, char **fl, int n, int lineno)
+{
+    long long a[2];
+    if (lineno == 1 && (fl[0][0] != 'H' || n < 4 || strcmp(fl[1], "1") != 0))
+        return "not a megawatt probe file of format 1";
+    if (!strcmp(fl[0], "H")) {
+        if (n < 4) return "bad header record";
+        snprintf(f->host, sizeof f->host, "%s", fl[2]);
+        return num(fl[3], &f->pid) ? "bad pid" : NULL;
+    }
+    if (!strcmp(fl[0], "N")) return parse_name(f, fl, n);
+    if (!strcmp(fl[0], "E")) return parse_event(f, fl, n);
+    if (!strcmp(fl[0], "R")) {
+        if (n != 3 || num(fl[1], &a[0]) || num(fl[2], &a[1])) return "bad rank record";
+        f->rank = (int)a[0];
+        return NULL;
+    }
+    if (!strcmp(fl[0], "C")) return parse_clock(f, fl, n);
+    if (!strcmp(fl[0], "D")) {
+        if (n >= 2 && !num(fl[1], &a[0]) && a[0] > 0) /* saturating: a count */
+            f->dropped = a[0] > LLONG_MAX - f->dropped ? LLONG_MAX : f->dropped + a[0];
+        return NULL;
+    }
+    if (strcmp(fl[0], "T") != 0 && strcmp(fl[0], "X") != 0) return "unknown record type";
+    return NULL;
+}
+
+/* Parse one file. Returns 0, or -1 with "FILE:LINE: what" in err. */
+static int parse(const char *path, spill *f, char *err, size_t errlen)
+{
+    FILE *in = open_spill(path, err, errlen);
+    if (!in) return -1;
     memset(f, 0, sizeof *f);
     f->rank = -1;
     char *line = NULL;
@@ -137,85 +229,7 @@ static int parse(const char *path, spill *f, char *err, size_t errlen)
         line[len - 1] = 0;
         char *fl[9];
         int n = split(line, fl, 9);
-        long long a[8] = {0};
-        const char *bad = NULL;
-        if (lineno == 1 && (fl[0][0] != 'H' || n < 4 || strcmp(fl[1], "1") != 0)) {
-            bad = "not a megawatt probe file of format 1";
-        } else if (!strcmp(fl[0], "H")) {
-            if (n < 4) {
-                bad = "bad header record";
-            } else {
-                snprintf(f->host, sizeof f->host, "%s", fl[2]);
-                if (num(fl[3], &f->pid)) bad = "bad pid";
-            }
-        } else if (!strcmp(fl[0], "N")) {
-            if (n != 3 || num(fl[1], &a[0]) || a[0] < 0 || a[0] > 10000000) {
-                bad = "bad name record";
-            } else {
-                if (a[0] >= f->nnames) {
-                    char **nn = realloc(f->names, (size_t)(a[0] + 1) * sizeof *nn);
-                    if (!nn) {
-                        bad = "out of memory";
-                    } else {
-                        for (long long i = f->nnames; i <= a[0]; i++)
-                            nn[i] = NULL;
-                        f->names = nn;
-                        f->nnames = (int)a[0] + 1;
-                    }
-                }
-                if (!bad) {
-                    free(f->names[a[0]]);
-                    f->names[a[0]] = mw_xstrdup(fl[2]);
-                }
-            }
-        } else if (!strcmp(fl[0], "E")) {
-            for (int i = 1; i < 8 && !bad; i++)
-                if (i >= n || num(fl[i], &a[i - 1])) bad = "bad event record";
-            if (!bad && (a[1] < 0 || a[1] >= NKINDS || a[2] < 0 || a[2] >= f->nnames ||
-                         !f->names[a[2]] || a[4] < a[3]))
-                bad = "event with an unknown kind or name, or ending before it starts";
-            if (!bad) {
-                if (f->nev == f->cap) {
-                    size_t nc = f->cap ? 2 * f->cap : 1024;
-                    event *ne = realloc(f->ev, nc * sizeof *ne);
-                    if (!ne) {
-                        bad = "out of memory";
-                    } else {
-                        f->ev = ne;
-                        f->cap = nc;
-                    }
-                }
-                if (!bad && (a[0] < 0 || a[0] > 1000000 || a[6] < INT_MIN || a[6] > INT_MAX))
-                    bad = "event with a bad thread or peer";
-                if (!bad) {
-                    f->ev[f->nev] = (event){a[3],      a[4],      a[5],      (int)a[0],
-                                            (int)a[1], (int)a[2], (int)a[6], (int64_t)f->nev};
-                    f->nev++;
-                }
-            }
-        } else if (!strcmp(fl[0], "R")) {
-            if (n != 3 || num(fl[1], &a[0]) || num(fl[2], &a[1]))
-                bad = "bad rank record";
-            else
-                f->rank = (int)a[0];
-        } else if (!strcmp(fl[0], "C")) {
-            if (n != 4 || num(fl[1], &a[0]) || num(fl[2], &a[1]) || num(fl[3], &a[2])) {
-                bad = "bad clock record";
-            } else {
-                csample *nc = realloc(f->cs, (size_t)(f->ncs + 1) * sizeof *nc);
-                if (!nc) {
-                    bad = "out of memory";
-                } else {
-                    f->cs = nc;
-                    f->cs[f->ncs++] = (csample){a[0], a[1], a[2]};
-                }
-            }
-        } else if (!strcmp(fl[0], "D")) {
-            if (n >= 2 && !num(fl[1], &a[0]) && a[0] > 0) /* saturating: a count */
-                f->dropped = a[0] > LLONG_MAX - f->dropped ? LLONG_MAX : f->dropped + a[0];
-        } else if (strcmp(fl[0], "T") != 0 && strcmp(fl[0], "X") != 0) {
-            bad = "unknown record type";
-        }
+        const char *bad = parse_record(f, fl, n, lineno);
         if (bad) {
             snprintf(err, errlen, "%s:%d: %s", path, lineno, bad);
             rc = -1;
