@@ -6,6 +6,7 @@
 #include "mw_run.h"
 
 #include "mw_alloc.h"
+#include "store_inband.h"
 #include "store_internal.h"
 
 #include <stdio.h>
@@ -14,7 +15,17 @@
 
 #define RUN_MAX_BINDS 64
 
-typedef enum { CUR_CHANNELS, CUR_WINDOWS, CUR_PHASES, CUR_GAPS, CUR_META, CUR_POWERS } cursor_kind;
+typedef enum {
+    CUR_CHANNELS,
+    CUR_WINDOWS,
+    CUR_PHASES,
+    CUR_GAPS,
+    CUR_META,
+    CUR_POWERS,
+    CUR_INBAND_CHANNELS,
+    CUR_INBAND_WINDOWS,
+    CUR_INBAND_GAPS
+} cursor_kind;
 
 struct mw_run_cursor {
     mw_store *s;
@@ -402,4 +413,90 @@ int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, m
     int rc = mw_run_window_next(c, out);
     mw_run_close(c);
     return rc;
+}
+
+/* ---- in-band sources (schema version 3; an older run has none) ---------------------------- */
+
+static mw_run_cursor *inband_open(mw_store *s, cursor_kind kind, const char *sql, const char *what)
+{
+    if (mw_store_schema(s) < MW_STORE_INBAND_SINCE) sql = "SELECT 1 WHERE 0";
+    return cursor_open(s, kind, sql, what);
+}
+
+mw_run_cursor *mw_run_inband_channels(mw_store *s)
+{
+    return inband_open(s, CUR_INBAND_CHANNELS,
+                       "SELECT source, name, host, kind, domain, device, range_uj, additive, "
+                       "sampled FROM inband_channels ORDER BY source",
+                       "reading the in-band sources");
+}
+
+int mw_run_inband_channel_next(mw_run_cursor *c, mw_run_inband_channel *out)
+{
+    int rc = cursor_step(c, CUR_INBAND_CHANNELS);
+    if (rc != 1) return rc;
+    sqlite3_stmt *st = c->st;
+    *out = (mw_run_inband_channel){
+        .source = sqlite3_column_int(st, 0),
+        .name = text_or(st, 1, ""),
+        .host = text_or(st, 2, ""),
+        .kind = text_or(st, 3, ""),
+        .domain = text_or(st, 4, ""),
+        .device = text_or(st, 5, ""),
+        .range_uj = (uint64_t)sqlite3_column_int64(st, 6),
+        .additive = sqlite3_column_int(st, 7),
+        .sampled = sqlite3_column_int(st, 8),
+    };
+    return 1;
+}
+
+mw_run_cursor *mw_run_inband_windows(mw_store *s, int source)
+{
+    static const char *const sql[2] = {
+        "SELECT source, seq, t0_ns, t1_ns, power_mw, energy_uj, counter_uj, flags FROM "
+        "inband_samples ORDER BY source, seq",
+        "SELECT source, seq, t0_ns, t1_ns, power_mw, energy_uj, counter_uj, flags FROM "
+        "inband_samples WHERE source = ?1 ORDER BY source, seq"};
+    mw_run_cursor *c =
+        inband_open(s, CUR_INBAND_WINDOWS, sql[source >= 0], "reading the in-band windows");
+    if (c && source >= 0 && mw_store_schema(s) >= MW_STORE_INBAND_SINCE)
+        sqlite3_bind_int(c->st, 1, source);
+    return c;
+}
+
+int mw_run_inband_window_next(mw_run_cursor *c, mw_inband_window *out)
+{
+    int rc = cursor_step(c, CUR_INBAND_WINDOWS);
+    if (rc != 1) return rc;
+    sqlite3_stmt *st = c->st;
+    *out = (mw_inband_window){
+        .source = sqlite3_column_int(st, 0),
+        .seq = (uint32_t)sqlite3_column_int64(st, 1),
+        .t0_ns = sqlite3_column_int64(st, 2),
+        .t1_ns = sqlite3_column_int64(st, 3),
+        .power_mw = sqlite3_column_int64(st, 4),
+        .energy_uj = sqlite3_column_int64(st, 5),
+        .counter_uj = sqlite3_column_int64(st, 6),
+        .flags = (uint32_t)sqlite3_column_int64(st, 7),
+    };
+    return 1;
+}
+
+mw_run_cursor *mw_run_inband_gaps(mw_store *s)
+{
+    return inband_open(s, CUR_INBAND_GAPS,
+                       "SELECT source, start_ns, end_ns, reason FROM inband_gaps "
+                       "ORDER BY source, start_ns, id",
+                       "reading the in-band gaps");
+}
+
+int mw_run_inband_gap_next(mw_run_cursor *c, int *source, mw_run_gap *out)
+{
+    int rc = cursor_step(c, CUR_INBAND_GAPS);
+    if (rc != 1) return rc;
+    *source = sqlite3_column_int(c->st, 0);
+    out->start_ns = sqlite3_column_int64(c->st, 1);
+    out->end_ns = sqlite3_column_int64(c->st, 2);
+    out->reason = text_or(c->st, 3, "");
+    return 1;
 }

@@ -24,6 +24,7 @@
 
 #include "mw_err.h"
 #include "mw_fs.h"
+#include "store_inband.h"
 #include "store_internal.h"
 
 #include <errno.h>
@@ -141,7 +142,9 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    local_ns INTEGER NOT NULL,\n"
                                    "    offset_ns INTEGER NOT NULL,\n"
                                    "    uncertainty_ns INTEGER NOT NULL\n"
-                                   ");\n";
+                                   ");\n"
+                                   /* version 3: in-band sources (host/store_inband.c) */
+                                   MW_STORE_INBAND_SCHEMA;
 
 struct mw_store {
     sqlite3 *db;
@@ -349,14 +352,16 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 and 2 (version 1 lacks clock_sync). */
+/* The objects of the run store's schema, versions 1 to 3 (version 1 lacks clock_sync,
+ * 1 and 2 the inband_ tables). */
 static const char *const store_objects[] = {
     "table meta",         "table channels",
     "table samples",      "index samples_channel_time",
     "index samples_time", "table gaps",
     "index gaps_time",    "table phases",
     "index phases_time",  "index phases_rank_time",
-    "table clock_sync",   NULL,
+    "table clock_sync",   MW_STORE_INBAND_OBJECTS,
+    NULL,
 };
 
 /* The connection's common settings: defensive (mw_sqlite_defend), and for a writer WAL,
@@ -550,6 +555,11 @@ int mw_store_error_to(const mw_store *s, char *err, size_t errlen)
 sqlite3 *mw_store_sqlite(mw_store *s)
 {
     return s->db;
+}
+
+int mw_store_write_begin(mw_store *s)
+{
+    return begin_write(s);
 }
 
 int mw_store_db_error(mw_store *s, const char *what)
