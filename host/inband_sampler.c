@@ -239,9 +239,10 @@ static int find_sources(mw_inband_src **src, unsigned which, mw_inband_notes *no
 }
 
 /* the sources into the run's inband_channels, and the metadata: 0, or -1 */
-static int store_sources(mw_inband_sampler *S, const char *host, double hz)
+static int store_sources(mw_inband_sampler *S, const char *host, double hz,
+                         const mw_inband_notes *notes)
 {
-    char names[2048] = "", num[32];
+    char names[2048] = "", num[32], said[MW_INBAND_NOTES * 330] = "";
     size_t len = 0;
     for (int i = 0; i < S->n; i++) {
         const mw_inband_info *in = &S->t[i].src->info;
@@ -250,9 +251,13 @@ static int store_sources(mw_inband_sampler *S, const char *host, double hz)
         if (len < sizeof names)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? "," : "", in->name);
     }
+    len = 0;
+    for (int i = 0; i < notes->n && len < sizeof said; i++)
+        len += (size_t)snprintf(said + len, sizeof said - len, "%s%s", i ? "; " : "", notes->line[i]);
     snprintf(num, sizeof num, "%g", hz);
     if (mw_store_meta_set(S->st, "inband", S->n ? names : "none") ||
-        mw_store_meta_set(S->st, "inband_hz", num))
+        mw_store_meta_set(S->st, "inband_hz", num) ||
+        (notes->n && mw_store_meta_set(S->st, "inband_notes", said)))
         return -1;
     return mw_store_commit(S->st);
 }
@@ -289,7 +294,7 @@ mw_inband_sampler *mw_inband_start(const char *rundir, const char *host, unsigne
     S->n = find_sources(src, which, notes);
     for (int i = 0; i < S->n; i++)
         S->t[i].src = src[i];
-    if (store_sources(S, host, hz)) {
+    if (store_sources(S, host, hz, notes)) {
         snprintf(err, errlen, "%s", mw_store_error(S->st));
         sampler_free(S);
         return NULL;

@@ -1,0 +1,71 @@
+/* record_inband — see record_inband.h. Absent sources are said once when --inband named
+ * them; with the default (whatever is present) only what a user can fix is said: RAPL
+ * domains that are there but unreadable. Every note is kept in the run (meta
+ * inband_notes) either way. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "record_inband.h"
+#include "textout.h"
+
+void mw_rec_inband_init(mw_rec_inband *o)
+{
+    *o = (mw_rec_inband){.which = MW_INBAND_RAPL | MW_INBAND_NVML, .hz = MW_INBAND_DEFAULT_HZ};
+}
+
+int mw_rec_inband_option(mw_rec_inband *o, int opt, const char *arg)
+{
+    if (opt == MW_REC_INBAND_OPT) {
+        if (mw_inband_parse(arg, &o->which))
+            return mw_cli_usage_error("record", "--inband: '%s' is not rapl, nvml, rapl,nvml or "
+                                                "none", arg);
+        o->given = 1;
+        return -1;
+    }
+    double v;
+    if (mw_cli_number(arg, &v) || !(v >= 1 && v <= MW_INBAND_MAX_HZ))
+        return mw_cli_usage_error("record", "--inband-hz: '%s' is not a rate in 1..100 Hz", arg);
+    o->hz = v;
+    return -1;
+}
+
+static void say(const mw_rec_inband *o, const mw_inband_notes *n, int quiet)
+{
+    for (int i = 0; i < n->n; i++) {
+        int fixable = strstr(n->line[i], "permission denied") != NULL;
+        if (quiet || !(o->given || fixable)) continue;
+        char *t = mw_out_text_dup(n->line[i]); /* paths from the environment: escaped */
+        fprintf(stderr, "mw record: in-band: %s\n", t);
+        free(t);
+    }
+}
+
+int mw_rec_inband_start(mw_rec_inband *o, const char *rundir, const char *host, int quiet)
+{
+    if (!o->which) return 0;
+    const char *h = getenv("MW_INBAND_HOST");
+    mw_inband_notes notes = {.n = 0};
+    char err[4400];
+    o->s = mw_inband_start(rundir, h && *h ? h : host, o->which, o->hz, &notes, err, sizeof err);
+    say(o, &notes, quiet);
+    if (o->s) return 0;
+    char *t = mw_out_text_dup(err);
+    fprintf(stderr, "mw record: in-band sources not recorded: %s\n", t);
+    free(t);
+    return -1;
+}
+
+int mw_rec_inband_stop(mw_rec_inband *o, int quiet)
+{
+    if (!o->s) return 0;
+    mw_inband_notes notes = {.n = 0};
+    int rc = mw_inband_stop(o->s, &notes, NULL);
+    o->s = NULL;
+    mw_rec_inband tell = *o;
+    tell.given = 1; /* what happened while recording is always said */
+    say(&tell, &notes, quiet && rc == 0);
+    return rc;
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# In-band sources recorded beside the meter (mw record --inband, docs/inband.md), through
+# the real readers: RAPL from a powercap tree in a temporary directory (MW_POWERCAP_ROOT)
+# that this script writes while mw record runs, NVML from a stand-in libnvidia-ml.so.1
+# (tests/integration/nvml_fake.c) found by the real dlopen.
+#   rapl_tree      package-0's energy_uj follows 20 W x time from 0 (its first read) and wraps
+#                  at 40 J (every 2 s: a wrap is recognised while less than half the range
+#                  passes between two good reads), holds garbage once; package-1 is removed
+#                  for 0.5 s and made again: package-0's stored energy equals the last value written,
+#                  exactly; every wrap is flagged; the garbage and the vanishing are one gap
+#                  each and one line each on stderr; core (a part) is not additive
+#   nvml_fake      two GPUs, 250 W with an energy counter and 75 W by power samples: the
+#                  stored mean powers are those, the windows come at --inband-hz
+#   absent         --inband nvml without a library and --inband rapl without a tree: one line
+#                  each, the run completes; the default (what is present) says nothing
+#   bad_options    --inband gpu, --inband rapl,, --inband-hz 0, 101, abc: exit 2, one line
+cd "$(dirname "$0")/../.." || exit 2
+. tests/integration/lib.sh
+
+# domain ROOT DIR NAME ENERGY RANGE
+domain() {
+  mkdir -p "$1/$2"
+  echo "$3" >"$1/$2/name"
+  echo "$4" >"$1/$2/energy_uj"
+  echo "$5" >"$1/$2/max_energy_range_uj"
+}
+
+# put FILE VALUE: replace FILE atomically
+put() { printf '%s\n' "$2" >"$1.tmp" && mv -f "$1.tmp" "$1"; }
+
+# wait_sources RUNDIR: until the recorder has stored its in-band sources (at most 10 s)
+wait_sources() {
+  for _ in $(seq 200); do
+    [ "$(q "$1" "select count(*) from inband_channels" 2>/dev/null)" -gt 0 ] 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+rapl_tree() {
+  local root=$TMP/powercap r=$TMP/rapl range=40000000 p_w=20
+  domain "$root" intel-rapl:0 package-0 0 $range
+  domain "$root" intel-rapl:0:0 core 0 $range
+  domain "$root" intel-rapl:1 package-1 777 $range
+  MW_POWERCAP_ROOT=$root "$MW" record -o "$r" --meter sim --inband rapl -- sleep 5 \
+    2>"$TMP/rapl.err" &
+  local pid=$!
+  check "sources stored" wait_sources "$r"
+  sleep 0.3 # the sampler's first read of package-0: 0
+  # for 3 s: garbage at 1 s, package-1 removed from 1.5 s to 2 s
+  local t0 now e=0 ms stage=0
+  t0=$(now_ns)
+  while :; do
+    now=$(now_ns)
+    ms=$(((now - t0) / 1000000))
+    [ "$ms" -ge 3000 ] && break
+    e=$(((now - t0) * p_w / 1000)) # W x ns / 1000 = uJ
+    if [ $stage = 0 ] && [ "$ms" -ge 1000 ]; then
+      put "$root/intel-rapl:0/energy_uj" garbage; sleep 0.25; stage=1 # 2.5 reads at 10 Hz
+    elif [ $stage = 1 ] && [ "$ms" -ge 1500 ]; then
+      rm -r "$root/intel-rapl:1"; stage=2
+    elif [ $stage = 2 ] && [ "$ms" -ge 2000 ]; then
+      domain "$root" intel-rapl:1 package-1 777 $range; stage=3
+    fi
+    put "$root/intel-rapl:0/energy_uj" $((e % range))
+    put "$root/intel-rapl:0:0/energy_uj" $((e / 2 % range))
+    sleep 0.01
+  done
+  check "the writer's stages" [ $stage = 3 ]
+  wait "$pid"
+  expect_eq "exit status" "$?" 0
+  local pkg="(select source from inband_channels where name='rapl:package-0')"
+  expect_eq "sources" "$(q "$r" "select group_concat(name||':'||domain||':'||additive, ' ') from (select * from inband_channels order by name)")" \
+    "rapl:package-0:package:1 rapl:package-0/core:core:0 rapl:package-1:package:1"
+  expect_eq "host" "$(q "$r" "select count(distinct host) from inband_channels where host=(select value from meta where key='hostname')")" 1
+  # exact: the energy since the first read is the last value written (e, from 0)
+  expect_eq "package-0 energy (uJ)" "$(q "$r" "select max(energy_uj) from inband_samples where source=$pkg")" "$e"
+  expect_eq "energy = sum of windows" "$(q "$r" "select count(*) from inband_samples a join inband_samples b on b.source=a.source and b.seq=a.seq+1 where b.energy_uj < a.energy_uj or b.t0_ns <> a.t1_ns")" 0
+  local wraps=$((e / range))
+  check "a wrap at least" [ "$wraps" -ge 1 ]
+  expect_eq "wraps flagged" "$(q "$r" "select count(*) from inband_samples where source=$pkg and flags & 1")" "$wraps"
+  expect_eq "nothing backwards" "$(q "$r" "select count(*) from inband_samples where flags & 2")" 0
+  expect_eq "package-0: one gap (garbage)" "$(q "$r" "select count(*) from inband_gaps where source=$pkg and reason like '%not a number%'")" 1
+  expect_eq "package-1: one gap (vanished)" "$(q "$r" "select count(*) from inband_gaps where source=(select source from inband_channels where name='rapl:package-1') and reason like '%No such file%'")" 1
+  expect_num "package-1 away (s)" "$(q "$r" "select (end_ns-start_ns)/1e9 from inband_gaps where reason like '%No such file%'")" 0.3 1.5
+  expect_eq "package-1 energy" "$(q "$r" "select max(energy_uj) from inband_samples where source=(select source from inband_channels where name='rapl:package-1')")" 0
+  expect_num "10 Hz" "$(q "$r" "select count(*)/((max(t1_ns)-min(t0_ns))/1e9) from inband_samples where source=$pkg")" 9 10.5
+  expect_eq "stderr: one line per failing source" "$(grep -c 'in-band: rapl:package-[01]: [0-9]* reads\? failed' "$TMP/rapl.err")" 2
+  expect_eq "meta inband" "$(q "$r" "select value from meta where key='inband'")" "rapl:package-0,rapl:package-0/core,rapl:package-1"
+}
+
+build_fake_nvml() {
+  mkdir -p "$TMP/nvml"
+  gcc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC tests/integration/nvml_fake.c \
+    -o "$TMP/nvml/libnvidia-ml.so.1"
+}
+
+nvml_fake() {
+  check "fake NVML builds" build_fake_nvml
+  local r=$TMP/nvml-run
+  LD_LIBRARY_PATH=$TMP/nvml "$MW" record -q -o "$r" --meter sim --inband nvml --inband-hz 50 \
+    -- sleep 2 2>"$TMP/nvml.err"
+  expect_eq "exit status" "$?" 0
+  expect_eq "nothing said" "$(wc -c <"$TMP/nvml.err")" 0
+  expect_eq "GPUs" "$(q "$r" "select group_concat(name||':'||device||':'||sampled, ' ') from inband_channels")" \
+    "nvml:gpu0:Fake GPU 0:0 nvml:gpu1:Fake GPU 1:1"
+  local g0="(select source from inband_channels where name='nvml:gpu0')"
+  local g1="(select source from inband_channels where name='nvml:gpu1')"
+  # energy / time over the whole recording: the fake's 250 W and 75 W
+  expect_num "gpu0 mean power (W)" "$(q "$r" "select max(energy_uj)/((max(t1_ns)-min(t0_ns))/1e3) from inband_samples where source=$g0")" 249.9 250.1
+  expect_num "gpu1 mean power (W)" "$(q "$r" "select max(energy_uj)/((max(t1_ns)-min(t0_ns))/1e3) from inband_samples where source=$g1")" 74.99 75.01
+  expect_eq "gpu1 windows sampled" "$(q "$r" "select count(*) from inband_samples where source=$g1 and flags & 8 = 0")" 0
+  expect_num "50 Hz" "$(q "$r" "select count(*)/((max(t1_ns)-min(t0_ns))/1e9) from inband_samples where source=$g0")" 45 51
+}
+
+absent() {
+  local r=$TMP/absent
+  MW_NVML_LIBRARY=$TMP/none/libnvidia-ml.so.1 MW_POWERCAP_ROOT=$TMP/none \
+    "$MW" record -o "$r" --meter sim --inband rapl,nvml -- true 2>"$TMP/absent.err"
+  expect_eq "exit status" "$?" 0
+  expect_eq "status" "$(q "$r" "select value from meta where key='status'")" complete
+  expect_eq "two lines" "$(grep -c 'in-band' "$TMP/absent.err")" 2
+  expect_grep "no rapl" "in-band: rapl: no RAPL domain under $TMP/none" "$TMP/absent.err"
+  expect_grep "no nvml" "in-band: nvml: no NVIDIA GPU recorded" "$TMP/absent.err"
+  expect_eq "meta inband" "$(q "$r" "select value from meta where key='inband'")" none
+  MW_NVML_LIBRARY=$TMP/none/libnvidia-ml.so.1 MW_POWERCAP_ROOT=$TMP/none \
+    "$MW" record -o "$r.default" --meter sim -- true 2>"$TMP/default.err"
+  expect_eq "default: exit status" "$?" 0
+  expect_eq "default: nothing said" "$(grep -c 'in-band' "$TMP/default.err")" 0
+  expect_grep "default: noted in the run" "no RAPL domain" <(q "$r.default" "select value from meta where key='inband_notes'")
+  "$MW" record -q -o "$r.none" --meter sim --inband none -- true
+  expect_eq "none: no meta" "$(q "$r.none" "select count(*) from meta where key like 'inband%'")" 0
+}
+
+bad_options() {
+  expect_mw_usage record "--inband gpu" "--inband: 'gpu' is not" -o "$TMP/b1" --inband gpu -- true
+  expect_mw_usage record "--inband rapl," "--inband: 'rapl,' is not" -o "$TMP/b2" --inband rapl, -- true
+  expect_mw_usage record "--inband-hz 0" "--inband-hz: '0' is not a rate in 1..100" -o "$TMP/b3" --inband-hz 0 -- true
+  expect_mw_usage record "--inband-hz 101" "--inband-hz: '101'" -o "$TMP/b4" --inband-hz 101 -- true
+  expect_mw_usage record "--inband-hz abc" "--inband-hz: 'abc'" -o "$TMP/b5" --inband-hz abc -- true
+  expect_eq "nothing made" "$(ls "$TMP" | grep -c '^b[0-9]')" 0
+}
+
+run_case rapl_tree
+run_case nvml_fake
+run_case absent
+run_case bad_options
+finish
