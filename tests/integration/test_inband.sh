@@ -13,6 +13,12 @@
 #                  stored mean powers are those, the windows come at --inband-hz
 #   absent         --inband nvml without a library and --inband rapl without a tree: one line
 #                  each, the run completes; the default (what is present) says nothing
+#   share_simcluster  mw record --meter sim:cluster --idle 2 of a command that keeps node N1
+#                  busy (seed 000's levels: 156.30 W idle, 224.72 W working), beside a
+#                  powercap tree whose package draws 60 W, 100 W while the command runs, and
+#                  dram 12 W (written by this script): mw analyze --json gives N1's in-band
+#                  power 72 W idle and 112 W in the command, their shares of the wall
+#                  (46.1 %, 49.8 %), the rest, and the dynamic share 40 / 68.4 W = 58.5 %
 #   bad_options    --inband gpu, --inband rapl,, --inband-hz 0, 101, abc: exit 2, one line
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
@@ -132,6 +138,63 @@ absent() {
   expect_eq "none: no meta" "$(q "$r.none" "select count(*) from meta where key like 'inband%'")" 0
 }
 
+# power_writer ROOT FLAG STOP: package 60 W (100 W while FLAG exists), dram 12 W, integrated
+# over the writer's own clock until STOP exists
+power_writer() {
+  local root=$1 flag=$2 stop=$3 ep=0 ed=0 last now p
+  last=$(now_ns)
+  while [ ! -e "$stop" ]; do
+    now=$(now_ns)
+    if [ -e "$flag" ]; then p=100; else p=60; fi
+    ep=$((ep + (now - last) * p / 1000))
+    ed=$((ed + (now - last) * 12 / 1000))
+    last=$now
+    put "$root/intel-rapl:0/energy_uj" $ep
+    put "$root/intel-rapl:0:0/energy_uj" $ed
+    sleep 0.01
+  done
+}
+
+# jget JSON FILTER: one value of the analysis (jq)
+jget() { jq -r "$2" "$1"; }
+
+share_simcluster() {
+  local root=$TMP/pc-share r=$TMP/share
+  domain "$root" intel-rapl:0 package-0 0 262143328850
+  domain "$root" intel-rapl:0:0 dram 0 65712999613
+  power_writer "$root" "$TMP/busy" "$TMP/stop" &
+  local wp=$!
+  PIDS+=("$wp")
+  MW_POWERCAP_ROOT=$root MW_INBAND_HOST=N1 "$MW" record -q -o "$r" --meter sim:cluster --idle 2 \
+    --inband rapl -- sh -c "touch '$TMP/busy'; timeout 3 sh -c 'while :; do :; done'; rm '$TMP/busy'" \
+    2>"$TMP/share.err"
+  expect_eq "exit status" "$?" 0
+  touch "$TMP/stop"
+  wait "$wp"
+  "$MW" analyze --json "$r" >"$TMP/share.json"
+  expect_eq "analyze: exit" "$?" 0
+  local j=$TMP/share.json n='.runs[0].inband[0]'
+  expect_eq "one node" "$(jget "$j" '.runs[0].inband | length')" 1
+  expect_eq "its wall" "$(jget "$j" "$n.host + \" \" + $n.wall_channels")" "N1 N1"
+  expect_eq "summed" "$(jget "$j" "[$n.sources[] | select(.additive) | .name] | join(\",\")")" "rapl:package-0,rapl:package-0/dram"
+  local idle="$n.spans[] | select(.kind == null and .name == \"idle\")"
+  local cmd="$n.spans[] | select(.kind == \"mw\" and .name == \"command\")"
+  expect_num "idle: in-band (W)" "$(jget "$j" "$idle | .inband_power_w")" 71.5 73 # + one writer turn at 100 W
+  expect_num "idle: wall (W)" "$(jget "$j" "$idle | .wall_power_w")" 154.7 157.9
+  expect_num "idle: share (%)" "$(jget "$j" "$idle | .share_pct")" 45.1 47.1
+  expect_num "idle: rest (W)" "$(jget "$j" "$idle | .rest_power_w")" 82.3 86.3
+  expect_num "command: package (W)" "$(jget "$j" "$cmd | .source_power_w[0]")" 97 100.5
+  expect_num "command: in-band (W)" "$(jget "$j" "$cmd | .inband_power_w")" 109 112.5
+  expect_num "command: wall (W)" "$(jget "$j" "$cmd | .wall_power_w")" 212 227
+  expect_num "command: share (%)" "$(jget "$j" "$cmd | .share_pct")" 47.8 52.5
+  expect_num "command: +in-band (W)" "$(jget "$j" "$cmd | .dynamic_inband_power_w")" 37 40.5
+  expect_num "command: dynamic share (%)" "$(jget "$j" "$cmd | .dynamic_share_pct")" 52 66
+  expect_eq "rest = wall - in-band" "$(jget "$j" "[$n.spans[] | ((.wall_power_w - .inband_power_w - .rest_power_w) | fabs) < 0.0015] | all")" true
+  "$MW" analyze "$r" >"$TMP/share.txt"
+  expect_grep "text: the section" "in-band sources beside the wall" "$TMP/share.txt"
+  expect_grep "text: the node" "node N1: wall N1; summed: rapl:package-0 rapl:package-0/dram" "$TMP/share.txt"
+}
+
 bad_options() {
   expect_mw_usage record "--inband gpu" "--inband: 'gpu' is not" -o "$TMP/b1" --inband gpu -- true
   expect_mw_usage record "--inband rapl," "--inband: 'rapl,' is not" -o "$TMP/b2" --inband rapl, -- true
@@ -144,5 +207,6 @@ bad_options() {
 run_case rapl_tree
 run_case nvml_fake
 run_case absent
+run_case share_simcluster
 run_case bad_options
 finish
