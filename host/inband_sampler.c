@@ -206,7 +206,7 @@ static void flush(mw_inband_sampler *S)
     int bad = mw_store_inband_windows_add(S->st, q, nq);
     for (size_t i = 0; i < ng && !bad; i++)
         bad = mw_store_inband_gap_add(S->st, g[i].source, g[i].start_ns, g[i].end_ns, g[i].reason);
-    if (bad || ((nq || ng) && mw_store_commit(S->st))) store_failed(S);
+    if (bad || mw_store_commit(S->st)) store_failed(S);
     free(q);
     free(g);
 }
@@ -348,6 +348,9 @@ int mw_inband_stop(mw_inband_sampler *S, mw_inband_notes *notes, int64_t *cpu_ns
                            "flagged, not summed", k->src->info.name, (long long)k->backwards,
                            k->backwards > 1 ? "s" : "");
     }
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)(S->cpu_ns + S->write_cpu_ns));
+    if (S->n && mw_store_meta_set(S->st, "inband_cpu_ns", num)) store_failed(S);
     flush(S);
     if (S->store_failed) mw_inband_note(notes, "in-band windows not stored: %s", S->store_err);
     if (cpu_ns) *cpu_ns = S->cpu_ns + S->write_cpu_ns;
