@@ -152,7 +152,8 @@ static int rapl_domain(mw_inband_src *s, const char *root, const char *dir, mw_i
         *strrchr(buf, ':') = 0;
         if (domain_name(root, buf, parent, sizeof parent)) snprintf(parent, sizeof parent, "%s", buf);
     }
-    snprintf(s->info.name, sizeof s->info.name, "rapl:%s%s%s", parent, parent[0] ? "/" : "", name);
+    snprintf(s->info.name, sizeof s->info.name, "rapl:%.40s%s%.40s", parent,
+             parent[0] ? "/" : "", name);
     s->info.kind = "rapl";
     snprintf(s->info.domain, sizeof s->info.domain, "%.*s", (int)strcspn(name, "-"), name);
     snprintf(s->info.device, sizeof s->info.device, "%s", dir);

@@ -330,3 +330,68 @@ int mw_inband_share_read(const char *dir, int64_t from_ns, int64_t to_ns, mw_inb
     mw_store_close(s);
     return rc;
 }
+
+/* ---- the alignment cross-check ----------------------------------------------------------- */
+
+static void align_node(mw_store *s, const run_data *d, mw_inband_align_node *an, double max_s,
+                       char *err, size_t errlen)
+{
+    mw_inband_share_node nd;
+    memset(&nd, 0, sizeof nd);
+    snprintf(nd.host, sizeof nd.host, "%s", an->host);
+    traces t;
+    memset(&t, 0, sizeof t);
+    int64_t a, b;
+    if (node_traces(s, d, &nd, &t, &a, &b, err, errlen)) {
+        snprintf(an->note, sizeof an->note, "%.190s", err);
+    } else if (!t.nwall) {
+        snprintf(an->note, sizeof an->note, "no wall channel of this host");
+    } else {
+        mw_energy_trace *add = mw_xcalloc(t.nsrc ? t.nsrc : 1, sizeof *add);
+        size_t na = 0, len = 0;
+        for (size_t i = 0; i < t.nsrc; i++)
+            if (t.additive[i]) {
+                add[na++] = t.src[i];
+                if (len < sizeof an->summed)
+                    len += (size_t)snprintf(an->summed + len, sizeof an->summed - len, "%s%s",
+                                            len ? "," : "", nd.src[i].name);
+            }
+        snprintf(an->wall, sizeof an->wall, "%.*s", (int)strcspn(nd.wall, ","), nd.wall);
+        an->ok = mw_inband_align(t.wv[0].w, t.wv[0].n, add, na, max_s, &an->fit, an->note,
+                                 sizeof an->note) == 0;
+        free(add);
+    }
+    free(nd.src);
+    traces_free(&t);
+}
+
+int mw_inband_align_read(const char *dir, double max_offset_s, mw_inband_align_node **out,
+                         size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    mw_store *s = mw_store_open(dir, err, errlen);
+    if (!s) return -1;
+    mw_run_snapshot_begin(s);
+    run_data d;
+    memset(&d, 0, sizeof d);
+    d.from_ns = INT64_MIN;
+    d.to_ns = INT64_MAX;
+    int rc = read_rows(s, &d, err, errlen);
+    for (size_t i = 0; !rc && i < d.nsrc; i++) {
+        size_t k = 0;
+        while (k < *n && strcmp((*out)[k].host, d.src[i].host))
+            k++;
+        if (k < *n) continue;
+        *out = mw_xrealloc(*out, (*n + 1) * sizeof **out);
+        memset(&(*out)[k], 0, sizeof **out);
+        snprintf((*out)[k].host, sizeof (*out)[k].host, "%s", d.src[i].host);
+        (*n)++;
+        char e2[512];
+        align_node(s, &d, &(*out)[k], max_offset_s, e2, sizeof e2);
+    }
+    data_free(&d);
+    mw_run_snapshot_end(s);
+    mw_store_close(s);
+    return rc;
+}

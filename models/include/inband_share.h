@@ -80,4 +80,20 @@ double mw_inband_share_dyn_pct(const mw_inband_share_node *nd, const mw_inband_s
 int mw_inband_share_read(const char *dir, int64_t from_ns, int64_t to_ns, mw_inband_share **out,
                          char *err, size_t errlen);
 void mw_inband_share_free(mw_inband_share *s);
+
+/* ---- the alignment cross-check (inband_align.h), per node ------------------------------- */
+#include "inband_align.h"
+typedef struct {
+    char host[MW_INBAND_SHARE_NAME];
+    char wall[256];   /* its wall channels */
+    char summed[512]; /* the additive sources correlated with them */
+    int ok;           /* 1: fit; 0: note says why not */
+    mw_inband_align_fit fit;
+    char note[200];
+} mw_inband_align_node;
+/* For every host with in-band sources and a wall channel (the first, in channel order),
+ * mw_inband_align of that channel against the sum of the host's additive sources, over the
+ * whole run, +-max_offset_s. *out malloc'd, *n nodes (0: none). 0, or -1 with err. */
+int mw_inband_align_read(const char *dir, double max_offset_s, mw_inband_align_node **out,
+                         size_t *n, char *err, size_t errlen);
 #endif
