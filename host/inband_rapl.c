@@ -50,10 +50,24 @@ static int parse_u64(const char *buf, ssize_t n, uint64_t *v, char *why, size_t 
     return 0;
 }
 
+/* open a file to read, never blocking (a FIFO planted in a test tree would hang the
+ * recorder) and only a regular file (sysfs attributes are): the fd, or -1 with errno */
+static int open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
 /* read a small file whole: its bytes (NUL-terminated, newline cut), or -1 with errno */
 static ssize_t read_small(const char *path, char *buf, size_t len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_regular(path);
     if (fd < 0) return -1;
     ssize_t n = read(fd, buf, len - 1);
     int e = errno;
@@ -82,9 +96,9 @@ int mw_inband_rapl_read(mw_inband_src *s, uint64_t *energy_uj, char *why, size_t
         close(s->fd); /* replaced or gone: open the path again */
         s->fd = -1;
     }
-    s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    s->fd = open_regular(s->path);
     if (s->fd < 0) {
-        snprintf(why, whylen, "%s: %s", s->path, strerror(errno));
+        snprintf(why, whylen, "%s: %s", s->path, errno == EINVAL ? "not a regular file" : strerror(errno));
         return -1;
     }
     return pread_u64(s, energy_uj, why, whylen);
@@ -162,11 +176,12 @@ static int rapl_domain(mw_inband_src *s, const char *root, const char *dir, mw_i
     ssize_t n = read_small(p, buf, sizeof buf);
     if (parse_u64(buf, n, &s->info.range_uj, why, sizeof why)) s->info.range_uj = 0;
     snprintf(s->path, sizeof s->path, "%s/%s/energy_uj", root, dir);
-    s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    s->fd = open_regular(s->path);
     if (s->fd < 0) {
         int e = errno;
         if (e == EACCES || e == EPERM) return -2;
-        mw_inband_note(notes, "%s: left out: %s: %s", s->info.name, s->path, strerror(e));
+        mw_inband_note(notes, "%s: left out: %s: %s", s->info.name, s->path,
+                       e == EINVAL ? "not a regular file" : strerror(e));
         return -1;
     }
     uint64_t v;

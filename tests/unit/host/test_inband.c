@@ -179,6 +179,36 @@ static void test_rapl_tree(void **state)
     rm_tree();
 }
 
+/* hostile trees: a FIFO as energy_uj (never blocks: left out), a directory as name, a
+ * huge counter, a name with control characters (kept as data) */
+static void test_rapl_hostile(void **state)
+{
+    tree();
+    char p[256];
+    snprintf(p, sizeof p, "%s/intel-rapl:0/energy_uj", tmpdir);
+    assert_int_equal(unlink(p), 0);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    snprintf(p, sizeof p, "%s/intel-rapl:0:0/name", tmpdir);
+    assert_int_equal(unlink(p), 0);
+    assert_int_equal(mkdir(p, 0755), 0);
+    put("intel-rapl:0:1", "energy_uj", "99999999999999999999999\n"); /* past 2^64 */
+    put("intel-rapl:1", "name", "package-1\033[2J\n");
+    mw_inband_src *src[MW_INBAND_MAX_SOURCES];
+    mw_inband_notes notes = {.n = 0};
+    int n = mw_inband_rapl_find(src, MW_INBAND_MAX_SOURCES, &notes);
+    /* package-0 left out (a FIFO), core is no domain (its name is a directory), dram's
+     * first read fails (not a number): left out; package-1 kept, its name as data */
+    assert_int_equal(n, 1);
+    assert_string_equal(mw_inband_src_info(src[0])->name, "rapl:package-1\033[2J");
+    assert_int_equal(notes.n, 2);
+    assert_non_null(strstr(notes.line[0], "not a regular file"));
+    assert_non_null(strstr(notes.line[0], "rapl:package-0: left out"));
+    assert_non_null(strstr(notes.line[1], "rapl:package-0/dram: left out"));
+    assert_non_null(strstr(notes.line[1], "not a number"));
+    mw_inband_src_free(src[0]);
+    rm_tree();
+}
+
 static void test_rapl_absent(void **state)
 {
     setenv("MW_POWERCAP_ROOT", "/nonexistent/powercap", 1);
@@ -434,7 +464,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counter_wrap), cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_rapl_tree),    cmocka_unit_test(test_rapl_absent),
+        cmocka_unit_test(test_rapl_tree),    cmocka_unit_test(test_rapl_hostile),
+        cmocka_unit_test(test_rapl_absent),
         cmocka_unit_test(test_rapl_denied),  cmocka_unit_test(test_nvml_absent),
         cmocka_unit_test(test_sampler),      cmocka_unit_test(test_sampler_cost),
         cmocka_unit_test(test_old_store),

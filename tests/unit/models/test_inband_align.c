@@ -61,6 +61,7 @@ static void test_offsets(void **state)
         assert_float_equal(f.base_w, 80, 1.5);
         assert_true(f.windows > 190); /* [3, 57) s, every span inside [0, 60) +- 2 s */
     }
+    mw_energy_trace_free(&src);
 }
 
 static void test_refused(void **state)
