@@ -6,7 +6,8 @@
  * stamps each read with CLOCK_REALTIME (the meter's windows' time axis), and queues the
  * window since the last good read of that source; the writing thread takes the queue twice
  * a second and stores it in one short transaction, so the sampling never waits for the
- * disk or the recorder. A read that fails starts a gap, queued when a read succeeds again
+ * disk or the recorder; while the store is busy beyond its timeout what was read waits for
+ * the next turn, and is lost only when the last attempts at the end fail. A read that fails starts a gap, queued when a read succeeds again
  * (or at the end); the window after it spans the gap and holds the counter's exact
  * difference (MW_INBAND_FLAG_AFTER_GAP). Power sources (NVML without an energy counter)
  * are integrated by the trapezoid rule between samples. */
@@ -19,8 +20,10 @@
 #include "inband_internal.h"
 #include "mw_alloc.h"
 #include "mw_store.h"
+#include "store_internal.h"
 
 #define WRITE_PERIOD_NS 500000000LL
+#define FLUSH_LAST_TRIES 3 /* the last flush's attempts, each waiting the busy timeout */
 
 typedef struct {
     mw_inband_src *src;
@@ -192,9 +195,19 @@ static void store_failed(mw_inband_sampler *S)
     S->store_failed = 1;
 }
 
-/* take what is queued and store it, one transaction */
-static void flush(mw_inband_sampler *S)
+/* take what is queued and store it, one transaction. The write lock is taken first (the
+ * busy timeout waits for the recorder's transaction): while it cannot be had, the queue
+ * stays for the next turn, and only the last flush (last) counts a failure; a commit that
+ * fails leaves the transaction open for the next turn likewise. */
+static void flush(mw_inband_sampler *S, int last)
 {
+    int tries = 0;
+    while (mw_store_write_begin(S->st)) {
+        if (!last || ++tries >= FLUSH_LAST_TRIES) {
+            if (last) store_failed(S);
+            return;
+        }
+    }
     pthread_mutex_lock(&S->mu);
     mw_inband_window *q = S->q;
     gap_row *g = S->g;
@@ -206,9 +219,17 @@ static void flush(mw_inband_sampler *S)
     int bad = mw_store_inband_windows_add(S->st, q, nq);
     for (size_t i = 0; i < ng && !bad; i++)
         bad = mw_store_inband_gap_add(S->st, g[i].source, g[i].start_ns, g[i].end_ns, g[i].reason);
-    if (bad || mw_store_commit(S->st)) store_failed(S);
     free(q);
     free(g);
+    if (bad) {
+        store_failed(S);
+        return;
+    }
+    for (tries = 0; mw_store_commit(S->st); tries++)
+        if (!last || tries + 1 >= FLUSH_LAST_TRIES) {
+            if (last) store_failed(S);
+            return;
+        }
 }
 
 static void *writing_thread(void *arg)
@@ -223,7 +244,7 @@ static void *writing_thread(void *arg)
         int stop = S->stop_writing;
         pthread_mutex_unlock(&S->mu);
         if (stop) break; /* mw_inband_stop writes the rest */
-        flush(S);
+        flush(S, 0);
     }
     S->write_cpu_ns = thread_cpu_ns();
     return NULL;
@@ -351,7 +372,7 @@ int mw_inband_stop(mw_inband_sampler *S, mw_inband_notes *notes, int64_t *cpu_ns
     char num[32];
     snprintf(num, sizeof num, "%lld", (long long)(S->cpu_ns + S->write_cpu_ns));
     if (S->n && mw_store_meta_set(S->st, "inband_cpu_ns", num)) store_failed(S);
-    flush(S);
+    flush(S, 1);
     if (S->store_failed) mw_inband_note(notes, "in-band windows not stored: %s", S->store_err);
     if (cpu_ns) *cpu_ns = S->cpu_ns + S->write_cpu_ns;
     int rc = S->store_failed ? -1 : 0;

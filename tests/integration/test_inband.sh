@@ -189,7 +189,9 @@ share_simcluster() {
   MW_POWERCAP_ROOT=$root MW_INBAND_HOST=N1 "$MW" record -q -o "$r" --meter sim:cluster --idle 2 \
     --inband rapl --inband-hz 50 -- sh -c "touch '$TMP/busy'; timeout 3 sh -c 'while :; do :; done'; rm '$TMP/busy'" \
     2>"$TMP/share.err"
-  expect_eq "exit status" "$?" 0
+  local rrc=$?
+  expect_eq "exit status" "$rrc" 0
+  [ "$rrc" = 0 ] || sed 's/^/    /' "$TMP/share.err"
   touch "$TMP/stop"
   wait "$wp"
   "$MW" analyze --json "$r" >"$TMP/share.json"
@@ -255,7 +257,9 @@ align_inband() {
   MW_POWERCAP_ROOT=$root MW_INBAND_HOST=N1 "$MW" record -q -o "$r" --meter sim:cluster --idle 1 \
     --inband rapl -- sh -c "for i in 1 2 3 4; do touch '$TMP/busy2'; timeout 1.5 sh -c 'while :; do :; done'; rm '$TMP/busy2'; sleep 1.5; done" \
     2>"$TMP/align-rec.err"
-  expect_eq "record: exit" "$?" 0
+  local rrc=$?
+  expect_eq "record: exit" "$rrc" 0
+  [ "$rrc" = 0 ] || sed 's/^/    /' "$TMP/align-rec.err"
   touch "$TMP/stop"
   wait "$wp"
   "$MW" align "$r" --inband --json >"$TMP/align.json" 2>"$TMP/align.err"

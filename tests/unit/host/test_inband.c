@@ -413,6 +413,48 @@ static void test_sampler_cost(void **state)
     rm_tree();
 }
 
+/* another writer holds the run's write lock for 6 s, past the 5 s busy timeout: the
+ * sampler's windows wait in its queue and are all stored once the lock is free (seq
+ * 0..n-1 with no hole, contiguous in time); nothing is said */
+static void test_sampler_busy(void **state)
+{
+    tree();
+    char dir[128], err[512];
+    snprintf(dir, sizeof dir, "%s/run", tmpdir);
+    mw_store *st = mw_store_create(dir, 0, err, sizeof err);
+    assert_non_null(st);
+    mw_store_close(st);
+    mw_inband_notes notes = {.n = 0};
+    mw_inband_sampler *S = mw_inband_start(dir, "h", MW_INBAND_RAPL, 50, &notes, err, sizeof err);
+    assert_non_null(S);
+    mw_store *other = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(other);
+    assert_int_equal(mw_store_meta_set(other, "held", "1"), 0); /* BEGIN IMMEDIATE: the lock */
+    usleep(6000000);
+    assert_int_equal(mw_store_commit(other), 0);
+    mw_store_close(other);
+    usleep(300000);
+    assert_int_equal(mw_inband_stop(S, &notes, NULL), 0);
+    assert_int_equal(notes.n, 0);
+    st = mw_store_open(dir, err, sizeof err);
+    assert_non_null(st);
+    mw_run_cursor *c = mw_run_inband_windows(st, -1);
+    mw_inband_window w;
+    int64_t n[MW_INBAND_MAX_SOURCES] = {0}, last_t1[MW_INBAND_MAX_SOURCES] = {0};
+    while (mw_run_inband_window_next(c, &w) == 1) {
+        assert_true(w.source > 0 && w.source < MW_INBAND_MAX_SOURCES);
+        assert_int_equal(w.seq, n[w.source]); /* no window lost */
+        if (n[w.source]) assert_int_equal(w.t0_ns, last_t1[w.source]);
+        last_t1[w.source] = w.t1_ns;
+        n[w.source]++;
+    }
+    mw_run_close(c);
+    mw_store_close(st);
+    for (int i = 1; i <= 4; i++)
+        assert_true(n[i] > 250); /* 6.3 s at 50 Hz */
+    rm_tree();
+}
+
 /* a version 2 run (no inband_ tables): opens read-only, its in-band cursors give nothing;
  * a table of version 3 in a run that says 2 is still one of ours; an unknown one is not */
 static void test_old_store(void **state)
@@ -468,7 +510,7 @@ int main(void)
         cmocka_unit_test(test_rapl_absent),
         cmocka_unit_test(test_rapl_denied),  cmocka_unit_test(test_nvml_absent),
         cmocka_unit_test(test_sampler),      cmocka_unit_test(test_sampler_cost),
-        cmocka_unit_test(test_old_store),
+        cmocka_unit_test(test_sampler_busy), cmocka_unit_test(test_old_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
