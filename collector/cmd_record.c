@@ -430,7 +430,7 @@ int cmd_record(int argc, char **argv)
         .command = on_command,
     };
     mw_record_outcome out;
-    mw_rec_inband_start(&r->o.inband, r->o.rundir, r->host, r->o.quiet); /* failure: said */
+    mw_rec_inband_start(&r->o.inband, r->st, r->o.rundir, r->host, r->o.quiet); /* said */
     mw_record_run(r->rec, &c, &out); /* what was not stored was said */
     mw_store_commit(r->st); /* the in-band writer's last transaction must not wait for ours */
     if (mw_rec_inband_stop(&r->o.inband, r->o.quiet)) r->store_failed = 1;

@@ -43,7 +43,19 @@ static void say(const mw_rec_inband *o, const mw_inband_notes *n, int quiet)
     }
 }
 
-int mw_rec_inband_start(mw_rec_inband *o, const char *rundir, const char *host, int quiet)
+/* no source found: what was looked for and why none is kept in the run */
+static void keep_notes(mw_store *st, const mw_inband_notes *n)
+{
+    char all[MW_INBAND_NOTES * 330] = "";
+    size_t len = 0;
+    for (int i = 0; i < n->n && len < sizeof all; i++)
+        len += (size_t)snprintf(all + len, sizeof all - len, "%s%s", i ? "; " : "", n->line[i]);
+    mw_store_meta_set(st, "inband", "none"); /* a failure here is the recorder's to see */
+    if (n->n) mw_store_meta_set(st, "inband_notes", all);
+}
+
+int mw_rec_inband_start(mw_rec_inband *o, mw_store *st, const char *rundir, const char *host,
+                        int quiet)
 {
     if (!o->which) return 0;
     const char *h = getenv("MW_INBAND_HOST");
@@ -51,6 +63,7 @@ int mw_rec_inband_start(mw_rec_inband *o, const char *rundir, const char *host, 
     char err[4400];
     o->s = mw_inband_start(rundir, h && *h ? h : host, o->which, o->hz, &notes, err, sizeof err);
     say(o, &notes, quiet);
+    if (o->s && !mw_inband_sources(o->s)) keep_notes(st, &notes);
     if (o->s) return 0;
     char *t = mw_out_text_dup(err);
     fprintf(stderr, "mw record: in-band sources not recorded: %s\n", t);

@@ -4,6 +4,7 @@
 #ifndef MW_RECORD_INBAND_H
 #define MW_RECORD_INBAND_H
 #include "mw_inband.h"
+#include "mw_store.h"
 
 #define MW_REC_INBAND_OPT 0x1100    /* --inband LIST */
 #define MW_REC_INBAND_HZ_OPT 0x1101 /* --inband-hz HZ */
@@ -28,8 +29,11 @@ void mw_rec_inband_init(mw_rec_inband *o);
 /* opt one of the two options: -1 (taken), or an exit code after a usage error */
 int mw_rec_inband_option(mw_rec_inband *o, int opt, const char *arg);
 /* Start sampling into RUNDIR for host (MW_INBAND_HOST when set). A failure is said and
- * recording goes on without; returns 0, or -1 when the run could not be written. */
-int mw_rec_inband_start(mw_rec_inband *o, const char *rundir, const char *host, int quiet);
+ * recording goes on without; returns 0, or -1 when the run could not be written. Without
+ * any source found, meta inband "none" and inband_notes go into st (the recorder's store,
+ * in its transaction). */
+int mw_rec_inband_start(mw_rec_inband *o, mw_store *st, const char *rundir, const char *host,
+                        int quiet);
 /* Stop (the recorder's transaction committed first); returns 0, or -1 when in-band windows
  * were not stored (said). */
 int mw_rec_inband_stop(mw_rec_inband *o, int quiet);

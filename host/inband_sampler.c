@@ -307,20 +307,20 @@ mw_inband_sampler *mw_inband_start(const char *rundir, const char *host, unsigne
     pthread_mutex_init(&S->mu, NULL);
     if (!(hz >= 1 && hz <= MW_INBAND_MAX_HZ)) hz = MW_INBAND_DEFAULT_HZ;
     S->period_ns = (int64_t)(1e9 / hz + 0.5);
-    if (!(S->st = mw_store_open_write(rundir, err, errlen))) {
-        sampler_free(S);
-        return NULL;
-    }
     mw_inband_src *src[MW_INBAND_MAX_SOURCES];
     S->n = find_sources(src, which, notes);
     for (int i = 0; i < S->n; i++)
         S->t[i].src = src[i];
+    if (!S->n) return S; /* nothing to store: the run is left as it is */
+    if (!(S->st = mw_store_open_write(rundir, err, errlen))) {
+        sampler_free(S);
+        return NULL;
+    }
     if (store_sources(S, host, hz, notes)) {
         snprintf(err, errlen, "%s", mw_store_error(S->st));
         sampler_free(S);
         return NULL;
     }
-    if (!S->n) return S;
     if (pthread_create(&S->sampler, NULL, sampling_thread, S) != 0) {
         snprintf(err, errlen, "%s: cannot start the in-band sampler", rundir);
         sampler_free(S);
@@ -343,9 +343,13 @@ int mw_inband_sources(const mw_inband_sampler *S)
 int mw_inband_stop(mw_inband_sampler *S, mw_inband_notes *notes, int64_t *cpu_ns)
 {
     if (!S) return 0;
+    if (!S->n) {
+        sampler_free(S);
+        return 0;
+    }
     mw_inband_notes dummy = {.n = 0};
     if (!notes) notes = &dummy;
-    if (S->n) {
+    {
         pthread_mutex_lock(&S->mu);
         S->stop_sampling = 1;
         pthread_cond_broadcast(&S->cv);
@@ -371,7 +375,7 @@ int mw_inband_stop(mw_inband_sampler *S, mw_inband_notes *notes, int64_t *cpu_ns
     }
     char num[32];
     snprintf(num, sizeof num, "%lld", (long long)(S->cpu_ns + S->write_cpu_ns));
-    if (S->n && mw_store_meta_set(S->st, "inband_cpu_ns", num)) store_failed(S);
+    if (mw_store_meta_set(S->st, "inband_cpu_ns", num)) store_failed(S);
     flush(S, 1);
     if (S->store_failed) mw_inband_note(notes, "in-band windows not stored: %s", S->store_err);
     if (cpu_ns) *cpu_ns = S->cpu_ns + S->write_cpu_ns;

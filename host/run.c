@@ -2,7 +2,9 @@
  * table, stepped by its typed next function; nothing is held beyond the current row, so
  * readers stream. The phase filter becomes a WHERE clause whose every value is a bound
  * parameter (kinds and names never enter the SQL text). Schema version 1 runs have no
- * phases.pid nor phases.peer: they read as 0 and -1, the columns' defaults in version 2. */
+ * phases.pid nor phases.peer: they read as 0 and -1, the columns' defaults in version 2. A run
+ * without the in-band tables (versions 1 and 2, or 3 without in-band sources) has no rows
+ * in them. */
 #include "mw_run.h"
 
 #include "mw_alloc.h"
@@ -417,9 +419,21 @@ int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, m
 
 /* ---- in-band sources (schema version 3; an older run has none) ---------------------------- */
 
+/* 1 when the run has the in-band tables (version 3 makes them with its first source) */
+static int has_inband(mw_store *s)
+{
+    sqlite3_stmt *st;
+    if (mw_store_schema(s) < MW_STORE_INBAND_SINCE ||
+        sqlite3_prepare_v2(mw_store_sqlite(s), MW_STORE_INBAND_EXISTS, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    int yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 static mw_run_cursor *inband_open(mw_store *s, cursor_kind kind, const char *sql, const char *what)
 {
-    if (mw_store_schema(s) < MW_STORE_INBAND_SINCE) sql = "SELECT 1 WHERE 0";
+    if (!has_inband(s)) sql = "SELECT 1 WHERE 0";
     return cursor_open(s, kind, sql, what);
 }
 
@@ -459,7 +473,7 @@ mw_run_cursor *mw_run_inband_windows(mw_store *s, int source)
         "inband_samples WHERE source = ?1 ORDER BY source, seq"};
     mw_run_cursor *c =
         inband_open(s, CUR_INBAND_WINDOWS, sql[source >= 0], "reading the in-band windows");
-    if (c && source >= 0 && mw_store_schema(s) >= MW_STORE_INBAND_SINCE)
+    if (c && source >= 0 && sqlite3_bind_parameter_count(c->st) == 1)
         sqlite3_bind_int(c->st, 1, source);
     return c;
 }

@@ -142,9 +142,7 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    local_ns INTEGER NOT NULL,\n"
                                    "    offset_ns INTEGER NOT NULL,\n"
                                    "    uncertainty_ns INTEGER NOT NULL\n"
-                                   ");\n"
-                                   /* version 3: in-band sources (host/store_inband.c) */
-                                   MW_STORE_INBAND_SCHEMA;
+                                   ");\n";
 
 struct mw_store {
     sqlite3 *db;
@@ -352,8 +350,8 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 to 3 (version 1 lacks clock_sync,
- * 1 and 2 the inband_ tables). */
+/* The objects of the run store's schema, versions 1 to 3 (version 1 lacks clock_sync; the
+ * inband_ tables, version 3, are made with a run's first in-band source: store_inband.c). */
 static const char *const store_objects[] = {
     "table meta",         "table channels",
     "table samples",      "index samples_channel_time",

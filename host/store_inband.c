@@ -1,6 +1,7 @@
 /* store_inband — writing the in-band tables of a run store (mw_store.h, docs/run-store.md):
  * the sources of a host, their windows and their gaps. Each write joins the store's open
- * transaction (mw_store_write_begin) like every other mw_store_*_add; the statements are
+ * transaction (mw_store_write_begin) like every other mw_store_*_add; the first source
+ * makes the tables (IF NOT EXISTS, in the same transaction); the statements are
  * prepared per call, the windows' once per batch (the in-band sampler writes what it read
  * twice a second, from its own connection). */
 #include <sqlite3.h>
@@ -38,6 +39,10 @@ int mw_store_inband_channel_add(mw_store *s, const char *host, const mw_inband_i
         "sampled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
     const char *what = "adding an in-band source";
     sqlite3_stmt *st;
+    if (mw_store_write_begin(s)) return -1;
+    /* the tables, with the first source (IF NOT EXISTS): a literal, in the transaction */
+    if (sqlite3_exec(mw_store_sqlite(s), "" MW_STORE_INBAND_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
+        return mw_store_db_error(s, "making the in-band tables");
     if (prep(s, sql, &st, what)) return -1;
     sqlite3_bind_text(st, 1, info->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, host ? host : "", -1, SQLITE_STATIC);

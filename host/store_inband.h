@@ -1,6 +1,7 @@
 /* store_inband — the run store's in-band tables (schema version 3, docs/run-store.md):
- * their SQL for store.c's schema and schema check, nothing else. The writes are in
- * store_inband.c, the cursors in run.c. */
+ * their SQL and their names for store.c's schema check. They are made with a run's first
+ * in-band source (store_inband.c), so that a run without one is the size it always was;
+ * the cursors (run.c) read none where they are absent. */
 #ifndef MW_STORE_INBAND_H
 #define MW_STORE_INBAND_H
 
@@ -8,7 +9,7 @@
  * (energy_uj since the recording began, exact; counter_uj the device's reading); inband_gaps:
  * spans a source could not be read. */
 #define MW_STORE_INBAND_SCHEMA                                                                     \
-    "CREATE TABLE inband_channels (\n"                                                             \
+    "CREATE TABLE IF NOT EXISTS inband_channels (\n"                                                             \
     "    source INTEGER PRIMARY KEY,\n"                                                            \
     "    name TEXT NOT NULL,\n"                                                                    \
     "    host TEXT NOT NULL,\n"                                                                    \
@@ -20,7 +21,7 @@
     "    sampled INTEGER NOT NULL,\n"                                                              \
     "    UNIQUE (host, name)\n"                                                                    \
     ");\n"                                                                                         \
-    "CREATE TABLE inband_samples (\n"                                                              \
+    "CREATE TABLE IF NOT EXISTS inband_samples (\n"                                                              \
     "    source INTEGER NOT NULL,\n"                                                               \
     "    seq INTEGER NOT NULL,\n"                                                                  \
     "    t0_ns INTEGER NOT NULL,\n"                                                                \
@@ -31,8 +32,8 @@
     "    flags INTEGER NOT NULL,\n"                                                                \
     "    PRIMARY KEY (source, seq)\n"                                                              \
     ") WITHOUT ROWID;\n"                                                                           \
-    "CREATE INDEX inband_samples_time ON inband_samples(t1_ns);\n"                                 \
-    "CREATE TABLE inband_gaps (\n"                                                                 \
+    "CREATE INDEX IF NOT EXISTS inband_samples_time ON inband_samples(t1_ns);\n"                                 \
+    "CREATE TABLE IF NOT EXISTS inband_gaps (\n"                                                                 \
     "    id INTEGER PRIMARY KEY,\n"                                                                \
     "    source INTEGER NOT NULL,\n"                                                               \
     "    start_ns INTEGER NOT NULL,\n"                                                             \
@@ -46,4 +47,7 @@
 
 /* the first schema version with these tables */
 #define MW_STORE_INBAND_SINCE 3
+/* the test for them (a table of that name exists) */
+#define MW_STORE_INBAND_EXISTS                                                                    \
+    "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'inband_samples'"
 #endif

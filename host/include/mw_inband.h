@@ -120,7 +120,9 @@ int mw_inband_parse(const char *list, unsigned *which);
  * reading them hz times a second (1..100) in a thread; a second thread writes what was read
  * twice a second, one short transaction each. notes gets what the user should hear (no
  * source, unreadable domains). NULL with err when the run cannot be written; a sampler
- * with no source when none was found (it does nothing). */
+ * with no source when none was found: it does nothing and writes nothing (the caller may
+ * keep the notes in the run). Metadata written with sources: inband (their names),
+ * inband_hz, inband_notes, and at the stop inband_cpu_ns. */
 mw_inband_sampler *mw_inband_start(const char *rundir, const char *host, unsigned which,
                                    double hz, mw_inband_notes *notes, char *err, size_t errlen);
 /* The number of sources read. */

@@ -61,26 +61,29 @@ rapl_tree() {
   local pid=$!
   check "sources stored" wait_sources "$r"
   sleep 0.3 # the sampler's first read of package-0: 0
-  # for 3 s: garbage at 1 s, package-1 removed from 1.5 s to 2 s
-  local t0 now e=0 ms stage=0
+  # garbage at 1 s, package-1 removed from 1.5 s to 2 s, stop at 3 s: each step in turn,
+  # however slow the machine makes the turns
+  local t0 e=0
   t0=$(now_ns)
-  while :; do
-    now=$(now_ns)
-    ms=$(((now - t0) / 1000000))
-    [ "$ms" -ge 3000 ] && break
-    e=$(((now - t0) * p_w / 1000)) # W x ns / 1000 = uJ
-    if [ $stage = 0 ] && [ "$ms" -ge 1000 ]; then
-      put "$root/intel-rapl:0/energy_uj" garbage; sleep 0.25; stage=1 # 2.5 reads at 10 Hz
-    elif [ $stage = 1 ] && [ "$ms" -ge 1500 ]; then
-      rm -r "$root/intel-rapl:1"; stage=2
-    elif [ $stage = 2 ] && [ "$ms" -ge 2000 ]; then
-      domain "$root" intel-rapl:1 package-1 777 $range; stage=3
-    fi
-    put "$root/intel-rapl:0/energy_uj" $((e % range))
-    put "$root/intel-rapl:0:0/energy_uj" $((e / 2 % range))
-    sleep 0.01
-  done
-  check "the writer's stages" [ $stage = 3 ]
+  write_until() { # MS: package-0 at 20 W (wrapping), its core at 10 W, until MS ms
+    local now
+    while :; do
+      now=$(now_ns)
+      e=$(((now - t0) * p_w / 1000)) # W x ns / 1000 = uJ
+      put "$root/intel-rapl:0/energy_uj" $((e % range))
+      put "$root/intel-rapl:0:0/energy_uj" $((e / 2 % range))
+      [ $(((now - t0) / 1000000)) -ge "$1" ] && return
+      sleep 0.01
+    done
+  }
+  write_until 1000
+  put "$root/intel-rapl:0/energy_uj" garbage
+  sleep 0.25 # 2.5 reads at 10 Hz
+  write_until 1500
+  rm -r "$root/intel-rapl:1"
+  write_until 2000
+  domain "$root" intel-rapl:1 package-1 777 $range
+  write_until 3000
   wait "$pid"
   expect_eq "exit status" "$?" 0
   local pkg="(select source from inband_channels where name='rapl:package-0')"
@@ -98,7 +101,7 @@ rapl_tree() {
   expect_eq "package-1: one gap (vanished)" "$(q "$r" "select count(*) from inband_gaps where source=(select source from inband_channels where name='rapl:package-1') and reason like '%No such file%'")" 1
   expect_num "package-1 away (s)" "$(q "$r" "select (end_ns-start_ns)/1e9 from inband_gaps where reason like '%No such file%'")" 0.3 1.5
   expect_eq "package-1 energy" "$(q "$r" "select max(energy_uj) from inband_samples where source=(select source from inband_channels where name='rapl:package-1')")" 0
-  expect_num "10 Hz" "$(q "$r" "select count(*)/((max(t1_ns)-min(t0_ns))/1e9) from inband_samples where source=$pkg")" 9 10.5
+  expect_num "10 Hz" "$(q "$r" "select count(*)/((max(t1_ns)-min(t0_ns))/1e9) from inband_samples where source=$pkg")" 7 10.5
   expect_eq "stderr: one line per failing source" "$(grep -c 'in-band: rapl:package-[01]: [0-9]* reads\? failed' "$TMP/rapl.err")" 2
   expect_eq "meta inband" "$(q "$r" "select value from meta where key='inband'")" "rapl:package-0,rapl:package-0/core,rapl:package-1"
 }
@@ -124,7 +127,8 @@ nvml_fake() {
   expect_num "gpu0 mean power (W)" "$(q "$r" "select max(energy_uj)/((max(t1_ns)-min(t0_ns))/1e3) from inband_samples where source=$g0")" 249.9 250.1
   expect_num "gpu1 mean power (W)" "$(q "$r" "select max(energy_uj)/((max(t1_ns)-min(t0_ns))/1e3) from inband_samples where source=$g1")" 74.99 75.01
   expect_eq "gpu1 windows sampled" "$(q "$r" "select count(*) from inband_samples where source=$g1 and flags & 8 = 0")" 0
-  expect_num "50 Hz" "$(q "$r" "select count(*)/((max(t1_ns)-min(t0_ns))/1e9) from inband_samples where source=$g0")" 45 51
+  # a deadline the loaded machine made the thread miss is not caught up: fewer, never more
+  expect_num "50 Hz" "$(q "$r" "select count(*)/((max(t1_ns)-min(t0_ns))/1e9) from inband_samples where source=$g0")" 35 51
 }
 
 absent() {
@@ -235,7 +239,7 @@ share_simcluster() {
   expect_num "plot: mean of the top band over the run (W)" "$(awk -F'\t' '!/^#/ && NF >= 4 && $4 != "-" { s += $4; n++ } END { print s / n }' "$TMP/share-plots/inband-N1.tsv")" \
     "$(jget "$j" "$n.spans[0].inband_power_w * 0.95")" "$(jget "$j" "$n.spans[0].inband_power_w * 1.05")"
   # the report: the section per node, the figure
-  "$MW" report "$r" -o "$TMP/share-report" 2>"$TMP/report.err"
+  "$MW" report "$r" -o "$TMP/share-report" >/dev/null 2>"$TMP/report.err"
   expect_eq "report: exit" "$?" 0
   expect_grep "report: the section" '<section id="inband">' "$TMP/share-report/index.html"
   expect_grep "report: the node" "<h3>Node N1 (wall: N1)</h3>" "$TMP/share-report/index.html"

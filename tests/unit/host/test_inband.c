@@ -455,8 +455,9 @@ static void test_sampler_busy(void **state)
     rm_tree();
 }
 
-/* a version 2 run (no inband_ tables): opens read-only, its in-band cursors give nothing;
- * a table of version 3 in a run that says 2 is still one of ours; an unknown one is not */
+/* a version 3 run without in-band sources has no inband_ table and its cursors give
+ * nothing; the first source makes the tables, (host, name) is unique; a version 2 run
+ * opens read-only, its in-band cursors give nothing; an unknown table is refused */
 static void test_old_store(void **state)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/mw-inband-XXXXXX");
@@ -466,8 +467,43 @@ static void test_old_store(void **state)
     mw_store *st = mw_store_create(dir, 0, err, sizeof err);
     assert_non_null(st);
     mw_store_close(st);
+    /* version 3 without an in-band source: no inband_ table (the run is no bigger), no rows */
     snprintf(path, sizeof path, "%s/trace.db", dir);
     sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'inband%'", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    st = mw_store_open(dir, err, sizeof err);
+    assert_non_null(st);
+    mw_run_cursor *c = mw_run_inband_channels(st);
+    mw_run_inband_channel ch;
+    assert_int_equal(mw_run_inband_channel_next(c, &ch), 0);
+    mw_run_close(c);
+    mw_store_close(st);
+    /* the first source makes them; a second one (another host) finds them */
+    st = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(st);
+    mw_inband_info in = {.name = "rapl:package-0", .kind = "rapl", .domain = "package"};
+    int a, b;
+    assert_int_equal(mw_store_inband_channel_add(st, "h1", &in, &a), 0);
+    assert_int_equal(mw_store_inband_channel_add(st, "h2", &in, &b), 0);
+    assert_int_equal(mw_store_inband_channel_add(st, "h2", &in, &b), -1); /* (host, name) */
+    assert_int_equal(mw_store_commit(st), 0);
+    mw_store_close(st);
+    st = mw_store_open(dir, err, sizeof err);
+    assert_non_null(st);
+    c = mw_run_inband_channels(st);
+    int n = 0;
+    while (mw_run_inband_channel_next(c, &ch) == 1)
+        n++;
+    mw_run_close(c);
+    assert_int_equal(n, 2);
+    mw_store_close(st);
+    /* version 2: no inband_ tables */
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db,
                                   "DROP TABLE inband_channels; DROP TABLE inband_samples; "
@@ -477,8 +513,7 @@ static void test_old_store(void **state)
     sqlite3_close(db);
     st = mw_store_open(dir, err, sizeof err);
     assert_non_null(st);
-    mw_run_cursor *c = mw_run_inband_channels(st);
-    mw_run_inband_channel ch;
+    c = mw_run_inband_channels(st);
     assert_int_equal(mw_run_inband_channel_next(c, &ch), 0);
     mw_run_close(c);
     c = mw_run_inband_windows(st, 3);
