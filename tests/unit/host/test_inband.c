@@ -360,7 +360,7 @@ static void test_sampler(void **state)
     }
     mw_run_close(c);
     /* 1.5 s + the failure at 100 Hz; 3 W for ~1.75 s: ~5 J, 5 wraps */
-    assert_true(windows > 100);
+    assert_true(windows > 60); /* ~175 at 100 Hz, fewer on a loaded machine */
     assert_int_equal(after_gap, 1);
     assert_true(wraps >= 4);
     /* energy exact: what was written since 0, across the wraps and the failure */
@@ -451,7 +451,7 @@ static void test_sampler_busy(void **state)
     mw_run_close(c);
     mw_store_close(st);
     for (int i = 1; i <= 4; i++)
-        assert_true(n[i] > 250); /* 6.3 s at 50 Hz */
+        assert_true(n[i] > 100); /* 6.3 s at 50 Hz: 315, fewer on a loaded machine */
     rm_tree();
 }
 
