@@ -51,6 +51,15 @@ wait_sources() {
   return 1
 }
 
+# wait_window RUNDIR: until an in-band window is stored: the sampler has read twice (10 s)
+wait_window() {
+  for _ in $(seq 200); do
+    [ "$(q "$1" "select count(*) from inband_samples" 2>/dev/null)" -gt 0 ] 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
 rapl_tree() {
   local root=$TMP/powercap r=$TMP/rapl range=40000000 p_w=20
   domain "$root" intel-rapl:0 package-0 0 $range
@@ -60,7 +69,7 @@ rapl_tree() {
     2>"$TMP/rapl.err" &
   local pid=$!
   check "sources stored" wait_sources "$r"
-  sleep 0.3 # the sampler's first read of package-0: 0
+  check "first window stored" wait_window "$r" # the sampler's origin: package-0 at 0
   # garbage at 1 s, package-1 removed from 1.5 s to 2 s, stop at 3 s: each step in turn,
   # however slow the machine makes the turns
   local t0 e=0

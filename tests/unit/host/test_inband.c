@@ -261,8 +261,9 @@ static void test_nvml_absent(void **state)
 
 /* ---- the sampler end to end ----------------------------------------------------------- */
 
-#define W_RANGE 1000000ULL /* package-0 wraps every 1 J */
-#define W_POWER_UW 3000000LL /* 3 W: 3 uJ/us, a wrap every 333 ms */
+#define W_RANGE 3000000ULL /* package-0 wraps every 3 J */
+#define W_POWER_UW 3000000LL /* 3 W: 3 uJ/us, a wrap every second; half the range passes
+                                unread only after 0.5 s without a good read */
 
 typedef struct {
     volatile int stop;
@@ -278,8 +279,8 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* every 7 ms: package-0 = 3 W x time mod 1 J; at write 40 an unreadable value for 100 ms
- * (0.3 J: a wrap stays recognisable while less than half the range passes unread) */
+/* every 7 ms: package-0 = 3 W x time mod 3 J; at write 40 an unreadable value for 400 ms
+ * (1.2 J: a wrap stays recognisable while less than half the range passes unread) */
 static void *writer(void *arg)
 {
     writer_state *w = arg;
@@ -288,7 +289,8 @@ static void *writer(void *arg)
         char b[64];
         if (w->writes == 40) {
             put("intel-rapl:0", "energy_uj", "garbage\n");
-            usleep(100000); /* a few failed reads; less than half the range passes */
+            usleep(400000); /* failed reads however late the sampler runs; 1.2 J, less
+                               than half the range, passes unread */
         }
         snprintf(b, sizeof b, "%llu\n", (unsigned long long)(e % (long long)W_RANGE));
         put("intel-rapl:0", "energy_uj", b);
@@ -299,10 +301,28 @@ static void *writer(void *arg)
     return NULL;
 }
 
+/* until the run holds an in-band window: the sampler has read twice (at most 10 s) */
+static void wait_first_window(const char *dir)
+{
+    for (int i = 0; i < 200; i++) {
+        char err[512];
+        mw_store *st = mw_store_open(dir, err, sizeof err);
+        assert_non_null(st);
+        mw_run_cursor *c = mw_run_inband_windows(st, -1);
+        mw_inband_window w;
+        int rc = mw_run_inband_window_next(c, &w);
+        mw_run_close(c);
+        mw_store_close(st);
+        if (rc == 1) return;
+        usleep(50000);
+    }
+    fail_msg("no in-band window in 10 s");
+}
+
 static void test_sampler(void **state)
 {
     tree();
-    put("intel-rapl:0", "max_energy_range_uj", "1000000\n");
+    put("intel-rapl:0", "max_energy_range_uj", "3000000\n");
     put("intel-rapl:0", "energy_uj", "0\n");
     char dir[128], err[512];
     snprintf(dir, sizeof dir, "%s/run", tmpdir);
@@ -314,11 +334,11 @@ static void test_sampler(void **state)
     mw_inband_sampler *S = mw_inband_start(dir, "hostA", MW_INBAND_RAPL, 100, &notes, err, sizeof err);
     assert_non_null(S);
     assert_int_equal(mw_inband_sources(S), 4);
-    usleep(50000); /* the sampler's first reading, its origin, is the 0 written above */
+    wait_first_window(dir); /* the sampler's origin is the 0 written above */
     w.t0_ns = mono_ns();
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, writer, &w), 0);
-    usleep(1500000);
+    usleep(2200000);
     w.stop = 1;
     pthread_join(th, NULL);
     long long written = w.total_uj;
@@ -359,10 +379,10 @@ static void test_sampler(void **state)
         windows++;
     }
     mw_run_close(c);
-    /* 1.5 s + the failure at 100 Hz; 3 W for ~1.75 s: ~5 J, 5 wraps */
+    /* 2.2 s + the failure at 100 Hz; 3 W for ~2.4 s: ~7 J, 2 wraps */
     assert_true(windows > 60); /* ~175 at 100 Hz, fewer on a loaded machine */
     assert_int_equal(after_gap, 1);
-    assert_true(wraps >= 4);
+    assert_int_equal(wraps, written / (long long)W_RANGE); /* each multiple of the range */
     /* energy exact: what was written since 0, across the wraps and the failure */
     assert_int_equal(last_e, written);
     int gaps = 0, source;
@@ -370,7 +390,7 @@ static void test_sampler(void **state)
     c = mw_run_inband_gaps(st);
     while (mw_run_inband_gap_next(c, &source, &g) == 1) {
         assert_int_equal(source, pkg);
-        assert_true(g.end_ns - g.start_ns > 50000000); /* the 100 ms of garbage */
+        assert_true(g.end_ns - g.start_ns > 200000000); /* the 400 ms of garbage */
         assert_non_null(strstr(g.reason, "not a number"));
         gaps++;
     }
