@@ -14,7 +14,7 @@ VERSION  := 0.1.0
 GIT_ID   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # pkg-config is evaluated lazily (=), after `make deps` has had a chance to install things.
-PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl json-c
+PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl json-c otf2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lpthread -lutil -lm
 
@@ -144,9 +144,19 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIBS) $(FW_ELF)
 
 # ---- top-level targets ----------------------------------------------------------------
 .SECONDARY:
-.PHONY: all deps check check-build demo bench install clean help flash format
+# The manual pages mw(1), mw-COMMAND(1) and the bash completion, made from mw's own --help
+# texts (scripts/mkman.py), so they cannot drift from it.
+MAN_DIR   := $(BUILD)/man
+MAN_STAMP := $(MAN_DIR)/.stamp
+$(MAN_STAMP): $(MW) scripts/mkman.py
+	@rm -rf $(MAN_DIR)
+	python3 scripts/mkman.py $(MW) $(MAN_DIR)
+	@touch $@
+man: $(MAN_STAMP)
 
-all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS)
+.PHONY: all deps check check-build demo bench install clean help flash format man
+
+all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP)
 
 deps:
 	@scripts/deps.sh
@@ -168,7 +178,8 @@ demo:
 bench:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
-	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh tests/bench/bench_eeg.sh
+	@scripts/bench.sh $(BUILD) $(FW_ELF) $(BENCH_BINS) tests/bench/bench_probe_mpi.sh tests/bench/bench_eeg.sh \
+	  tests/bench/bench_export.sh tests/bench/bench_chatty.sh
 
 # libFuzzer (clang) on each target of tests/fuzz/ for FUZZ_S seconds (default 60), one after
 # the other; FUZZ_TARGETS picks some (tests/fuzz/fuzz.mk, docs/reliability.md "Fuzzing").
@@ -196,11 +207,18 @@ install: all
 	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
 	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/gnuplot/*.gp
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/schemas docs/schemas/*.schema.json
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 collector/probe/mwprobe.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/man/man1 $(MAN_DIR)/man1/*.1
+	install -D -m 644 $(MAN_DIR)/completion/mw $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mw
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md CITATION.cff
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs docs/*.md
+	cd docs && find demo-report models-sweep -type f -exec \
+	  install -D -m 644 {} $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs/{} \;
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')
@@ -217,6 +235,7 @@ help:
 	@echo "make soak [SOAK_S=3600]  record SOAK_S s through a faulty link; lost/corrupted samples"
 	@echo "make deps       install missing Debian packages (scripts/packages.txt)"
 	@echo "make flash [PORT=/dev/ttyACM0] flash a real meter (without PORT: the one Mega on USB)"
+	@echo "make man        manual pages and bash completion from mw's --help (build/man)"
 	@echo "make install PREFIX=/usr/local ; make clean ; make format"
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

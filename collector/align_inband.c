@@ -10,6 +10,7 @@
 #include "align_inband.h"
 #include "cli.h"
 #include "inband_share.h"
+#include "json_schema.h"
 #include "textout.h"
 
 static void json_node(FILE *out, const mw_inband_align_node *a)
@@ -69,7 +70,7 @@ int mw_align_inband_cmd(const char *rundir, int json)
     }
     int any = 0;
     if (json) {
-        fputs("{\"run\": ", stdout);
+        fputs("{\"schema\": \"" MW_SCHEMA_ALIGN "\", \"run\": ", stdout);
         mw_out_json_string(stdout, rundir);
         fputs(", \"inband\": [", stdout);
     }

@@ -8,6 +8,7 @@
 
 #include "analyze_print.h"
 #include "textout.h"
+#include "json_schema.h"
 
 /* J with 6 decimals (JSON) */
 static const char *joules6(char *buf, size_t len, mw_energy_pj pj)
@@ -100,6 +101,8 @@ static void json_channel(FILE *out, const mw_analysis_run *r, const mw_analysis_
     json_string_or_null(out, mw_analysis_idle_source_name(c->idle_source));
     fprintf(out, ", \"dynamic_energy_j\": %s",
             an_dbl(b, sizeof b, mw_analysis_dynamic_j(c, c->energy_pj, c->covered_ns), 6, "", 1));
+    fprintf(out, ",\n     \"work_s\": %s", seconds6(b, sizeof b, c->work_ns));
+    fprintf(out, ", \"work_energy_j\": %s", joules6(b, sizeof b, c->work_energy_pj));
     fprintf(out, ",\n     \"pow_idle_w\": %s",
             an_dbl(b, sizeof b, mw_analysis_idle_w(&c->kde), 3, "", 1));
     fprintf(out, ", \"pow_work_w\": %s",
@@ -157,6 +160,7 @@ static void json_rank(FILE *out, const mw_analysis_run *r, const mw_analysis_ran
             seconds6(b, sizeof b, (__int128)rk->end_ns - rk->start_ns));
     fprintf(out, ", \"energy_j\": %s", joules6(b, sizeof b, rk->energy_pj));
     fprintf(out, ", \"work_s\": %s", seconds6(b, sizeof b, rk->work_ns));
+    fprintf(out, ", \"work_inferred_s\": %s", seconds6(b, sizeof b, rk->inferred_ns));
     fprintf(out, ", \"work_energy_j\": %s}", joules6(b, sizeof b, rk->work_energy_pj));
 }
 
@@ -223,7 +227,7 @@ static void json_aggregate(FILE *out, const mw_analysis_aggregate *a)
 
 void mw_analyze_print_json(FILE *out, const mw_analysis_run *const *runs, size_t nruns)
 {
-    fputs("{\n  \"version\": 1,\n  \"runs\": [\n", out);
+    fputs("{\n  \"schema\": \"" MW_SCHEMA_ANALYZE "\",\n  \"version\": 1,\n  \"runs\": [\n", out);
     for (size_t i = 0; i < nruns; i++) {
         json_run(out, runs[i]);
         fputs(i + 1 < nruns ? ",\n" : "\n", out);

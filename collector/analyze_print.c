@@ -8,6 +8,7 @@
 #include "analyze_print.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,8 +188,8 @@ static void text_levels(FILE *out, const mw_analysis_run *r)
         if (c->split.state == MW_ANALYSIS_SKIPPED) {
             fputs("  note: ", out);
             mw_out_text(out, c->name);
-            fputs(" split: no working phases (compute, user, omp, gpu, cuda; not user "
-                  "idle.../wait...) on its ranks\n",
+            fputs(" split: no computation on its ranks (no time of theirs outside MPI "
+                  "and waits)\n",
                   out);
         }
     }
@@ -232,13 +233,14 @@ static void text_phases(FILE *out, const mw_analysis_run *r)
 
 static void text_ranks(FILE *out, const mw_analysis_run *r)
 {
-    table kt = {.ncols = 9, .align = "rllrrrrrr"};
-    const char *khead[] = {"rank",     "host",   "channels",  "start",      "end",
-                           "duration", "energy", "work time", "work energy"};
+    table kt = {.ncols = 10, .align = "rllrrrrrrr"};
+    const char *khead[] = {"rank",     "host",   "channels",  "start",    "end",
+                           "duration", "energy", "work time", "inferred", "work energy"};
     table_add(&kt, khead);
+    int inferred = 0;
     for (size_t k = 0; k < r->nranks; k++) {
         const mw_analysis_rank *rk = &r->ranks[k];
-        char rn[32], ch[512] = "", st[64], en[64], du[64], e[64], wt[64], we[64];
+        char rn[32], ch[512] = "", st[64], en[64], du[64], e[64], wt[64], we[64], in[64];
         snprintf(rn, sizeof rn, "%d", rk->rank);
         for (size_t j = 0; j < rk->nchannels; j++) {
             if (j) strncat(ch, ",", sizeof ch - strlen(ch) - 1);
@@ -252,10 +254,18 @@ static void text_ranks(FILE *out, const mw_analysis_run *r)
                              an_secs(du, sizeof du, (__int128)rk->end_ns - rk->start_ns, 1),
                              energy_text(e, sizeof e, rk->energy_pj),
                              an_secs(wt, sizeof wt, rk->work_ns, 1),
+                             an_secs(in, sizeof in, rk->inferred_ns, 1),
                              energy_text(we, sizeof we, rk->work_energy_pj)};
         table_add(&kt, row);
+        if (rk->inferred_ns > 0) inferred = 1;
     }
     table_print(&kt, out);
+    fputs("work time: a rank's time outside MPI and waits (docs/analysis.md, \"Computation\")",
+          out);
+    fputs(inferred ? "; inferred: the part of it no phase of the program marked as working "
+                     "(all of it for a program with only MPI phases)\n"
+                   : "\n",
+          out);
 }
 
 static void text_run(FILE *out, const mw_analysis_run *r)
@@ -269,6 +279,14 @@ static void text_run(FILE *out, const mw_analysis_run *r)
             an_secs(a, sizeof a, mw_analysis_since_ns(r, r->first_ns), 1),
             an_secs(b, sizeof b, mw_analysis_since_ns(r, r->last_ns), 1),
             an_secs(d, sizeof d, (__int128)r->last_ns - r->first_ns, 1));
+    int64_t span, cov;
+    char note[160];
+    if (mw_analysis_coverage(r, &span, &cov, note, sizeof note))
+        fprintf(out, "warning: %s: the figures are of the covered time only (gaps: mw show)\n",
+                note);
+    if (r->probe_dropped > 0)
+        fprintf(out, "warning: the probes dropped %" PRId64 " events: phases and computation are "
+                     "incomplete (docs/probe.md, MW_PROBE_RING_EVENTS)\n", r->probe_dropped);
     fputs("\nenergy\n", out);
     text_energy(out, r);
     fputs("\npower levels (kde: the paper's kernel density; gmm: 2-component Gaussian "

@@ -11,13 +11,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mw_num.h"
 
 int mw_calibrate_number(const char *arg, double lo, double hi, double *out)
 {
-    double v;
-    if (mw_cli_number(arg, &v) || !(v >= lo && v <= hi)) return -1;
-    *out = v;
-    return 0;
+    return mw_num_double(arg, lo, hi, out) ? -1 : 0;
 }
 
 void mw_calibrate_event(void *ctx, mw_calib_event ev, const char *text, const mw_calib_reading *r)

@@ -24,7 +24,9 @@ typedef struct {
 
 /* Fill ch for a meter with n current channels from list (may be NULL) or the config file.
  * Returns 0, or -1 with a message naming the file and line, or the list, in err. A missing
- * config file is not an error. */
+ * config file is not an error, unless $MW_CHANNELS_FILE names it; a file that cannot be read
+ * (a loop of links, no permission, a directory, a FIFO nobody writes within 10 s) or that is
+ * over 1 MiB, or a line over 4096 bytes, or a NUL byte, is. */
 int mw_channels_load(mw_channels *ch, int n, const char *list, char *err, size_t errlen);
 /* The config file's path (for messages and --help). */
 void mw_channels_file(char *out, size_t n);

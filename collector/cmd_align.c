@@ -10,10 +10,14 @@
  * that nested or per-thread phases count once, and the channel's windows, in seconds since
  * the run's start, for mw_align_estimate(). Text by default, or one JSON
  * object. No pattern (no such phases, or none beginning or ending within the windows) is
- * unusable input: exit 2; a pattern the power does not follow exits 1. */
+ * unusable input: exit 2; a pattern the power does not follow, or not better than shifted
+ * copies of it (models/include/align.h's significance test), prints "cannot tell" and
+ * exits 1. Without compute or user phases the busy shape is each process's computation by
+ * the one rule (mw_phase_class.h), inferred from its MPI phases. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,7 @@
 #include "textout.h"
 #include "mw_run.h"
 #include "mw_store.h"
+#include "json_schema.h"
 
 typedef struct {
     const char *rundir;
@@ -42,13 +47,17 @@ static void usage(FILE *out)
             "pattern in the run's phases: the busy phases' shape (1 while a process is busy,\n"
             "0 idle), averaged over every window shifted by a trial offset, is correlated with\n"
             "the measured window powers within +-2 s; the best offset is refined to a fraction\n"
-            "of a ms. With enough pattern at both ends of the run the offset is estimated at\n"
-            "each end too, giving the drift. The uncertainty is one standard error of the\n"
-            "least-squares fit (docs/analysis.md, \"Alignment check\").\n\n"
+            "of a ms. The match is tested against 39 shifted copies of the pattern: unless it\n"
+            "beats them all, and no other offset fits about as well, the answer is \"cannot\n"
+            "tell\", never a number. With a significant pattern at both ends of the run the\n"
+            "offset is estimated at each end too, giving the drift. The uncertainty is one\n"
+            "standard error of the least-squares fit, widened when the residuals are\n"
+            "correlated (docs/analysis.md, \"Alignment check\").\n\n"
             "  --channel NAME       the channel to check (default: the first whose host ran\n"
             "                       busy phases, or the only channel)\n"
             "  --phases KIND|NAME   the busy phases: those of this kind or name (default: kind\n"
-            "                       compute, or kind user when there are none)\n"
+            "                       compute, else kind user, else the computation inferred\n"
+            "                       from the MPI phases: each process's time outside MPI)\n"
             "  --inband             instead, each node's wall channel against its in-band\n"
             "                       power (RAPL, GPUs: mw record --inband; docs/inband.md)\n"
             "  --json               one JSON object instead of text\n"
@@ -56,8 +65,9 @@ static void usage(FILE *out)
             "Offsets are in ms, positive when the meter's timeline is late (a change of power\n"
             "is stamped after the phase that caused it); drift in ppm, positive when the\n"
             "offset grows during the run.\n\n"
-            "Exit status: 0 estimated, 1 the power does not follow the pattern, 2 bad usage,\n"
-            "not a run, or no load pattern.\n");
+            "Exit status: 0 estimated, 1 cannot tell (the power does not follow the pattern\n"
+            "better than chance, or the pattern repeats), 2 bad usage, not a run, or no load\n"
+            "pattern.\n");
 }
 
 /* Returns -1 when parsing went fine, else the exit code. */
@@ -71,10 +81,13 @@ static int parse_args(int argc, char **argv, align_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("align", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'c':
             if (!*optarg) return mw_cli_usage_error("align", "--channel: needs a name");
@@ -114,7 +127,7 @@ typedef struct {
     const char *rundir;
     int64_t origin_ns;
     mw_align_channel ch;
-    char select[160]; /* what the phases were selected by, for the report */
+    char select[256]; /* what the phases were selected by, for the report */
     size_t phases, processes;
     mw_align_window *w;
     size_t nw;
@@ -133,7 +146,7 @@ static int run_error(const align_run *r)
 static int pick_phases(align_run *r, const align_opts *o, mw_align_selector *sel, int64_t *count)
 {
     static const char *const kinds[] = {"compute", "user"};
-    *sel = (mw_align_selector){*r->ch.host ? r->ch.host : NULL, o->phases, 1};
+    *sel = (mw_align_selector){*r->ch.host ? r->ch.host : NULL, o->phases, 1, 0};
     *count = 0;
     if (o->phases) {
         if (mw_align_run_count(r->s, sel, count)) return run_error(r);
@@ -146,13 +159,19 @@ static int pick_phases(align_run *r, const align_opts *o, mw_align_selector *sel
         if (mw_align_run_count(r->s, sel, count)) return run_error(r);
         if (*count) return 0;
     }
+    /* none marked: the computation by the one rule, inferred from the MPI phases */
+    sel->what = "computation";
+    sel->computation = 1;
+    if (mw_align_run_count(r->s, sel, count)) return run_error(r);
+    if (*count) return 0;
+    sel->computation = 0;
     sel->what = NULL;
     return 0;
 }
 
 static const char *what_phases(const align_opts *o)
 {
-    return o->phases ? o->phases : "compute or user";
+    return o->phases ? o->phases : "compute or user (nor MPI phases to infer the computation from)";
 }
 
 /* The channel named --channel, or the first whose host ran busy phases (any channel when
@@ -216,8 +235,14 @@ static int pick(align_run *r, const align_opts *o, mw_align_selector *sel)
         return MW_EXIT_USAGE;
     }
     r->phases = (size_t)count;
-    snprintf(r->select, sizeof r->select, "%s '%s'%s%s", sel->by_name ? "kind or name" : "kind",
-             sel->what, *r->ch.host ? " on " : " on any host", r->ch.host);
+    if (sel->computation)
+        snprintf(r->select, sizeof r->select,
+                 "the computation (time outside MPI and waits, inferred)%s%.120s",
+                 *r->ch.host ? " on " : " on any host", r->ch.host);
+    else
+        snprintf(r->select, sizeof r->select, "%s '%.80s'%s%.120s",
+                 sel->by_name ? "kind or name" : "kind", sel->what,
+                 *r->ch.host ? " on " : " on any host", r->ch.host);
     return -1;
 }
 
@@ -241,14 +266,25 @@ static void json_fit(FILE *out, const char *key, const mw_align_fit *f, int have
     }
     fprintf(out,
             "{\"time_s\": %.3f, \"offset_ms\": %.3f, \"uncertainty_ms\": %.3f, "
-            "\"correlation\": %.4f, \"windows\": %zu, \"edges\": %zu}",
-            f->time_s, f->offset_s * 1e3, f->sigma_s * 1e3, f->correlation, f->windows, f->edges);
+            "\"correlation\": %.4f, \"p_value\": %.3f, \"windows\": %zu, \"edges\": %zu}",
+            f->time_s, f->offset_s * 1e3, f->sigma_s * 1e3, f->correlation, f->p_value, f->windows,
+            f->edges);
 }
 
-static void print_json(const align_run *r, const mw_align_result *a)
+/* a number, or null when told is 0 */
+static void json_num(FILE *out, const char *key, int told, const char *fmt, double v)
+{
+    fprintf(out, ",\n  \"%s\": ", key);
+    if (told)
+        fprintf(out, fmt, v);
+    else
+        fputs("null", out);
+}
+
+static void print_json(const align_run *r, const mw_align_result *a, int told)
 {
     FILE *out = stdout;
-    fputs("{\n  \"run\": ", out);
+    fputs("{\n  \"schema\": \"" MW_SCHEMA_ALIGN "\",\n  \"run\": ", out);
     mw_out_json_string(out, r->rundir);
     fputs(",\n  \"channel\": ", out);
     mw_out_json_string(out, r->ch.name);
@@ -262,11 +298,20 @@ static void print_json(const align_run *r, const mw_align_result *a)
     const mw_align_fit *f = &a->all;
     fprintf(out,
             ",\n  \"phase_count\": %zu,\n  \"processes\": %zu,\n  \"windows\": %zu,\n"
-            "  \"edges\": %zu,\n  \"offset_ms\": %.3f,\n  \"uncertainty_ms\": %.3f,\n"
-            "  \"correlation\": %.4f,\n  \"base_w\": %.3f,\n  \"gain_w\": %.3f,\n"
-            "  \"noise_w\": %.3f",
-            r->phases, r->processes, f->windows, f->edges, f->offset_s * 1e3, f->sigma_s * 1e3,
-            f->correlation, f->base_w, f->gain_w, f->noise_w);
+            "  \"edges\": %zu,\n  \"significant\": %s",
+            r->phases, r->processes, f->windows, f->edges, told ? "true" : "false");
+    json_num(out, "offset_ms", told, "%.3f", f->offset_s * 1e3);
+    json_num(out, "uncertainty_ms", told, "%.3f", f->sigma_s * 1e3);
+    fprintf(out, ",\n  \"correlation\": %.4f,\n  \"shifted_patterns\": %zu", f->correlation,
+            f->shifts);
+    /* the test's figures only where the test ran, the fit's only where it told */
+    json_num(out, "shifted_best_correlation", f->shifts > 0, "%.4f", f->null_r);
+    json_num(out, "p_value", f->shifts > 0, "%.3f", f->p_value);
+    json_num(out, "peak_width_ms", told, "%.1f", f->peak_width_s * 1e3);
+    json_num(out, "residual_correlation_windows", told, "%.2f", f->tau);
+    json_num(out, "base_w", told, "%.3f", f->base_w);
+    json_num(out, "gain_w", told, "%.3f", f->gain_w);
+    json_num(out, "noise_w", told, "%.3f", f->noise_w);
     json_fit(out, "start", &a->head, a->have_drift);
     json_fit(out, "end", &a->tail, a->have_drift);
     if (a->have_drift)
@@ -282,18 +327,45 @@ static void print_json(const align_run *r, const mw_align_result *a)
     fputs("\n}\n", out);
 }
 
-static void print_text(const align_run *r, const mw_align_result *a)
+static void print_text(const align_run *r, const mw_align_result *a, int told)
 {
     const mw_align_fit *f = &a->all;
-    printf("run          %s\n", r->rundir);
-    printf("channel      %s%s%s%s\n", r->ch.name, *r->ch.host ? " (host " : "", r->ch.host,
-           *r->ch.host ? ")" : "");
-    printf("pattern      %zu phases of %s, %zu process%s; %zu edges in %zu windows\n", r->phases,
-           r->select, r->processes, r->processes == 1 ? "" : "es", f->edges, f->windows);
+    printf("run          ");
+    mw_out_text(stdout, r->rundir);
+    printf("\nchannel      ");
+    mw_out_text(stdout, r->ch.name);
+    if (*r->ch.host) {
+        printf(" (host ");
+        mw_out_text(stdout, r->ch.host);
+        printf(")");
+    }
+    printf("\npattern      %zu phases of ", r->phases);
+    mw_out_text(stdout, r->select);
+    printf(", %zu process%s; %zu edges in %zu windows\n", r->processes,
+           r->processes == 1 ? "" : "es", f->edges, f->windows);
+    if (!told) {
+        printf("offset       cannot tell\n");
+        printf("why          ");
+        mw_out_text(stdout, a->note);
+        printf("\n");
+        if (f->shifts)
+            printf("test         r = %.4f at the best offset; %zu shifted copies of the pattern "
+                   "reach %.4f (p = %.3f)\n",
+                   f->correlation, f->shifts, f->null_r, f->p_value);
+        printf("drift        cannot tell\n");
+        return;
+    }
     printf("offset       %+.3f ms +- %.3f ms (1 standard error; positive: the meter is late)\n",
            f->offset_s * 1e3, f->sigma_s * 1e3);
-    printf("fit          r = %.4f; power = %.3f W + %.3f W x busy processes, residual %.3f W\n",
+    printf("test         beats %zu shifted copies of the pattern (best of them r = %.4f; "
+           "p <= %.3f); correlation peak %.0f ms wide\n",
+           f->shifts, f->null_r, f->p_value, f->peak_width_s * 1e3);
+    printf("fit          r = %.4f; power = %.3f W + %.3f W x busy processes, residual %.3f W",
            f->correlation, f->base_w, f->gain_w, f->noise_w);
+    if (f->tau > 1.5)
+        printf(" (correlated over %.1f windows: the error is widened by %.1fx)", f->tau,
+               sqrt(f->tau));
+    printf("\n");
     if (a->have_drift) {
         printf("start        %+.3f ms +- %.3f ms at %.3f s (%zu edges)\n", a->head.offset_s * 1e3,
                a->head.sigma_s * 1e3, a->head.time_s, a->head.edges);
@@ -302,7 +374,9 @@ static void print_text(const align_run *r, const mw_align_result *a)
         printf("drift        %+.1f ppm +- %.1f ppm (positive: the offset grows)\n", a->drift_ppm,
                a->drift_sigma_ppm);
     } else {
-        printf("drift        - (%s)\n", a->note);
+        printf("drift        cannot tell (");
+        mw_out_text(stdout, a->note);
+        printf(")\n");
     }
 }
 
@@ -340,15 +414,15 @@ int cmd_align(int argc, char **argv)
             fprintf(stderr, "mw align: %s: no load pattern in channel '%s': %s\n", o.rundir,
                     r.ch.name, a.note);
             rc = MW_EXIT_USAGE;
-        } else if (e) {
+        } else if (e && e != MW_ALIGN_NOT_SIGNIFICANT) {
             fprintf(stderr, "mw align: %s: channel '%s': %s\n", o.rundir, r.ch.name, a.note);
             rc = MW_EXIT_FAIL;
         } else {
             if (o.json)
-                print_json(&r, &a);
+                print_json(&r, &a, !e);
             else
-                print_text(&r, &a);
-            rc = MW_EXIT_OK;
+                print_text(&r, &a, !e);
+            rc = e ? MW_EXIT_FAIL : MW_EXIT_OK;
         }
     }
     free(r.w);

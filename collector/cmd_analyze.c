@@ -1,4 +1,4 @@
-/* cmd_analyze — "mw analyze RUNDIR... [--json] [--from S --to S] [--idle-power W]": energy
+/* cmd_analyze — "mw analyze RUNDIR... [--json] [--from S --to S] [--idle-power W|NAME=W]": energy
  * per channel, phase, rank and node, Pow_idle/Pow_work three ways, and mean +- sd across
  * runs (docs/analysis.md describes every figure and JSON key).
  *
@@ -20,11 +20,13 @@
 #include "builtin.h"
 #include "cli.h"
 #include "mw_alloc.h"
+#include "mw_num.h"
 #include "textout.h"
 #include "mw_analysis.h"
 #include "mw_sweepindex.h"
 
 #define AN_MAX_RUNS 4096
+#define AN_MAX_IDLE_W 1e6 /* --idle-power: a megawatt per channel is past any meter */
 
 typedef struct {
     char name[MW_ANALYSIS_NAME];
@@ -44,7 +46,8 @@ typedef struct {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: mw analyze RUNDIR... [--json] [--from S] [--to S] [--idle-power W]\n\n"
+    fprintf(out, "usage: mw analyze RUNDIR... [--json] [--from S] [--to S]\n"
+                 "                  [--idle-power W|NAME=W[,NAME=W...]]...\n\n"
                  "Energy and power levels of runs (docs/analysis.md):\n"
                  "  per channel   energy (windows' power x time, partial windows pro rata), the\n"
                  "                meter's counter over the same span and the difference, mean\n"
@@ -60,17 +63,17 @@ static void usage(FILE *out)
                  "                their energy;\n"
                  "and, for several runs, mean ± sd per channel name.\n\n"
                  "  --json          one JSON document instead of text (keys: docs/analysis.md)\n"
-                 "  --from S        analyse from S seconds after the run's start (default: all)\n"
+                 "  --from S        analyse from S seconds after the run's start (default: all;\n"
+                 "                  -1e9 to 1e9)\n"
                  "  --to S          ... up to S seconds after it\n"
                  "  --idle-power W  idle power for the dynamic energy: W watts for every channel,\n"
-                 "                  or NAME=W[,NAME=W...] per channel (repeatable); default: the\n"
-                 "                  mean power over the run's idle baseline (mw record --idle)\n"
+                 "                  or NAME=W[,NAME=W...] per channel (repeatable; 0 to 1e6 W);\n"
+                 "                  default: the mean power over the run's idle baseline\n"
+                 "                  (mw record --idle)\n"
                  "  -h, --help      this text\n\n"
                  "A RUNDIR may be a SWEEPDIR (mw sweep, docs/sweep.md): its finished runs.\n"
                  "Unusable input (not a run, no samples, an empty range) exits 2.\n");
 }
-
-/* a finite number filling the whole string */
 
 static int parse_idle(an_opts *o, const char *arg)
 {
@@ -81,9 +84,12 @@ static int parse_idle(an_opts *o, const char *arg)
     for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
         double w;
-        if (mw_cli_number(eq ? eq + 1 : item, &w) || w < 0)
-            return mw_cli_usage_error("analyze", "--idle-power: '%s' is not W or NAME=W (W >= 0)",
-                                      item);
+        int bad = mw_num_double(eq ? eq + 1 : item, 0, AN_MAX_IDLE_W, &w);
+        if (bad == -1)
+            return mw_cli_usage_error("analyze", "--idle-power: '%s' is not W or NAME=W", item);
+        if (bad)
+            return mw_cli_usage_error("analyze", "--idle-power: '%s' is out of range (0 to %g W)",
+                                      item, AN_MAX_IDLE_W);
         if (o->nidle == MW_ANALYSIS_MAX_CHANNELS + 1)
             return mw_cli_usage_error("analyze", "--idle-power: too many channels");
         idle_power *ip = &o->idle[o->nidle++];
@@ -106,20 +112,24 @@ static int parse_args(int argc, char **argv, an_opts *o)
         {"to", required_argument, NULL, 't'}, {"idle-power", required_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0},
     };
+    static const int repeatable[] = {'i', 0};
+    mw_cli_seen seen = {0};
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         double v;
+        int rc = mw_cli_once_opt("analyze", &seen, opts, c, repeatable);
+        if (rc) return rc;
         switch (c) {
         case 'j':
             o->json = 1;
             break;
         case 'f':
         case 't':
-            if (mw_cli_number(optarg, &v) || fabs(v) >= 1e9)
-                return mw_cli_usage_error("analyze", "--%s: '%s' is not a number of seconds",
-                                          c == 'f' ? "from" : "to", optarg);
+            if ((rc = mw_cli_double("analyze", c == 'f' ? "--from" : "--to", optarg, -1e9, 1e9, "s",
+                                    &v)))
+                return rc;
             if (c == 'f') {
                 o->have_from = 1;
                 o->from_s = v;
@@ -128,11 +138,9 @@ static int parse_args(int argc, char **argv, an_opts *o)
                 o->to_s = v;
             }
             break;
-        case 'i': {
-            int rc = parse_idle(o, optarg);
-            if (rc >= 0) return rc;
+        case 'i':
+            if ((rc = parse_idle(o, optarg)) >= 0) return rc;
             break;
-        }
         case 'h':
             usage(stdout);
             return MW_EXIT_OK;

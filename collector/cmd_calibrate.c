@@ -27,6 +27,7 @@
 #include "calibrate_ui.h"
 #include "cli.h"
 #include "meter_spec.h"
+#include "mw_num.h"
 
 #define DEFAULT_WINDOWS 16
 
@@ -114,8 +115,8 @@ static void usage(FILE *out)
 /* --channel N: a new reference, *last. -1 to go on, or the exit status. */
 static int parse_channel(const char *arg, cal_opts *o, mw_calib_ref **last)
 {
-    double v;
-    if (mw_calibrate_number(arg, 1, MW_PROTO_MAX_I, &v) || v != (int)v)
+    int64_t v;
+    if (mw_num_int64(arg, 1, MW_PROTO_MAX_I, &v))
         return mw_cli_usage_error("calibrate", "--channel: '%s' is not a channel 1..15", arg);
     for (int i = 0; i < o->nrefs; i++)
         if (o->refs[i].ch == (int)v)
@@ -153,7 +154,7 @@ static int parse_ref(int c, const char *arg, mw_calib_ref *last)
 /* One option with a value (other than --meter). -1 to go on, or the exit status. */
 static int parse_value(int c, const char *arg, cal_opts *o, mw_calib_ref **last)
 {
-    double v;
+    int64_t v;
     switch (c) {
     case O_VREF:
         if (mw_calibrate_number(arg, 1, 1000, &o->ref_vrms_v))
@@ -167,12 +168,12 @@ static int parse_value(int c, const char *arg, cal_opts *o, mw_calib_ref **last)
             return mw_cli_usage_error("calibrate", "--no-load-max: '%s' is not a power in W", arg);
         return -1;
     case O_WIN:
-        if (mw_calibrate_number(arg, 4, 400, &v) || v != (int)v)
+        if (mw_num_int64(arg, 4, 400, &v))
             return mw_cli_usage_error("calibrate", "--windows: '%s' is not 4..400", arg);
         o->windows = (int)v;
         return -1;
     case O_DATE:
-        if (mw_calibrate_number(arg, 0, 1e8, &v) || v != (uint32_t)v || strlen(arg) != 8 ||
+        if (mw_num_int64(arg, 0, 99999999, &v) || strlen(arg) != 8 ||
             !mw_calib_date_valid((uint32_t)v))
             return mw_cli_usage_error("calibrate", "--date: '%s' is not a date YYYYMMDD", arg);
         o->date = (uint32_t)v;
@@ -244,7 +245,11 @@ static int parse_args(int argc, char **argv, cal_opts *o)
     opterr = 0;
     int c, rc = -1;
     mw_calib_ref *last = NULL;
+    mw_cli_seen seen = {0}; /* a load's --channel, --reference-* may repeat, one per load */
+    static const int per_load[] = {O_CH, O_P, O_I, O_PF, 0};
     while (rc < 0 && (c = getopt_long(argc, argv, ":hy", opts, NULL)) != -1) {
+        if ((rc = mw_cli_once_opt("calibrate", &seen, opts, c, per_load)) != 0) return rc;
+        rc = -1;
         if (c == 'm')
             o->meter = optarg;
         else if (c == 'y' || c == O_YES)

@@ -1,6 +1,6 @@
 /* cmd_dvfs — "mw dvfs RUNDIR [--freqs LIST] [--pd W | --pd NODE=W,...] [--ps-fraction X |
  * --ps W] [--method maxdist|edp|rr|oracle|all] [--json]": choose a CPU frequency for every
- * rank of a recorded MPI run with seed 003's models (models/include/dvfs.h), as if the run were one
+ * rank of a recorded MPI run with Fanfakh's models (models/include/dvfs.h), as if the run were one
  * iteration measured at the highest frequency, and print each method's gears and its
  * predicted energy saving, performance degradation and distance.
  *
@@ -28,6 +28,7 @@
 #include "mw_run.h"
 #include "mw_store.h"
 #include "textout.h"
+#include "json_schema.h"
 
 /* the defaults and the gear table are models/include/dvfs_run.h's, shared with mw plot --kind dvfs
  */
@@ -35,6 +36,7 @@
 #define DEFAULT_PS_FRACTION MW_DVFS_PS_FRACTION
 #define ORACLE_MAX_COMBOS MW_DVFS_ORACLE_MAX_COMBOS
 #define MAX_GEARS MW_DVFS_MAX_GEARS
+#define DV_MAX_W MW_DVFS_MAX_PD_W /* --ps, --pd: watts, at most */
 
 /* --method: models/include/dvfs_run.h's selector 1 << k is method_names[k] */
 #define M_ALL 15
@@ -57,7 +59,7 @@ static void usage(FILE *out)
         "               [--ps-fraction X | --ps W] [--method maxdist|edp|rr|oracle|all] "
         "[--json]\n\n"
         "Chooses a CPU frequency for every rank of a recorded MPI run with the energy and\n"
-        "time models of seed 003 (Fanfakh's thesis; docs/models.md, \"DVFS\"): the run is\n"
+        "time models of Fanfakh's PhD thesis (2016; docs/models.md, \"DVFS\"): the run is\n"
         "taken as one iteration at the highest frequency; computation time scales with\n"
         "F_max/F, communication (and waiting) time does not; dynamic energy scales as\n"
         "(F/F_max)^2, static power is constant. Prints each method's frequency per rank, the\n"
@@ -66,11 +68,12 @@ static void usage(FILE *out)
         "  --freqs LIST       available frequencies, GHz, comma-separated (2.5,2.2,1.8);\n"
         "                     default: this machine's cpufreq table\n"
         "                     (" DEFAULT_CPUFREQ ")\n"
-        "  --pd W             dynamic power of every rank, W (default: measured, eq. 3.15:\n"
+        "  --pd W             dynamic power of every rank, 0 to 1e6 W (default: measured, eq. "
+        "3.15:\n"
         "                     max - min window power of its channels, shared among their ranks)\n"
         "  --pd NODE=W,...    dynamic power of some ranks (NODE: a rank number or a host name)\n"
-        "  --ps-fraction X    static power = X times the dynamic power (default 0.20)\n"
-        "  --ps W             static power of every rank, W\n"
+        "  --ps-fraction X    static power = X times the dynamic power (0 to 100; default 0.20)\n"
+        "  --ps W             static power of every rank, 0 to 1e6 W\n"
         "  --method M         maxdist (Algorithm 5), edp (eq. 4.8 on the same search), rr\n"
         "                     (Rauber-Runger, eq. 2.3), oracle (every gear combination, up to\n"
         "                     1,000,000), or all (default)\n"
@@ -81,20 +84,27 @@ static void usage(FILE *out)
         "  -h, --help         this text\n");
 }
 
-/* --ps W or --ps-fraction X: a number >= 0. 0, or -1. */
-static int nonneg_opt(int argc, char **argv, int *i, const char *name, double *x)
+/* --ps W or --ps-fraction X: a number in [0, max]. -1 to go on, or the exit status. */
+static int nonneg_opt(int argc, char **argv, int *i, const char *name, double max, const char *unit,
+                      double *x)
 {
     const char *v = mw_longopt_value(argc, argv, i, name);
-    return !v || mw_cli_number(v, x) || *x < 0 ? -1 : 0;
+    if (!v) return mw_cli_usage_error("dvfs", "%s needs a value", name);
+    int rc = mw_cli_double("dvfs", name, v, 0, max, unit, x);
+    return rc ? rc : -1;
 }
 
 static int parse_args(int argc, char **argv, dv_opts *o)
 {
     o->ps_fraction = DEFAULT_PS_FRACTION;
     o->methods = M_ALL;
-    int have_fraction = 0;
+    int have_fraction = 0, rc;
+    static const char *const once[] = {"--freqs",       "--pd",     "--ps",
+                                       "--ps-fraction", "--method", NULL};
+    mw_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if ((rc = mw_longopt_once("dvfs", &seen, a, once))) return rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return MW_EXIT_OK;
@@ -107,12 +117,11 @@ static int parse_args(int argc, char **argv, dv_opts *o)
             if (!(o->pd = mw_longopt_value(argc, argv, &i, "--pd")) || !*o->pd)
                 return mw_cli_usage_error("dvfs", "--pd needs W or NODE=W,...");
         } else if (mw_longopt_is(a, "--ps")) {
-            if (nonneg_opt(argc, argv, &i, "--ps", &o->ps_w))
-                return mw_cli_usage_error("dvfs", "--ps needs a static power >= 0, W");
+            if ((rc = nonneg_opt(argc, argv, &i, "--ps", DV_MAX_W, "W", &o->ps_w)) >= 0) return rc;
             o->has_ps = 1;
         } else if (mw_longopt_is(a, "--ps-fraction")) {
-            if (nonneg_opt(argc, argv, &i, "--ps-fraction", &o->ps_fraction))
-                return mw_cli_usage_error("dvfs", "--ps-fraction needs a number >= 0 (0.2)");
+            if ((rc = nonneg_opt(argc, argv, &i, "--ps-fraction", 100, "", &o->ps_fraction)) >= 0)
+                return rc;
             have_fraction = 1;
         } else if (mw_longopt_is(a, "--method")) {
             const char *v = mw_longopt_value(argc, argv, &i, "--method");
@@ -185,7 +194,8 @@ static int rank_powers(const dv_opts *o, mw_dvfs_run *run)
         return mw_cli_usage_error("dvfs", "--pd: '%s' is below 0", o->pd);
     case MW_DVFS_PD_NOT_NODE_W:
         n = (int)len;
-        return mw_cli_usage_error("dvfs", "--pd: '%.*s' is not NODE=W (W >= 0)", n, o->pd + at);
+        return mw_cli_usage_error("dvfs", "--pd: '%.*s' is not W or NODE=W (W from 0 to %g)", n,
+                                  o->pd + at, MW_DVFS_MAX_PD_W);
     case MW_DVFS_PD_NO_NODE:
         n = (int)len;
         return mw_cli_usage_error("dvfs", "--pd: no rank or host '%.*s' in the run", n, o->pd + at);
@@ -300,7 +310,7 @@ static void json_method(FILE *out, const dv_solution *v, int k)
 
 static void print_json(FILE *out, const dv_opts *o, const mw_dvfs_run *run, const dv_solution *v)
 {
-    fprintf(out, "{\"run\": ");
+    fputs("{\"schema\": \"" MW_SCHEMA_DVFS "\", \"run\": ", out);
     mw_out_json_string(out, o->rundir);
     fprintf(out, ", \"model\": \"heterogeneous synchronous cluster (eq. 3.1-3.4)\", "
                  "\"frequencies_source\": ");
@@ -326,7 +336,8 @@ static void print_text(FILE *out, const dv_opts *o, const mw_dvfs_run *run, cons
 {
     size_t n = run->nranks;
     mw_out_text(out, o->rundir); /* names from the run, escaped for the terminal */
-    fprintf(out, ": %zu rank%s, model: heterogeneous synchronous cluster (seed 003 eq. 3.1-3.4)\n",
+    fprintf(out,
+            ": %zu rank%s, model: heterogeneous synchronous cluster (Fanfakh 2016, eq. 3.1-3.4)\n",
             n, n == 1 ? "" : "s");
     fprintf(out, "gears: %zu, %.3f..%.3f GHz (from ", v->ngears, v->ghz[0], v->ghz[v->ngears - 1]);
     mw_out_text(out, v->source);

@@ -1,11 +1,14 @@
 /* cmd_export — "mw export RUNDIR --format csv|json [--what samples|phases|gaps|meta]
- * [-o FILE]": one table of a run (docs/run-store.md) as CSV or JSON, with stable columns.
+ * [-o FILE]": one table of a run (docs/run-store.md) as CSV or JSON, with stable columns;
+ * "--format otf2 -o DIR" and "--format perfetto [-o FILE]": the whole run as a trace for
+ * other tools, written by libmw (mw_export.h).
  *
  * Each table is one cursor of the run store's read API (mw_run.h), read inside one snapshot
  * (consistent even while mw record is writing), turned into rows of fields that are either
- * text (quoted per RFC 4180 in CSV, escaped in JSON) or numbers. Numbers are formatted from the
- * stored integers with integer arithmetic, so a value is written exactly (power_w from mW with 3
- * decimals) or rounded once, half away from zero (time_s from ns to 6 decimals). Times are
+ * text (quoted per RFC 4180 in CSV, never altered, formula-like fields warned about:
+ * csvout.h; escaped in JSON) or numbers. Numbers are formatted from the stored integers with
+ * integer arithmetic, so a value is written exactly (power_w from mW with 3 decimals) or
+ * rounded once, half away from zero (time_s from ns to 6 decimals). Times are
  * seconds since the run's start (meta start_ns, else the first sample's t0_ns). With -o the
  * output goes to a temporary file in FILE's directory that is renamed over FILE only when
  * complete, so an error leaves no half-written FILE. */
@@ -19,12 +22,14 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "csvout.h"
 #include "cli.h"
+#include "mw_export.h"
 #include "mw_run.h"
 #include "mw_store.h"
 #include "textout.h"
 
-typedef enum { FORMAT_UNSET, FORMAT_CSV, FORMAT_JSON } export_format;
+typedef enum { FORMAT_UNSET, FORMAT_CSV, FORMAT_JSON, FORMAT_OTF2, FORMAT_PERFETTO } export_format;
 typedef enum { WHAT_SAMPLES, WHAT_PHASES, WHAT_GAPS, WHAT_META } export_what;
 
 typedef struct {
@@ -32,18 +37,24 @@ typedef struct {
     const char *output; /* -o FILE, NULL = stdout */
     export_format format;
     export_what what;
+    int what_given;
 } export_opts;
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mw export RUNDIR --format csv|json [--what samples|phases|gaps|meta]\n"
-            "                 [-o FILE]\n\n"
+            "                 [-o FILE]\n"
+            "       mw export RUNDIR --format otf2 -o DIR\n"
+            "       mw export RUNDIR --format perfetto [-o FILE]\n\n"
             "Writes one table of a run as CSV (a header line, then one line per row; text\n"
             "quoted per RFC 4180) or JSON (an array of objects with the same keys; meta: one\n"
             "object). Times are seconds since the run's start (meta start_ns, else the first\n"
             "sample's start).\n\n"
-            "  --format csv|json  output format\n"
+            "otf2 (an archive in the new directory DIR) and perfetto (trace-event JSON for\n"
+            "ui.perfetto.dev) write the whole run: phases per rank and thread, every\n"
+            "channel's power (W); docs/cli.md says what goes where.\n\n"
+            "  --format FORMAT    csv, json, otf2 or perfetto\n"
             "  --what TABLE       what to write (default samples):\n"
             "                     samples  time_s (window end), channel (name), power_w,\n"
             "                              vrms_v, irms_a, pf, energy_j (since the run's\n"
@@ -68,20 +79,29 @@ static int parse_args(int argc, char **argv, export_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("export", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'f':
             if (!strcmp(optarg, "csv"))
                 o->format = FORMAT_CSV;
             else if (!strcmp(optarg, "json"))
                 o->format = FORMAT_JSON;
+            else if (!strcmp(optarg, "otf2"))
+                o->format = FORMAT_OTF2;
+            else if (!strcmp(optarg, "perfetto"))
+                o->format = FORMAT_PERFETTO;
             else
-                return mw_cli_usage_error("export", "--format: '%s' is not csv or json", optarg);
+                return mw_cli_usage_error(
+                    "export", "--format: '%s' is not csv, json, otf2 or perfetto", optarg);
             break;
         case 'w':
+            o->what_given = 1;
             if (!strcmp(optarg, "samples"))
                 o->what = WHAT_SAMPLES;
             else if (!strcmp(optarg, "phases"))
@@ -112,7 +132,13 @@ static int parse_args(int argc, char **argv, export_opts *o)
         return mw_cli_usage_error("export", "unexpected argument '%s' (one RUNDIR only)",
                                   argv[optind + 1]);
     o->rundir = argv[optind];
-    if (o->format == FORMAT_UNSET) return mw_cli_usage_error("export", "missing --format csv|json");
+    if (o->format == FORMAT_UNSET)
+        return mw_cli_usage_error("export", "missing --format csv|json|otf2|perfetto");
+    if ((o->format == FORMAT_OTF2 || o->format == FORMAT_PERFETTO) && o->what_given)
+        return mw_cli_usage_error("export", "--what: not with --format %s (it writes the whole run)",
+                                  o->format == FORMAT_OTF2 ? "otf2" : "perfetto");
+    if (o->format == FORMAT_OTF2 && !o->output)
+        return mw_cli_usage_error("export", "--format otf2: needs -o DIR");
     return -1;
 }
 
@@ -152,19 +178,8 @@ typedef struct {
     long rows;
 } writer;
 
-static void csv_text(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
+/* formula-like text fields (csvout.h), for the warning at the end */
+static mw_csv_formulas csv_formulas;
 
 static void writer_begin(writer *w)
 {
@@ -180,11 +195,13 @@ static void writer_begin(writer *w)
 static void writer_row(writer *w, const field *f)
 {
     if (w->format == FORMAT_CSV) {
+        csv_formulas.row = w->rows + 1;
         for (int i = 0; i < w->n; i++) {
             if (i) fputc(',', w->out);
             if (!f[i].s) continue;
+            csv_formulas.column = w->names[i];
             if (f[i].text)
-                csv_text(w->out, f[i].s);
+                mw_csv_text(w->out, f[i].s, &csv_formulas);
             else
                 fputs(f[i].s, w->out);
         }
@@ -314,9 +331,12 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
     const char *k, *v; /* v NULL: a NULL value */
     while ((rc = mw_run_meta_next_nullable(c, &k, &v)) == 1) {
         if (format == FORMAT_CSV) {
-            csv_text(out, k);
+            csv_formulas.row = rows + 1;
+            csv_formulas.column = "key";
+            mw_csv_text(out, k, &csv_formulas);
             fputc(',', out);
-            if (v) csv_text(out, v);
+            csv_formulas.column = "value";
+            if (v) mw_csv_text(out, v, &csv_formulas);
             fputc('\n', out);
         } else {
             fputs(rows ? ",\n" : "\n", out);
@@ -337,6 +357,12 @@ static int export_meta(mw_store *s, FILE *out, export_format format)
 
 static int export_table(mw_store *s, const export_opts *o, FILE *out)
 {
+    if (o->format == FORMAT_PERFETTO) {
+        char err[1024];
+        if (!mw_export_perfetto(s, out, err, sizeof err)) return 0;
+        fprintf(stderr, "mw export: %s\n", err);
+        return -1;
+    }
     if (o->what == WHAT_META) return export_meta(s, out, o->format);
     int64_t origin = 0;
     mw_store_start_ns(s, &origin); /* a run with neither start_ns nor samples: origin 0 */
@@ -391,7 +417,7 @@ static int export_to_file(mw_store *s, const export_opts *o)
     }
     if (rc || werr) {
         unlink(tmp);
-        return MW_EXIT_FAIL;
+        return rc && mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL; /* docs/cli.md */
     }
     return MW_EXIT_OK;
 }
@@ -399,10 +425,16 @@ static int export_to_file(mw_store *s, const export_opts *o)
 int cmd_export(int argc, char **argv)
 {
     export_opts o = {.format = FORMAT_UNSET, .what = WHAT_SAMPLES};
+    memset(&csv_formulas, 0, sizeof csv_formulas);
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if (!mw_store_exists(o.rundir)) {
         fprintf(stderr, "mw export: %s: not a run (no %s there)\n", o.rundir, MW_STORE_DB_NAME);
+        return MW_EXIT_USAGE;
+    }
+    struct stat st;
+    if (o.format == FORMAT_OTF2 && lstat(o.output, &st) == 0) {
+        fprintf(stderr, "mw export: %s: exists (otf2 writes a new directory)\n", o.output);
         return MW_EXIT_USAGE;
     }
     char err[1024];
@@ -413,10 +445,15 @@ int cmd_export(int argc, char **argv)
         return code;
     }
     mw_run_snapshot_begin(s); /* one read transaction: every cursor sees the same snapshot */
-    if (o.output) {
+    if (o.format == FORMAT_OTF2) {
+        if ((rc = mw_export_otf2(s, o.output, err, sizeof err) ? MW_EXIT_FAIL : MW_EXIT_OK))
+            fprintf(stderr, "mw export: %s\n", err);
+    } else if (o.output) {
         rc = export_to_file(s, &o);
     } else {
-        rc = export_table(s, &o, stdout) ? MW_EXIT_FAIL : MW_EXIT_OK;
+        rc = !export_table(s, &o, stdout) ? MW_EXIT_OK
+             : mw_store_bad_input(s)      ? MW_EXIT_USAGE /* a forged value: bad input */
+                                          : MW_EXIT_FAIL;
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "mw export: standard output: write error: %s\n", strerror(errno));
             rc = MW_EXIT_FAIL;
@@ -424,5 +461,6 @@ int cmd_export(int argc, char **argv)
     }
     mw_run_snapshot_end(s);
     mw_store_close(s);
+    mw_csv_formulas_warn(&csv_formulas, "export");
     return rc;
 }

@@ -1,6 +1,6 @@
 /* cmd_fit — "mw fit --model escobar RUNDIR... [--mode predict|fit] [--calibration RUNDIR]
- * [--switch NAME] [--confidence P] [--table FILE] [--json]": the runtime/energy model of seed
- * 000 (§5.2, eq. 3-9; models/include/escobar.h) against recorded eeg-mofs runs.
+ * [--switch NAME] [--confidence P] [--table FILE] [--json]": the runtime/energy model of
+ * Escobar et al. (§5.2, eq. 3-9; models/include/escobar.h) against recorded eeg-mofs runs.
  *
  * The command parses its options, hands the runs to libmwmodels' study (escobar_study.h:
  * the runs read, a SWEEPDIR expanded into its finished runs, the calibration applied, the
@@ -27,7 +27,9 @@
 #include "builtin.h"
 #include "cli.h"
 #include "escobar_study.h"
+#include "longopt.h"
 #include "textout.h"
+#include "json_schema.h"
 
 #define CMD "fit"
 
@@ -45,11 +47,11 @@ static void usage(FILE *out)
             "usage: mw fit --model escobar RUNDIR|SWEEPDIR... [--mode predict|fit]\n"
             "              [--calibration RUNDIR] [--switch NAME] [--confidence P] [--table FILE]\n"
             "              [--json]\n\n"
-            "The runtime and energy model of seed 000 (eq. 3-9) against eeg-mofs runs recorded\n"
-            "by 'mw record -- mpirun ... eeg-mofs ...': per run the measured and predicted\n"
-            "time (the N_Gm global epochs) and energy (every channel over them), NRMSE per\n"
-            "version next to the paper's (time 0.439 v2, 0.787 v3; energy 0.403 v2, 0.744 v3),\n"
-            "and the parameters.\n\n"
+            "The runtime and energy model of Escobar et al. 2019 (eq. 3-9) against eeg-mofs\n"
+            "runs recorded by 'mw record -- mpirun ... eeg-mofs ...': per run the measured\n"
+            "and predicted time (the N_Gm global epochs) and energy (every channel over\n"
+            "them), NRMSE per version next to the paper's (time 0.439 v2, 0.787 v3; energy\n"
+            "0.403 v2, 0.744 v3), and the parameters.\n\n"
             "  --model escobar      the model (required; the only one so far)\n"
             "  --mode predict       parameters from each run itself, or from --calibration\n"
             "                       (default)\n"
@@ -59,7 +61,7 @@ static void usage(FILE *out)
             "  --calibration RUNDIR take the time parameters and the channels' power levels\n"
             "                       from this run (predict), or start the fit from them\n"
             "  --switch NAME        the switch's channel (default: a channel named *switch*)\n"
-            "  --confidence P       of the intervals, in (0, 1) (default 0.95)\n"
+            "  --confidence P       of the intervals, 1e-6 to 0.999999 (default 0.95)\n"
             "  --table FILE         per-run columns for plotting (version n_spop t_measured_s\n"
             "                       t_predicted_s e_measured_j e_predicted_j run)\n"
             "  --json               one JSON object (docs/models.md)\n\n"
@@ -74,9 +76,19 @@ static int parse_args(int argc, char **argv, fit_opts *o)
     o->confidence = 0.95;
     o->runs = calloc((size_t)argc, sizeof *o->runs);
     if (!o->runs) return mw_cli_usage_error(CMD, "out of memory");
+    static const char *const once[] = {
+        "--model", "--mode", "--calibration", "--switch", "--table", "--confidence", NULL};
+    mw_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **val = NULL;
+        if (!strcmp(a, "--")) { /* operands only from here */
+            for (i++; i < argc; i++)
+                o->runs[o->nruns++] = argv[i];
+            break;
+        }
+        int rc = mw_longopt_once(CMD, &seen, a, once);
+        if (rc) return rc;
         if (!strcmp(a, "--model"))
             val = &o->model;
         else if (!strcmp(a, "--mode"))
@@ -92,14 +104,11 @@ static int parse_args(int argc, char **argv, fit_opts *o)
             *val = argv[++i];
         } else if (!strcmp(a, "--confidence")) {
             if (i + 1 >= argc) return mw_cli_usage_error(CMD, "--confidence needs a value");
-            if (mw_cli_number(argv[++i], &o->confidence) || !(o->confidence > 0) ||
-                !(o->confidence < 1))
-                return mw_cli_usage_error(CMD, "--confidence '%s': a number in (0, 1)", argv[i]);
+            if ((rc = mw_cli_double(CMD, "--confidence", argv[++i], 1e-6, 1 - 1e-6, "",
+                                    &o->confidence)))
+                return rc;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
-        } else if (!strcmp(a, "--")) {
-            for (i++; i < argc; i++)
-                o->runs[o->nruns++] = argv[i];
         } else if (a[0] == '-' && a[1]) {
             return mw_cli_usage_error(CMD, "unknown option '%s'", a);
         } else {
@@ -225,7 +234,9 @@ static void json_fit(FILE *out, const mw_escobar_study_group *g, int first)
 static void json_out(FILE *out, const fit_opts *o, const mw_escobar_study_row *rows, int n,
                      const mw_escobar_study_group *g, int ng)
 {
-    fprintf(out, "{\"model\": \"escobar\", \"mode\": \"%s\", \"calibration\": ", o->mode);
+    fprintf(out, "{\"schema\": \"" MW_SCHEMA_FIT "\", \"model\": \"escobar\", \"mode\": \"%s\", "
+                 "\"calibration\": ",
+            o->mode);
     if (o->calibration)
         mw_out_json_string(out, o->calibration);
     else
@@ -259,7 +270,8 @@ static void text_out(FILE *out, const fit_opts *o, const mw_escobar_study_row *r
                      const mw_escobar_study_group *g, int ng)
 {
     char b[6][32];
-    fprintf(out, "model escobar (seed 000 eq. 3-9), mode %s, parameters from %s\n\n", o->mode,
+    fprintf(out, "model escobar (Escobar et al. 2019, eq. 3-9), mode %s, parameters from %s\n\n",
+            o->mode,
             o->fit ? "a least-squares fit per version"
                    : (o->calibration ? o->calibration : "each run itself"));
     fprintf(out, "%-7s %6s %5s %6s %12s %12s %12s %12s  %s\n", "version", "N_Spop", "N", "rounds",
@@ -334,8 +346,8 @@ static int write_table(const char *path, const mw_escobar_study_row *rows, int n
     for (int i = 0; i < n; i++)
         s[i] = &rows[i];
     qsort(s, (size_t)n, sizeof *s, row_order);
-    fprintf(f, "# mw fit --model escobar: seed 000 eq. 3-9, measured vs model; NaN-free, '-' "
-               "for none\n");
+    fprintf(f, "# mw fit --model escobar: Escobar et al. 2019, eq. 3-9, measured vs model; "
+               "NaN-free, '-' for none\n");
     fprintf(f, "# version n_spop t_measured_s t_predicted_s e_measured_j e_predicted_j run\n");
     char b[4][32];
     for (int i = 0; i < n; i++)

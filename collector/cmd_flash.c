@@ -48,11 +48,13 @@ static void usage(FILE *out)
             "  --port PORT    serial port of the meter; without it, the one USB serial port\n"
             "                 that is an Arduino Mega (2341:0010, 2341:0042) or a clone\n"
             "                 (1a86:7523, 0403:6001)\n"
-            "  --timeout S    seconds to wait for the identification line (default 5)\n"
+            "  --timeout S    seconds to wait for the identification line, 0.1 to 3600\n"
+            "                 (default 5)\n"
             "  --no-verify    do not read the flash back (avrdude -V)\n"
             "  --verbose      show avrdude's progress and details\n"
             "  -h, --help     this text\n\n"
-            "Exit status: 0 flashed and identified, 1 failed, 2 bad usage or no single meter.\n");
+            "Exit status: 0 flashed and identified, 1 failed (avrdude, the meter's answer), 2 bad\n"
+            "usage, a HEX file or port that cannot be used, or no single meter.\n");
 }
 
 static double now_s(void)
@@ -194,19 +196,21 @@ static int parse_args(int argc, char **argv, flash_opts *o)
         {"no-verify", no_argument, NULL, 'V'},  {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0; /* 0, not 1: glibc then fully reinitialises getopt (tests call us repeatedly) */
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("flash", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'p':
             if (!*optarg) return mw_cli_usage_error("flash", "--port: needs a port name");
             o->port_arg = optarg;
             break;
         case 't': {
-            if (mw_cli_number(optarg, &o->timeout_s) || !(o->timeout_s > 0) || o->timeout_s > 3600)
-                return mw_cli_usage_error("flash", "--timeout: '%s' is not between 0 and 3600 s",
-                                          optarg);
+            int rc = mw_cli_double("flash", "--timeout", optarg, 0.1, 3600, "s", &o->timeout_s);
+            if (rc) return rc;
             break;
         }
         case 'V':
@@ -247,9 +251,9 @@ static int find_hex(const char *hex_arg, char *hex, size_t hexlen, long *bytes)
                                   hex);
     char err[1024];
     *bytes = mw_simboot_parse_hex(hex, MW_SIMBOOT_ADDR, NULL, NULL, err, sizeof err);
-    if (*bytes < 0) {
+    if (*bytes < 0) { /* missing, unreadable or not Intel HEX: bad input (docs/cli.md) */
         fprintf(stderr, "mw flash: %s\n", err);
-        return MW_EXIT_FAIL;
+        return MW_EXIT_USAGE;
     }
     return -1;
 }
@@ -266,18 +270,18 @@ static int find_port(const char *port_arg, char *port, size_t portlen)
         if (rc) return rc;
     }
     struct stat sb;
-    if (stat(port, &sb) != 0) {
+    if (stat(port, &sb) != 0) { /* an unusable port is bad input, as for --meter */
         fprintf(stderr, "mw flash: %s: %s\n", port, strerror(errno));
-        return MW_EXIT_FAIL;
+        return MW_EXIT_USAGE;
     }
     if (!S_ISCHR(sb.st_mode)) {
         fprintf(stderr, "mw flash: %s is not a serial device\n", port);
-        return MW_EXIT_FAIL;
+        return MW_EXIT_USAGE;
     }
     if (access(port, R_OK | W_OK) != 0) {
         fprintf(stderr, "mw flash: %s: %s (is your user in the dialout group?)\n", port,
                 strerror(errno));
-        return MW_EXIT_FAIL;
+        return MW_EXIT_USAGE;
     }
     return -1;
 }

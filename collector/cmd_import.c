@@ -1,6 +1,6 @@
-/* cmd_import — "mw import --format csv FILE -o RUNDIR [--force]": power traces from other
- * meters (or from mw export) brought in as a run, so that every reader of runs works on them
- * (docs/analysis.md, "Importing traces").
+/* cmd_import — "mw import --format FORMAT FILE -o RUNDIR [--force]": power traces from other
+ * meters (megawatt's CSV, PowerSensor3's dump, Kwollect's JSON, pmlib's CSV) brought in as a run,
+ * so that every reader of runs works on them (docs/analysis.md, "Importing traces").
  *
  * The command parses its options, refuses an existing RUNDIR without --force, and calls
  * libmw's importer (mw_import.h), which reads and checks the whole file before it writes the
@@ -23,17 +23,27 @@
 typedef struct {
     const char *file;
     const char *rundir;
-    int csv;
+    int have_format;
+    mw_import_format format;
     int force;
 } import_opts;
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: mw import --format csv FILE -o RUNDIR [--force]\n\n"
+            "usage: mw import --format FORMAT FILE -o RUNDIR [--force]\n\n"
             "Makes a run (RUNDIR/trace.db) from a power trace recorded by another meter, or\n"
             "written by 'mw export', so that every command that reads runs works on it.\n\n"
-            "FILE is CSV: a header line naming the columns, then one line per window and\n"
+            "FORMAT is one of:\n"
+            "  csv            megawatt's CSV (below; what 'mw export --format csv' writes)\n"
+            "  powersensor3   a PowerSensor3 dump file (psrun -f, PowerSensor::dump): a channel\n"
+            "                 pairN per sensor pair, each marker a phase up to the next one\n"
+            "  kwollect       Grid'5000 Kwollect JSON (timestamp, device_id, metric_id, value):\n"
+            "                 a channel per device and *_watt metric, the device as its host\n"
+            "  pmlib          pmlib's CSV (pm_print_data_csv): a channel per line, each set a\n"
+            "                 phase, the sets laid end to end\n"
+            "(docs/cli.md, \"Importing traces\", says what each becomes.)\n\n"
+            "With csv, FILE has a header line naming the columns, then one line per window and\n"
             "channel; lines starting with '#' and blank lines are skipped, fields may be quoted.\n"
             "Columns (others are ignored):\n"
             "  time_s | time_ns   window end: seconds (any origin; values of 1e9 or more are Unix\n"
@@ -48,7 +58,7 @@ static void usage(FILE *out)
             "  flags, uncertainty_ms  as mw export writes them (default 0)\n"
             "A spacing of a channel's window ends over 1.5 x its median spacing is a gap: the\n"
             "window gets the median length and the hole is recorded as a gap.\n\n"
-            "  --format csv       the file's format\n"
+            "  --format FORMAT    the file's format: csv, powersensor3, kwollect, pmlib\n"
             "  -o, --output DIR   the run directory to create\n"
             "  --force            replace the trace.db of an existing RUNDIR (other files stay)\n"
             "  -h, --help         this text\n\n"
@@ -66,15 +76,19 @@ static int parse_args(int argc, char **argv, import_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("import", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "csv"))
-                return mw_cli_usage_error("import", "--format: '%s' is not csv", optarg);
-            o->csv = 1;
+            if (mw_import_format_from_name(optarg, &o->format))
+                return mw_cli_usage_error("import", "--format: '%s' is not one of %s", optarg,
+                                          mw_import_format_names());
+            o->have_format = 1;
             break;
         case 'o':
             if (!*optarg) return mw_cli_usage_error("import", "-o: needs a directory name");
@@ -97,7 +111,8 @@ static int parse_args(int argc, char **argv, import_opts *o)
         return mw_cli_usage_error("import", "unexpected argument '%s' (one FILE only)",
                                   argv[optind + 1]);
     o->file = argv[optind];
-    if (!o->csv) return mw_cli_usage_error("import", "missing --format csv");
+    if (!o->have_format)
+        return mw_cli_usage_error("import", "missing --format (%s)", mw_import_format_names());
     if (!o->rundir) return mw_cli_usage_error("import", "missing -o RUNDIR");
     return -1;
 }
@@ -119,7 +134,7 @@ int cmd_import(int argc, char **argv)
     }
     /* a message can quote a field of the file whole */
     static char err[64 * 1024];
-    mw_import *im = mw_import_read(o.file, err, sizeof err);
+    mw_import *im = mw_import_read_as(o.format, o.file, err, sizeof err);
     if (!im) {
         fprintf(stderr, "mw import: %s\n", err);
         return MW_EXIT_USAGE;

@@ -53,8 +53,17 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "mw merge: %s\n", err);
         return MW_EXIT_FAIL;
     }
-    printf("mw merge: %s: %lld events from %d processes (%d files skipped), %lld clock samples, "
-           "%lld events dropped by the probes\n",
-           argv[1], st.events, st.files, st.skipped, st.clock_samples, st.dropped);
+    if (!st.files && !st.skipped)
+        printf("mw merge: %s: no spill files (a merge removes those it merged): phases kept\n",
+               argv[1]);
+    else
+        printf("mw merge: %s: %lld events from %d processes (%d files skipped), %lld clock "
+               "samples, %lld events dropped by the probes\n",
+               argv[1], st.events, st.files, st.skipped, st.clock_samples, st.dropped);
+    if (st.dropped)
+        fprintf(stderr,
+                "mw merge: warning: the probes dropped %lld events: raise "
+                "MW_PROBE_RING_EVENTS (docs/probe.md)\n",
+                st.dropped);
     return MW_EXIT_OK;
 }

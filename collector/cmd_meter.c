@@ -36,7 +36,7 @@ static void monitor_usage(FILE *out)
                  "otherwise one line per window: time_s (window end, host clock, s since\n"
                  "start), vrms_v, freq_hz, then power_w of every channel.\n\n"
                  "  --meter M    serial port, 'auto' (default) or 'sim'\n"
-                 "  --seconds S  stop after S seconds (default: until interrupted)\n"
+                 "  --seconds S  stop after S seconds, 0.001 to 1e9 (default: until interrupted)\n"
                  "  -h, --help   this text\n");
 }
 
@@ -49,10 +49,13 @@ static int parse(const char *cmd, int argc, char **argv, const char **meter, dou
                                          {"list", no_argument, NULL, 'l'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt(cmd, &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'm':
             *meter = optarg;
@@ -63,12 +66,9 @@ static int parse(const char *cmd, int argc, char **argv, const char **meter, dou
             break;
         case 's': {
             double v = 0;
-            if (!seconds || mw_cli_number(optarg, &v) || !(v > 0 && v < 1e9))
-                return seconds ? mw_cli_usage_error(cmd,
-                                                    "--seconds: '%s' is not a positive "
-                                                    "number of seconds",
-                                                    optarg)
-                               : mw_cli_usage_error(cmd, "unknown option '--seconds'");
+            if (!seconds) return mw_cli_usage_error(cmd, "unknown option '--seconds'");
+            int rc = mw_cli_double(cmd, "--seconds", optarg, 0.001, 1e9, "s", &v);
+            if (rc) return rc;
             *seconds = v;
             break;
         }

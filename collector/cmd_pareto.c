@@ -1,6 +1,7 @@
 /* cmd_pareto — "mw pareto PROFILE [--time S | --energy J] [--static-power W] [--total]
  * [--n N] [--json]": the time / energy Pareto front of a workload of n units split over
- * devices (seed 002; models/include/lbopa.h, docs/models.md "Bi-objective workload distribution").
+ * devices (Khaleghzadeh et al.; models/include/lbopa.h, docs/models.md "Bi-objective workload
+ * distribution").
  *
  * PROFILE is a text file (docs/models.md gives the format): "n N", "static_power W",
  * "device NAME [a=S_PER_UNIT] [b=J_PER_UNIT] [X:T[:E]]..." and "together X:E..." lines,
@@ -53,7 +54,8 @@ static void usage(FILE *out)
             "       mw pareto RUNDIR... --units COUNTER --n N [--profile-out FILE] [...]\n\n"
             "The Pareto front of execution time and dynamic energy for n units of work split\n"
             "over devices with time functions f_i (linear, or piecewise-linear through\n"
-            "measured points) and dynamic energy b_i x (seed 002: LBOPA, PARTITION, LBOPA-TE).\n"
+            "measured points) and dynamic energy b_i x (Khaleghzadeh et al. 2023: LBOPA,\n"
+            "PARTITION, LBOPA-TE).\n"
             "Prints the front's end-points with the split at each, its segments, and the split\n"
             "for a time or an energy budget.\n\n"
             "  PROFILE            text file, one item a line ('#' comments):\n"
@@ -65,6 +67,8 @@ static void usage(FILE *out)
             "                       together X:E...       dynamic energy of all devices at once,\n"
             "                           each given X units (additivity check)\n"
             "  --time S           the split finishing in S seconds\n"
+            "                     (--time, --energy, --n: 1e-9 to 1e15; --static-power 0 to\n"
+            "                     1e15, as in a profile)\n"
             "  --energy J         the fastest split within J joules of dynamic energy (with\n"
             "                     --total: of total energy)\n"
             "  --static-power W   P_S, W: total energy = dynamic + P_S * time\n"
@@ -78,7 +82,7 @@ static void usage(FILE *out)
             "                     each, is a 'together' run (additivity check)\n"
             "  --units COUNTER    the counter giving a run's units of work (e.g. 'products')\n"
             "  --profile-out FILE write the profile built from the runs to FILE\n"
-            "  --n N              units of work, > 0 (overrides the profile's n)\n"
+            "  --n N              units of work (overrides the profile's n)\n"
             "  --json             one JSON object instead of text (docs/models.md)\n"
             "  -h, --help         this text\n\n"
             "Exit status: 0 done, 1 the computation failed, 2 bad usage or profile, or a time\n"
@@ -87,18 +91,20 @@ static void usage(FILE *out)
 
 /* ---- options ------------------------------------------------------------------------- */
 
-/* --time, --energy, --static-power (>= 0) and --n: a number > 0. -1, or the exit status. */
+/* --time (s), --energy (J), --static-power (W) and --n (units): plain decimal numbers in
+ * their ranges (mw_cli_double). -1, or the exit status. */
 static int number_opt(int c, const char *arg, pd_opts *o)
 {
     static const char *const name[] = {"--time", "--energy", "--static-power", "--n"};
-    static const char *const what[] = {"a time > 0 s", "an energy > 0 J", "a power >= 0 W",
-                                       "a workload > 0"};
+    static const char *const unit[] = {"s", "J", "W", "units"};
+    static const double lo[] = {MW_PROFILE_MIN, MW_PROFILE_MIN, 0, MW_PROFILE_MIN};
+    double hi = MW_PROFILE_MAX; /* the profile's own range (mw_profile.h) */
     int i = c == 't' ? 0 : c == 'e' ? 1 : c == 'p' ? 2 : 3;
     double *value[] = {&o->time_s, &o->energy_J, &o->ps, &o->n};
     int *has[] = {&o->has_time, &o->has_energy, &o->has_ps, &o->has_n};
     double v;
-    if (mw_cli_number(arg, &v) || !(c == 'p' ? v >= 0 : v > 0))
-        return mw_cli_usage_error("pareto", "%s: '%s' is not %s", name[i], arg, what[i]);
+    int rc = mw_cli_double("pareto", name[i], arg, lo[i], hi, unit[i], &v);
+    if (rc) return rc;
     *value[i] = v;
     *has[i] = 1;
     return -1;
@@ -119,10 +125,13 @@ static int parse_opts(int argc, char **argv, pd_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c, rc = -1;
     while (rc < 0 && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("pareto", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 't':
         case 'e':
@@ -232,7 +241,7 @@ static int load(pd_opts *o, mw_pareto_runs *runs, mw_profile *p, mw_pareto_devic
 {
     char err[ERR_MAX], *text = NULL;
     size_t len = 0;
-    FILE *in;
+    FILE *in = NULL;
     int rc;
     if (o->dirs) {
         if ((rc = runs_text(o, runs, &text, &len)) >= 0) return rc;
@@ -244,15 +253,14 @@ static int load(pd_opts *o, mw_pareto_runs *runs, mw_profile *p, mw_pareto_devic
             fprintf(stderr, "mw pareto: out of memory\n");
             return MW_EXIT_FAIL;
         }
-    } else if (!(in = fopen(o->file, "r"))) {
-        fprintf(stderr, "mw pareto: %s: %s\n", o->file, strerror(errno));
-        return MW_EXIT_USAGE;
     }
-    rc = mw_profile_read(in, o->file, p, err, sizeof err) ||
+    /* a file is read within its bounds (mw_profile.h): not a FIFO that never ends */
+    rc = (in ? mw_profile_read(in, o->file, p, err, sizeof err)
+             : mw_profile_load(o->file, p, err, sizeof err)) ||
                  mw_pareto_devices_build(p, d, err, sizeof err)
              ? MW_EXIT_USAGE
              : -1;
-    fclose(in);
+    if (in) fclose(in);
     if (rc >= 0) fprintf(stderr, "mw pareto: %s\n", err);
     if (rc < 0 && o->profile_out) {
         FILE *f = fopen(o->profile_out, "w");

@@ -6,8 +6,9 @@
  * Inputs. A sweep directory becomes its finished runs (mw_sweepidx_expand; their sweep
  * configuration labels group them in boxplot), a directory holding trace.db is a run, a
  * regular file is a profile for `mw pareto` (kind pareto). Everything is checked before the
- * first file is made: a bad option, an input that is none of these, a --channel no run has,
- * or several inputs without -o exit 2 with one line naming it, and nothing is created.
+ * first file is made: a bad option, a --freqs list or profile that does not read, an input
+ * that is none of these, a --channel no run has, or several inputs without -o exit 2 with
+ * one line naming it, and nothing is created.
  *
  * Kinds. Per run: trace, timeline, histogram, energy, inband, dvfs; over several runs: boxplot,
  * model; per profile: pareto. Without --kind: one run gets trace, timeline, histogram and
@@ -15,7 +16,8 @@
  * cpufreq), model when it is an eeg-mofs run; several runs get boxplot, and model when
  * eeg-mofs runs are among them (the per-run kinds only when asked, so that a sweep of
  * hundreds of runs does not make thousands of figures); profiles get pareto. A defaulted
- * kind that does not apply is skipped with one line on standard error; a kind asked for
+ * dvfs that cannot be drawn is skipped with one line on standard error (model and pareto
+ * without their inputs in silence); a kind asked for
  * that does not apply gives a figure saying why. Figures go to -o DIR, else to the one
  * input's plots/ folder (RUNDIR/plots, SWEEPDIR/plots, the profile's folder's plots/); when
  * several runs share DIR, per-run figures are named RUN-KIND... after the run's folder.
@@ -88,11 +90,15 @@ static int parse_args(int argc, char **argv, mw_plot_request *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    static const int repeatable[] = {'k', 'c', 0};
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     int c;
     o->channels = mw_xcalloc((size_t)argc + 1, sizeof *o->channels);
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("plot", &seen, opts, c, repeatable);
+        if (once) return once;
         switch (c) {
         case 'k': {
             int k = mw_plot_kind_index(optarg);
@@ -121,9 +127,12 @@ static int parse_args(int argc, char **argv, mw_plot_request *o)
             if (!*optarg) return mw_cli_usage_error(CMD, "--channel: empty name");
             o->channels[o->nchannels++] = optarg;
             break;
-        case 'q':
+        case 'q': {
+            int bad = mw_cli_check_freqs(CMD, optarg); /* 0x10, nan: exit 2, not a note */
+            if (bad) return bad;
             o->freqs = optarg;
             break;
+        }
         case 'h':
             usage(stdout);
             return MW_EXIT_OK;
@@ -136,6 +145,10 @@ static int parse_args(int argc, char **argv, mw_plot_request *o)
     if (optind >= argc) return mw_cli_usage_error(CMD, "missing RUNDIR, SWEEPDIR or PROFILE");
     o->inputs = argv + optind;
     o->ninputs = argc - optind;
+    for (int i = 0; i < o->ninputs; i++) { /* a profile that does not read is bad input */
+        int bad = mw_cli_check_profile(CMD, o->inputs[i]);
+        if (bad) return bad;
+    }
     if (o->ninputs > 1 && !o->outdir)
         return mw_cli_usage_error(CMD, "%d inputs: say where the figures go with -o DIR",
                                   o->ninputs);

@@ -12,7 +12,10 @@
  * the session restamps every segment and writes the closing metadata.
  *
  * The first store failure is said once; the command goes on, the run's status becomes
- * "failed: store" and the exit status 1 (unless the command's is not 0).
+ * "failed: store" and the exit status 1 (unless the command's is not 0). A meter lost for
+ * good (mw_record.h) is said at the end, the status gets ", meter lost at S s" (S since the
+ * run's start) and the exit status is 1, again unless the command's is not 0: the
+ * command's own failure is what its caller wants to see.
  *
  * The run directory is locked (mw_runlock.h, RUNDIR/.lock) before --force removes anything
  * and until the end: a second recorder of the same directory, forced or not, is refused with
@@ -48,6 +51,7 @@
 #include "mw_simcluster.h"
 #include "mw_store.h"
 #include "mw_sysinfo.h"
+#include "textout.h"
 
 #define STATUS_NS 500000000LL /* status line refresh */
 #define SIMCLUSTER_NICE "5"   /* the command's nice value under --meter sim:cluster */
@@ -110,7 +114,7 @@ static void usage(FILE *out)
             "                       sim:cluster[=FILE] from the CPU activity of CMD's\n"
             "                       processes and its MPI traffic: docs/simulated-cluster.md)\n"
             "  --idle S             record S seconds of idle baseline before and after CMD\n"
-            "                       (default 0)\n"
+            "                       (0 to 86400; default 0)\n"
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
             "                       e.g. node0,node1,node2,node3,switch (default: the file\n"
             "                       %s, else ch1, ch2, ...)\n"
@@ -120,7 +124,9 @@ static void usage(FILE *out)
             "On a terminal one status line shows the time, W per channel and the energy so\n"
             "far. Exit status 2: bad usage, RUNDIR exists or is being recorded, or the meter's\n"
             "port cannot be used (nothing is created then). Exit status 1 (when CMD's is 0):\n"
-            "the store failed (disk full, past ulimit -f, read-only); CMD goes on.\n",
+            "the store failed (disk full, past ulimit -f, read-only), or the meter was lost\n"
+            "for good (gone or silent at the end: status 'complete, meter lost at S s'); CMD\n"
+            "goes on either way.\n",
             cfg);
 }
 
@@ -132,12 +138,15 @@ static int parse_args(int argc, char **argv, rec_opts *o)
         {"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         MW_REC_INBAND_OPTIONS,
         {NULL, 0, NULL, 0}};
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
     mw_rec_inband_init(&o->inband);
     int c;
     /* "+": stop at the first non-option, so CMD's own options are never taken as ours */
     while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("record", &seen, opts, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'o':
             o->rundir = optarg;
@@ -156,9 +165,8 @@ static int parse_args(int argc, char **argv, rec_opts *o)
             break;
         case 'i': {
             double v;
-            if (mw_cli_number(optarg, &v) || !(v >= 0 && v <= 86400))
-                return mw_cli_usage_error(
-                    "record", "--idle: '%s' is not a number of seconds in 0..86400", optarg);
+            int rc = mw_cli_double("record", "--idle", optarg, 0, 86400, "s", &v);
+            if (rc) return rc;
             o->idle_s = v;
             break;
         }
@@ -232,7 +240,7 @@ static void status_line(rec_t *r, int force)
     r->next_status = t + STATUS_NS;
     static const char *stage_name[] = {"idle", "idle", "running", "idle", "done"};
     char line[1024];
-    size_t len = (size_t)snprintf(line, sizeof line, "\r%s %6.1f s", stage_name[r->stage],
+    size_t len = (size_t)snprintf(line, sizeof line, "%s %6.1f s", stage_name[r->stage],
                                   (double)(t - r->start_mono) * 1e-9);
     double e_j = 0;
     for (int k = 1; k <= r->nchan; k++) {
@@ -242,10 +250,11 @@ static void status_line(rec_t *r, int force)
                                     mw_record_power_w(r->rec, k));
     }
     if (len < sizeof line)
-        snprintf(line + len, sizeof line - len, "  %.1f J%s\033[K", e_j,
+        snprintf(line + len, sizeof line - len, "  %.1f J%s", e_j,
                  mw_record_connected(r->rec) ? "" : "  (meter lost)");
+    mw_out_tty("\r"); /* the line's own controls raw, its names escaped by stderr */
     fputs(line, stderr);
-    fflush(stderr);
+    mw_out_tty("\033[K");
 }
 
 /* The recording's news (mw_record_command.news). */
@@ -255,22 +264,23 @@ static void on_news(void *ctx, const mw_record_news *n)
     const char *cr = r->tty ? "\r\033[K" : "";
     r->stage = n->stage;
     if (n->back)
-        fprintf(stderr, "%smw record: %s: meter back after %.1f s\n", cr, r->path, n->away_s);
+        fprintf(stderr, "%smw record: %s: meter back after %.1f s\n", mw_out_tty(cr), r->path,
+                n->away_s);
     if (n->write_failed) store_failed(r, n->write_err);
     if (n->lost)
         fprintf(stderr,
-                "%smw record: %s: the meter went away; reconnecting (the command goes on)\n", cr,
-                r->path);
+                "%smw record: %s: the meter went away; reconnecting (the command goes on)\n",
+                mw_out_tty(cr), r->path);
     /* a failed commit (disk full, read-only) loses the data since the last one: say so */
     if (n->commit_failed && !r->store_failed) {
-        fprintf(stderr, "%smw record: %s: %s (the command goes on)\n", cr, r->o.rundir,
+        fprintf(stderr, "%smw record: %s: %s (the command goes on)\n", mw_out_tty(cr), r->o.rundir,
                 n->commit_err);
         r->store_failed = 1;
     }
     if (n->no_window)
         fprintf(stderr, "mw record: %s: no window from the meter yet; recording anyway\n", r->path);
     if (n->spawn_errno)
-        fprintf(stderr, "%smw record: %s: %s\n", cr, r->o.cmd[0],
+        fprintf(stderr, "%smw record: %s: %s\n", mw_out_tty(cr), r->o.cmd[0],
                 n->spawn_errno == ENOENT ? "command not found" : strerror(n->spawn_errno));
     if (n->pumped && n->stage != MW_RECORD_FIRST_WINDOW) status_line(r, 0);
 }
@@ -298,8 +308,12 @@ static void finish_store(rec_t *r, const char *status)
         meta_i64(r, "probe_events", ms.events);
         meta_i64(r, "probe_dropped_events", ms.dropped);
         if (!r->o.quiet)
-            fprintf(stderr, "mw record: %lld events from %d instrumented processes merged\n",
-                    ms.events, ms.files);
+            fprintf(stderr, "mw record: %lld events from %d instrumented process%s merged\n",
+                    ms.events, ms.files, ms.files == 1 ? "" : "es");
+        if (ms.dropped) /* even with -q: the run is not what it looks like */
+            fprintf(stderr, "mw record: warning: the probes dropped %lld events (%.1f %%): "
+                            "raise MW_PROBE_RING_EVENTS (docs/probe.md)\n", ms.dropped,
+                    100.0 * (double)ms.dropped / (double)(ms.dropped + ms.events));
     }
     /* with a simulated cluster every process ran on this host: the events go to the nodes
      * the processes played */
@@ -344,7 +358,7 @@ static int lock_and_create(rec_t *r, char *err, size_t errlen)
         return -1;
     }
     if (!existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) {
-        mw_store_close(r->st);
+        mw_store_discard(r->st); /* what mw_store_create made, nothing else */
         r->st = NULL;
         return -1;
     }
@@ -374,8 +388,10 @@ static int open_run(rec_t *r, char **argv)
         mw_simcluster_channels(cluster, cluster_channels, sizeof cluster_channels);
         chlist = cluster_channels;
     }
-    if (mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err) != 0 ||
-        lock_and_create(r, err, sizeof err) != 0) {
+    int names_rc = mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err);
+    if (names_rc == 0 && chlist != r->o.channels) /* the cluster's names, not a --channels */
+        snprintf(r->names.source, sizeof r->names.source, "simulated cluster");
+    if (names_rc != 0 || lock_and_create(r, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         mw_meter_spec_close(r->ms);
         return MW_EXIT_USAGE;
@@ -395,7 +411,7 @@ static int open_run(rec_t *r, char **argv)
     r->rec = mw_record_new(r->m, r->st, r->path, r->nchan, !mw_meter_spec_is_sim(r->ms));
     r->tty = !r->o.quiet && isatty(2);
     r->start_mono = now(CLOCK_MONOTONIC);
-    meta_i64(r, "start_ns", now(CLOCK_REALTIME));
+    meta_i64(r, "start_ns", mw_record_start_ns(r->rec));
     mw_store_commit(r->st);
     return -1;
 }
@@ -432,14 +448,16 @@ int cmd_record(int argc, char **argv)
     mw_record_outcome out;
     mw_rec_inband_start(&r->o.inband, r->st, r->o.rundir, r->host, r->o.quiet); /* said */
     mw_record_run(r->rec, &c, &out); /* what was not stored was said */
-    mw_store_commit(r->st); /* the in-band writer's last transaction must not wait for ours */
-    if (mw_rec_inband_stop(&r->o.inband, r->o.quiet)) r->store_failed = 1;
+    if (mw_rec_inband_stop(&r->o.inband, r->st, r->o.quiet)) r->store_failed = 1;
     const char *status = out.status;
     int exit_code = out.exit_code;
     r->stage = STAGE_DONE;
     status_line(r, 1);
     if (r->tty) fputs("\n", stderr);
     int64_t t = now(CLOCK_MONOTONIC);
+    if (out.meter_lost)
+        fprintf(stderr, "mw record: %s: the meter did not come back; no data after %.1f s\n",
+                r->path, (double)(out.meter_lost_ns - mw_record_start_ns(r->rec)) * 1e-9);
     finish_store(r, r->store_failed ? "failed: store" : status);
     if (!r->o.quiet)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,
@@ -454,6 +472,7 @@ int cmd_record(int argc, char **argv)
     mw_meter_spec_close(r->ms);
     int failed = r->store_failed;
     free(r);
-    if (failed && exit_code == 0) return MW_EXIT_FAIL;
+    /* the command's own failure wins: it is what the caller ran */
+    if ((failed || out.meter_lost) && exit_code == 0) return MW_EXIT_FAIL;
     return exit_code;
 }

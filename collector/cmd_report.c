@@ -66,7 +66,8 @@ static void usage(FILE *out)
             "  -o, --output DIR  where to write (default: RUNDIR/report or SWEEPDIR/report;\n"
             "                    required with several inputs); made if missing. index.html\n"
             "                    and the figures are replaced, other files left alone\n"
-            "  --profile FILE    also the Pareto front of this mw pareto profile (seed 002)\n"
+            "  --profile FILE    also the Pareto front of this mw pareto profile\n"
+            "                    (Khaleghzadeh et al. 2023)\n"
             "  --freqs LIST      CPU frequencies in GHz for the DVFS figure (mw plot --freqs;\n"
             "                    default: this machine's cpufreq table)\n"
             "  --no-figures      no figures (mw plot is not run)\n"
@@ -86,9 +87,12 @@ static int parse_opts(int argc, char **argv, rp_opts *o)
     memset(o, 0, sizeof *o);
     o->figures = 1;
     opterr = 0;
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":o:qh", longs, NULL)) != -1) {
+        int once = mw_cli_once_opt("report", &seen, longs, c, NULL);
+        if (once) return once;
         switch (c) {
         case 'o':
             if (!optarg[0]) return mw_cli_usage_error("report", "-o: an empty directory name");
@@ -101,11 +105,15 @@ static int parse_opts(int argc, char **argv, rp_opts *o)
             struct stat sb;
             if (stat(optarg, &sb) != 0 || !S_ISREG(sb.st_mode))
                 return mw_cli_usage_error("report", "--profile %s: not a file", optarg);
+            int bad = mw_cli_check_profile("report", optarg);
+            if (bad) return bad;
             o->profile = optarg;
             break;
         }
         case 'f':
             if (!optarg[0]) return mw_cli_usage_error("report", "--freqs: an empty list");
+            int bad = mw_cli_check_freqs("report", optarg);
+            if (bad) return bad;
             o->freqs = optarg;
             break;
         case 'q':

@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "mw_run.h"
 #include "mw_store.h"
+#include "mw_sweepindex.h"
 #include "textout.h"
 #include "texttable.h"
 #include "window_totals.h"
@@ -45,6 +46,9 @@ typedef struct {
     char status[256];
     int have_start, have_end;
     int64_t start_ns, end_ns;
+    int have_cmd;                       /* the command's start and end (meta cmd_*_ns) */
+    int64_t cmd_start_ns, cmd_end_ns;
+    int64_t first_t0_ns, last_t1_ns; /* the windows' extent (samples > 0) */
     int64_t samples, gaps, gap_ns;
     __int128 window_pj;
     int nch;
@@ -143,7 +147,7 @@ static int read_samples(const char *cmd, mw_store *s, run_stats *r)
     if (!c) return run_fail(cmd, s);
     mw_store_sample w;
     int rc;
-    int64_t max_t1 = INT64_MIN;
+    int64_t max_t1 = INT64_MIN, min_t0 = INT64_MAX;
     while ((rc = mw_run_window_next(c, &w)) == 1) {
         chan_stats *cs = find_channel(r, w.channel);
         if (!cs) {
@@ -157,7 +161,10 @@ static int read_samples(const char *cmd, mw_store *s, run_stats *r)
         r->samples++;
         r->window_pj += (__int128)w.power_mw * ((__int128)w.t1_ns - w.t0_ns);
         if (w.t1_ns > max_t1) max_t1 = w.t1_ns;
+        if (w.t0_ns < min_t0) min_t0 = w.t0_ns;
     }
+    r->first_t0_ns = min_t0;
+    r->last_t1_ns = max_t1;
     mw_run_close(c);
     if (rc) return run_fail(cmd, s);
     if (!r->have_end && r->samples) {
@@ -203,11 +210,38 @@ static int read_run(const char *cmd, mw_store *s, run_stats *r)
         snprintf(r->status, sizeof r->status, "unknown");
     r->have_start = mw_store_start_ns(s, &r->start_ns) == 0;
     r->have_end = meta_int(s, "end_ns", &r->end_ns) == 0;
+    r->have_cmd = meta_int(s, "cmd_start_ns", &r->cmd_start_ns) == 0 &&
+                  meta_int(s, "cmd_end_ns", &r->cmd_end_ns) == 0 && r->cmd_end_ns >= r->cmd_start_ns;
     return read_channels(cmd, s, r) || read_samples(cmd, s, r) || read_gaps(cmd, s, r) ? -1 : 0;
 }
 
-/* Open RUNDIR for cmd: NULL with the exit code in *code (2: not a run, or not a megawatt
- * run store; 1: unreadable). */
+/* The run's duration: the command's run time (meta cmd_start_ns to cmd_end_ns) when it
+ * ran one — the recording's own end (meta end_ns) comes after the idle stages and the merge
+ * of the probe's events, so it is not the program's time — else, for a run without a
+ * command (imported, or still recording), start to end (the last window's end when there
+ * is no end yet), else the windows' extent; "-" when none is known. *what says which. */
+static const char *run_duration(char *buf, size_t len, const run_stats *r, const char **what)
+{
+    snprintf(buf, len, "-");
+    *what = "";
+    if (r->have_cmd) {
+        *what = "the command's run time";
+        return seconds(buf, len, ns_diff(r->cmd_end_ns, r->cmd_start_ns));
+    }
+    if (r->have_start && r->have_end) { /* no command: an imported trace, a live run */
+        *what = "start to end: no command times recorded";
+        return seconds(buf, len, ns_diff(r->end_ns, r->start_ns));
+    }
+    if (r->samples) {
+        *what = "the recorded windows, first to last";
+        return seconds(buf, len, ns_diff(r->last_t1_ns, r->first_t0_ns));
+    }
+    return buf;
+}
+
+/* Open RUNDIR for cmd: NULL with the exit code in *code (2: not a run, or bad input (not a
+ * megawatt run store, not a database, corrupt: mw_store_open's EINVAL); 1: the system
+ * failed, an I/O error). */
 static mw_store *open_run(const char *cmd, const char *rundir, int *code)
 {
     if (!mw_store_exists(rundir)) {
@@ -245,12 +279,66 @@ static int simple_args(const char *cmd, int argc, char **argv, void (*usage)(FIL
 
 static void ls_usage(FILE *out)
 {
-    fprintf(out, "usage: mw ls RUNDIR...\n\n"
+    fprintf(out, "usage: mw ls RUNDIR|SWEEPDIR...\n\n"
                  "One line per run: its directory, status, start (local time, ISO 8601),\n"
-                 "duration, channels, samples (one per channel and window), gaps recorded,\n"
+                 "duration (the command's run time: from its start to its end, without the idle\n"
+                 "stages or the merge of its events), channels, samples (one per channel and\n"
+                 "window), gaps recorded,\n"
                  "and the energy of all channels (sum over windows of power x duration).\n"
-                 "A directory that is not a run is named on standard error (exit 2).\n\n"
+                 "A sweep directory (mw sweep) stands for its runs, each listed (one not recorded\n"
+                 "yet with the sweep's status). A directory that is not a run is named on\n"
+                 "standard error (exit 2).\n\n"
                  "  -h, --help  this text\n");
+}
+
+/* One row of mw ls for run directory dir (status_hint: a sweep's status for a run that has
+ * no store yet, else NULL). Returns the exit code of that run. */
+static int ls_row(mw_table *t, const char *dir, const char *status_hint)
+{
+    static run_stats r; /* large: not on the stack */
+    if (status_hint && !mw_store_exists(dir)) {
+        const char *row[] = {dir, status_hint, "-", "-", "-", "-", "-", "-"};
+        mw_table_add(t, row);
+        return MW_EXIT_OK;
+    }
+    int c = MW_EXIT_OK;
+    mw_store *s = open_run("ls", dir, &c);
+    if (s) {
+        mw_run_snapshot_begin(s);
+        if (read_run("ls", s, &r)) c = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
+        mw_run_snapshot_end(s);
+    }
+    mw_store_close(s);
+    if (c != MW_EXIT_OK) return c;
+    char start[64] = "-", dur[64] = "-", nch[32], ns[32], ng[32], e[64];
+    if (r.have_start) iso_local(start, sizeof start, r.start_ns);
+    const char *what;
+    run_duration(dur, sizeof dur, &r, &what);
+    snprintf(nch, sizeof nch, "%d", r.nch);
+    snprintf(ns, sizeof ns, "%" PRId64, r.samples);
+    snprintf(ng, sizeof ng, "%" PRId64, r.gaps);
+    energy(e, sizeof e, r.window_pj);
+    const char *row[] = {dir, r.status, start, dur, nch, ns, ng, e};
+    mw_table_add(t, row);
+    return MW_EXIT_OK;
+}
+
+/* every run of sweep directory dir, in the index's order; the exit code */
+static int ls_sweep(mw_table *t, const char *dir)
+{
+    char err[1024];
+    mw_sweepidx *x = mw_sweepidx_open(dir, err, sizeof err);
+    if (!x) {
+        fprintf(stderr, "mw ls: %s\n", err);
+        return MW_EXIT_USAGE;
+    }
+    int code = MW_EXIT_OK;
+    for (size_t i = 0; i < mw_sweepidx_nruns(x); i++) {
+        int c = ls_row(t, mw_sweepidx_run_dir(x, i), mw_sweepidx_run_status(x, i));
+        if (c != MW_EXIT_OK && code != MW_EXIT_USAGE) code = c;
+    }
+    mw_sweepidx_close(x);
+    return code;
 }
 
 int cmd_ls(int argc, char **argv)
@@ -263,29 +351,9 @@ int cmd_ls(int argc, char **argv)
                           "channels", "samples", "gaps",  "energy"};
     mw_table_add(&t, head);
     int code = MW_EXIT_OK;
-    static run_stats r; /* large: not on the stack */
     for (int i = optind; i < argc; i++) {
-        int c = MW_EXIT_OK;
-        mw_store *s = open_run("ls", argv[i], &c);
-        if (s) {
-            mw_run_snapshot_begin(s);
-            if (read_run("ls", s, &r)) c = MW_EXIT_FAIL;
-            mw_run_snapshot_end(s);
-        }
-        mw_store_close(s);
-        if (c != MW_EXIT_OK) {
-            if (code != MW_EXIT_USAGE) code = c;
-            continue;
-        }
-        char start[64] = "-", dur[64] = "-", nch[32], ns[32], ng[32], e[64];
-        if (r.have_start) iso_local(start, sizeof start, r.start_ns);
-        if (r.have_start && r.have_end) seconds(dur, sizeof dur, ns_diff(r.end_ns, r.start_ns));
-        snprintf(nch, sizeof nch, "%d", r.nch);
-        snprintf(ns, sizeof ns, "%" PRId64, r.samples);
-        snprintf(ng, sizeof ng, "%" PRId64, r.gaps);
-        energy(e, sizeof e, r.window_pj);
-        const char *row[] = {argv[i], r.status, start, dur, nch, ns, ng, e};
-        mw_table_add(&t, row);
+        int c = mw_sweepidx_is_sweep(argv[i]) ? ls_sweep(&t, argv[i]) : ls_row(&t, argv[i], NULL);
+        if (c != MW_EXIT_OK && code != MW_EXIT_USAGE) code = c;
     }
     if (t.nrows > 1) mw_table_print(&t, stdout, "");
     mw_table_free(&t);
@@ -297,8 +365,10 @@ int cmd_ls(int argc, char **argv)
 static void show_usage(FILE *out)
 {
     fprintf(out, "usage: mw show RUNDIR\n\n"
-                 "A run's status, start and end (local time, ISO 8601), duration, samples, gaps\n"
-                 "and energy, every metadata key, then one line per channel:\n"
+                 "A run's status, start and end of the recording (local time, ISO 8601; the end\n"
+                 "comes after the merge of the program's events), duration (the command's run\n"
+                 "time), the time the windows cover, samples, gaps and energy, every metadata\n"
+                 "key, then one line per channel:\n"
                  "  samples           windows recorded\n"
                  "  mean power        energy (windows) / the windows' total length\n"
                  "  energy (windows)  sum over the windows of power x (end - start)\n"
@@ -394,14 +464,25 @@ int cmd_show(int argc, char **argv)
     static run_stats r;
     mw_run_snapshot_begin(s); /* one snapshot for all */
     if (read_run("show", s, &r)) {
+        code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL; /* docs/cli.md */
         mw_run_snapshot_end(s);
         mw_store_close(s);
-        return MW_EXIT_FAIL;
+        return code;
     }
-    char start[64] = "-", end[64] = "-", dur[64] = "-", samples[64], gaps[96], gs[64], e[64];
+    char start[64] = "-", end[64] = "-", dur[128] = "-", samples[64], gaps[96], gs[64], e[64];
     if (r.have_start) iso_local(start, sizeof start, r.start_ns);
     if (r.have_end) iso_local(end, sizeof end, r.end_ns);
-    if (r.have_start && r.have_end) seconds(dur, sizeof dur, ns_diff(r.end_ns, r.start_ns));
+    char rec[96] = "-";
+    const char *what;
+    run_duration(dur, sizeof dur, &r, &what);
+    if (*what) {
+        size_t l = strlen(dur);
+        snprintf(dur + l, sizeof dur - l, " (%s)", what);
+    }
+    if (r.samples) {
+        seconds(rec, sizeof rec, ns_diff(r.last_t1_ns, r.first_t0_ns));
+        strncat(rec, " of windows", sizeof rec - strlen(rec) - 1);
+    }
     snprintf(samples, sizeof samples, "%" PRId64 " in %d channel%s", r.samples, r.nch,
              r.nch == 1 ? "" : "s");
     snprintf(gaps, sizeof gaps, "%" PRId64 " (%s)", r.gaps, seconds(gs, sizeof gs, r.gap_ns));
@@ -409,15 +490,16 @@ int cmd_show(int argc, char **argv)
     strncat(e, " in all channels", sizeof e - strlen(e) - 1);
     mw_table t = {.ncols = 2, .align = "ll"};
     const char *rows[][2] = {{"run", dir},   {"status", r.status}, {"start", start},
-                             {"end", end},   {"duration", dur},    {"samples", samples},
-                             {"gaps", gaps}, {"energy", e}};
+                             {"end", end},   {"duration", dur},    {"recorded", rec},
+                             {"samples", samples}, {"gaps", gaps}, {"energy", e}};
     for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
         mw_table_add(&t, rows[i]);
     mw_table_print(&t, stdout, "");
     mw_table_free(&t);
-    if (show_meta(s, stdout)) code = MW_EXIT_FAIL;
+    int bad = show_meta(s, stdout);
     show_channels(&r, stdout);
-    if (show_gaps(s, &r, stdout)) code = MW_EXIT_FAIL;
+    bad |= show_gaps(s, &r, stdout);
+    if (bad) code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -1,6 +1,6 @@
 /* cmd_stats — "mw stats --channel NAME --quantity Q --group NAME[:Q] RUNDIR... --group ...
  * [--method kde|gmm] [--confidence P] [--json]": compare groups of runs on one per-run
- * figure of one channel, as seed 000 Table 6 compares Pow_idle and Pow_work of versions v2
+ * figure of one channel, as Escobar et al. Table 6 compares Pow_idle and Pow_work of versions v2
  * and v3 over runs with 6 to 32 subpopulations.
  *
  * Each run gives one value: pow_idle / pow_work (W), the lower / higher level of the
@@ -34,6 +34,7 @@
 #include "mw_run.h"
 #include "stats_groups.h"
 #include "window_totals.h"
+#include "json_schema.h"
 
 typedef enum { Q_NONE, Q_POW_IDLE, Q_POW_WORK, Q_MEAN_POWER, Q_ENERGY } st_quantity;
 static const char *const q_names[] = {"", "pow_idle", "pow_work", "mean_power", "energy"};
@@ -68,11 +69,11 @@ static void usage(FILE *out)
             "usage: mw stats --channel NAME --quantity pow_idle|pow_work|mean_power|energy\n"
             "                --group NAME[:QUANTITY] RUNDIR... [--group NAME RUNDIR...]...\n"
             "                [--method kde|gmm] [--confidence P] [--json]\n\n"
-            "Compares groups of runs on one figure of one channel, one value per run (as seed\n"
-            "000 Table 6): per group the number of runs, mean, sd and the Student-t confidence\n"
-            "interval of the mean; for two groups the two-sample Kolmogorov-Smirnov and\n"
-            "Mann-Whitney tests, for two or more Kruskal-Wallis (two-sided p-values; exact for\n"
-            "small samples without ties).\n\n"
+            "Compares groups of runs on one figure of one channel, one value per run (as\n"
+            "Escobar et al. 2019, Table 6): per group the number of runs, mean, sd and the\n"
+            "Student-t confidence interval of the mean; for two groups the two-sample\n"
+            "Kolmogorov-Smirnov and Mann-Whitney tests, for two or more Kruskal-Wallis\n"
+            "(two-sided p-values; exact for small samples without ties).\n\n"
             "  --channel NAME     the channel (its name in the runs, e.g. node0)\n"
             "  --quantity Q       the figure of each run:\n"
             "                     pow_idle    the lower power level, W (paper's kernel density\n"
@@ -83,7 +84,7 @@ static void usage(FILE *out)
             "  --group NAME[:Q]   starts a group; the run directories that follow are its runs;\n"
             "                     :Q gives this group its own quantity (same unit for all)\n"
             "  --method kde|gmm   power levels by kernel density (default) or Gaussian mixture\n"
-            "  --confidence P     level of the intervals, 0 < P < 1 (default 0.95)\n"
+            "  --confidence P     level of the intervals, 1e-6 to 0.999999 (default 0.95)\n"
             "  --json             a JSON document instead of text\n"
             "  -h, --help         this text\n");
 }
@@ -156,8 +157,13 @@ static int check_groups(st_opts *o)
 /* Returns -1 when parsing went fine, else the exit code. */
 static int parse_args(int argc, char **argv, st_opts *o)
 {
+    static const char *const once[] = {"--channel", "--quantity", "--method", "--confidence",
+                                       NULL}; /* --group repeats */
+    mw_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int once_rc = mw_longopt_once("stats", &seen, a, once);
+        if (once_rc) return once_rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return MW_EXIT_OK;
@@ -183,9 +189,8 @@ static int parse_args(int argc, char **argv, st_opts *o)
             const char *v = mw_longopt_value(argc, argv, &i, "--confidence");
             if (!v) return mw_cli_usage_error("stats", "--confidence needs a value");
             double c;
-            if (mw_cli_number(v, &c) || !(c > 0 && c < 1))
-                return mw_cli_usage_error("stats",
-                                          "--confidence: '%s' is not a number between 0 and 1", v);
+            int rc = mw_cli_double("stats", "--confidence", v, 1e-6, 1 - 1e-6, "", &c);
+            if (rc) return rc;
             o->confidence = c;
         } else if (mw_longopt_is(a, "--group")) {
             int rc = add_group(o, mw_longopt_value(argc, argv, &i, "--group"), argc);
@@ -321,7 +326,7 @@ static void json_test(FILE *out, const char *key, int has, const mw_test *t, int
 
 static void print_json(const st_opts *o, const mw_stats_comparison *T)
 {
-    printf("{\n  \"channel\": ");
+    printf("{\n  \"schema\": \"" MW_SCHEMA_STATS "\",\n  \"channel\": ");
     mw_out_json_string(stdout, o->channel);
     printf(",\n  \"method\": \"%s\",\n  \"confidence\": %g,\n  \"groups\": [",
            o->gmm ? "gmm" : "kde", o->confidence);

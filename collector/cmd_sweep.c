@@ -22,9 +22,11 @@
 #include "cli.h"
 #include "energy_store.h"
 #include "mw_alloc.h"
+#include "mw_num.h"
 #include "mw_sweep.h"
 #include "mw_sweepindex.h"
 #include "sweep_precision.h"
+#include "textout.h"
 
 #define CMD "sweep"
 #define SW_DEFAULT_REPS 3
@@ -56,13 +58,14 @@ static void usage(FILE *out)
             "  -o SWEEPDIR        the sweep directory (created; an existing sweep of the same\n"
             "                     command and parameters is resumed)\n"
             "  --param NAME=V,... a parameter (NAME: letters, digits, _) and its values\n"
-            "  --reps N           repetitions of every configuration (default 3)\n"
+            "  --reps N           repetitions of every configuration, 1 to 1000 (default 3)\n"
             "  --precision P%%     repeat each configuration until the mean of its command's\n"
             "                     wall time and of its energy are both within P %% at 95 %%\n"
-            "                     confidence (Student t), at least 3 repetitions\n"
-            "  --max-reps M       ... and at most M (default 10)\n"
+            "                     confidence (Student t), at least 3 repetitions (P: 1e-6\n"
+            "                     to 99.9)\n"
+            "  --max-reps M       ... and at most M, up to 1000 (default 10)\n"
             "  --meter M          passed to mw record (default auto; sim: the simulated board)\n"
-            "  --idle S           passed to mw record: S seconds of idle baseline\n"
+            "  --idle S           passed to mw record: S seconds of idle baseline (0 to 86400)\n"
             "  --channels LIST    passed to mw record: channel names\n"
             "  -h, --help         this text\n\n"
             "Order: repetition 1 of every configuration, then repetition 2, ...; round r\n"
@@ -74,10 +77,9 @@ static void usage(FILE *out)
 
 static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
 {
-    double v;
-    if (mw_cli_number(arg, &v) || v != floor(v) || v < lo || v > hi)
-        return mw_cli_usage_error(CMD, "%s: '%s' is not a whole number in %d..%d", opt, arg, lo,
-                                  hi);
+    int64_t v;
+    int rc = mw_cli_int(CMD, opt, arg, lo, hi, &v);
+    if (rc) return rc;
     *out = (int)v;
     return -1;
 }
@@ -90,8 +92,8 @@ static int parse_precision(sw_opts *o, const char *val)
     if (n < 2 || n >= sizeof num || val[n - 1] != '%')
         return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage like 2.5%%", val);
     snprintf(num, sizeof num, "%.*s", (int)(n - 1), val);
-    if (mw_cli_number(num, &v) || !(v > 0 && v < 100))
-        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in (0, 100)", val);
+    if (mw_num_double(num, 1e-6, 99.9, &v))
+        return mw_cli_usage_error(CMD, "--precision: '%s' is not a percentage in 1e-6..99.9", val);
     o->rel = v / 100;
     o->precision = 1;
     return -1;
@@ -122,9 +124,8 @@ static int parse_option(sw_opts *o, const char *a, const char *name, const char 
     } else if (!strcmp(name, "--meter")) {
         o->meter = val;
     } else if (!strcmp(name, "--idle")) {
-        if (mw_cli_number(val, &v) || !(v >= 0 && v <= 86400))
-            return mw_cli_usage_error(CMD, "--idle: '%s' is not a number of seconds in 0..86400",
-                                      val);
+        int rc = mw_cli_double(CMD, "--idle", val, 0, 86400, "s", &v);
+        if (rc) return rc;
         o->idle = val;
     } else if (!strcmp(name, "--channels")) {
         o->channels = val;
@@ -141,6 +142,7 @@ static int parse_args(int argc, char **argv, sw_opts *o)
 {
     static const char *const with_value[] = {"-o",         "--param", "--reps", "--precision",
                                              "--max-reps", "--meter", "--idle", "--channels"};
+    mw_cli_seen seen = {0}; /* --param may repeat; the others take one value, once */
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -164,7 +166,9 @@ static int parse_args(int argc, char **argv, sw_opts *o)
         } else if (!takes && val) {
             return mw_cli_usage_error(CMD, "unknown option '%s'", a);
         }
-        int rc = parse_option(o, a, name, val);
+        int rc = takes && strcmp(name, "--param") ? mw_cli_once(CMD, &seen, name) : 0;
+        if (rc) return rc;
+        rc = parse_option(o, a, name, val);
         if (rc >= 0) return rc;
     }
     if (!o->out) return mw_cli_usage_error(CMD, "missing -o SWEEPDIR");
@@ -251,8 +255,8 @@ static void bar(sw_state *S)
     for (size_t i = 0; i < 20; i++)
         bars[i] = i < fill ? '#' : '.';
     bars[20] = 0;
-    fprintf(stderr, "\r\033[Kmw sweep [%s] %zu/%zu%s %s r%d, %s elapsed, ETA %s", bars,
-            sw->finished + 1, sw->total, S->o->precision ? "?" : "", S->cur->label, S->rep,
+    fprintf(stderr, "%smw sweep [%s] %zu/%zu%s %s r%d, %s elapsed, ETA %s", mw_out_tty("\r\033[K"),
+            bars, sw->finished + 1, sw->total, S->o->precision ? "?" : "", S->cur->label, S->rep,
             duration(e1, sizeof e1, el), duration(e2, sizeof e2, eta));
     fflush(stderr);
     S->bar_next = t + SW_BAR_NS;
@@ -277,7 +281,7 @@ static void on_event(void *ctx, const mw_sweep_event *e)
     const char *label = e->c ? e->c->label : "";
     char e1[32];
     if (e->kind == MW_SWEEP_EV_ERROR) {
-        fprintf(stderr, "%smw sweep: %s\n", e->in_run ? cr : "", e->msg);
+        fprintf(stderr, "%smw sweep: %s\n", mw_out_tty(e->in_run ? cr : ""), e->msg);
     } else if (e->kind == MW_SWEEP_EV_STARTED) {
         if (!S->tty)
             fprintf(stderr, "mw sweep: [%zu/%zu%s] %s r%d started\n", sw->finished + 1, sw->total,
@@ -287,21 +291,23 @@ static void on_event(void *ctx, const mw_sweep_event *e)
         S->run_start = now_ns();
         S->bar_next = 0;
     } else if (e->kind == MW_SWEEP_EV_NOT_STARTED) {
-        fprintf(stderr, "%smw sweep: %s r%d: mw record did not start the run (exit %d)\n", cr,
-                label, e->rep, e->code);
+        fprintf(stderr, "%smw sweep: %s r%d: mw record did not start the run (exit %d)\n",
+                mw_out_tty(cr), label, e->rep, e->code);
     } else if (e->kind == MW_SWEEP_EV_NO_FIGURES) {
-        fprintf(stderr, "%smw sweep: %s r%d: no time and energy: %s\n", cr, label, e->rep, e->msg);
+        fprintf(stderr, "%smw sweep: %s r%d: no time and energy: %s\n", mw_out_tty(cr), label,
+                e->rep, e->msg);
     } else if (e->kind == MW_SWEEP_EV_ENDED) {
         duration(e1, sizeof e1, mw_sweep_eta_s(sw));
         if (e->code)
             fprintf(stderr,
-                    "%smw sweep: [%zu/%zu%s] %s r%d FAILED (exit %d) after %.1f s, ETA %s\n", cr,
-                    sw->finished, sw->total, pre, label, e->rep, e->code, e->wall_s, e1);
+                    "%smw sweep: [%zu/%zu%s] %s r%d FAILED (exit %d) after %.1f s, ETA %s\n",
+                    mw_out_tty(cr), sw->finished, sw->total, pre, label, e->rep, e->code, e->wall_s,
+                    e1);
         else if (!S->tty)
             fprintf(stderr, "mw sweep: [%zu/%zu%s] %s r%d done in %.1f s, ETA %s\n", sw->finished,
                     sw->total, pre, label, e->rep, e->wall_s, e1);
     } else if (e->kind == MW_SWEEP_EV_PLAN_DONE && S->tty) {
-        fputs("\r\033[K", stderr);
+        mw_out_tty("\r\033[K");
     }
 }
 

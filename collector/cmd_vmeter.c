@@ -16,6 +16,7 @@
 
 #include "builtin.h"
 #include "cli.h"
+#include "mw_num.h"
 #include "firmware_path.h"
 #include "mw_sim.h"
 #include "mw_simboot.h"
@@ -62,7 +63,7 @@ static void usage(FILE *out)
             "  --elf FILE        firmware ELF (default: the one mw was built with)\n"
             "  --link PATH       also make PATH a symbolic link to the port (an old link there\n"
             "                    is replaced; any other file is an error)\n"
-            "  --seconds S       stop after S seconds (S > 0; required with --stdout)\n"
+            "  --seconds S       stop after S seconds (0.001 to 1e7; required with --stdout)\n"
             "  --no-reset        do not reset the board when a client opens the port (avrdude\n"
             "                    then cannot reach the bootloader, as with a real board)\n"
             "  --bootloader HEX  put this Intel HEX bootloader in the boot section (0x3E000)\n"
@@ -91,13 +92,10 @@ static void usage(FILE *out)
             "  -h, --help        this text\n");
 }
 
-/* A finite number in [lo, hi], the whole string. */
+/* A plain decimal number in [lo, hi] (mw_num.h). 0, or -1. */
 static int parse_num(const char *arg, double lo, double hi, double *out)
 {
-    double v;
-    if (mw_cli_number(arg, &v) || !(v >= lo && v <= hi)) return -1;
-    *out = v;
-    return 0;
+    return mw_num_double(arg, lo, hi, out) ? -1 : 0;
 }
 
 static int parse_wave(const char *arg, mw_sim_wave *w)
@@ -133,8 +131,8 @@ static int parse_load(const char *arg, vmeter_opts *o)
     if (!eq) return -1;
     *eq = 0;
     const char *pin = buf[0] == 'A' ? buf + 1 : buf;
-    double p;
-    if (parse_num(pin, 1, 15, &p) || p != (int)p) return -1;
+    int64_t p;
+    if (mw_num_int64(pin, 1, 15, &p)) return -1;
     char *fields[3] = {eq + 1, NULL, NULL};
     for (int i = 1; i < 3; i++) {
         char *c = fields[i - 1] ? strchr(fields[i - 1], ',') : NULL;
@@ -160,10 +158,7 @@ static int parse_load(const char *arg, vmeter_opts *o)
 
 static int parse_seconds(const char *arg, double *out)
 {
-    double v;
-    if (mw_cli_number(arg, &v) || !(v > 0) || v > 1e7) return -1;
-    *out = v;
-    return 0;
+    return parse_num(arg, 1e-3, 1e7, out);
 }
 
 /* Returns -1 when parsing went fine, else the exit code (help printed, or usage error). */
@@ -188,10 +183,14 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
         {"log-frames", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
+    static const int repeatable[] = {'L', 0};
+    mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0; /* 0, not 1: glibc then fully reinitialises getopt (tests call us repeatedly) */
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int once = mw_cli_once_opt("vmeter", &seen, opts, c, repeatable);
+        if (once) return once;
         switch (c) {
         case 'e':
             if (!*optarg || strlen(optarg) >= sizeof o->elf)
@@ -205,7 +204,7 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
         case 's':
             if (parse_seconds(optarg, &o->seconds) != 0)
                 return mw_cli_usage_error(
-                    "vmeter", "--seconds: '%s' is not a positive number of seconds", optarg);
+                    "vmeter", "--seconds: '%s' is not a number of seconds in 0.001..1e7", optarg);
             break;
         case 'o':
             o->use_stdout = 1;
@@ -234,7 +233,8 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
             if (parse_load(optarg, o))
                 return mw_cli_usage_error("vmeter",
                                           "--load: '%s' is not PIN=W[,PF[,sine|smps]] "
-                                          "with PIN A1..A15 (once each), 0 < PF <= 1",
+                                          "with PIN A1..A15 (once each), W in -1e5..1e5, "
+                                          "PF in 0.001..1",
                                           optarg);
             break;
         case 'P':
@@ -246,7 +246,7 @@ static int parse_args(int argc, char **argv, vmeter_opts *o)
             if (parse_num(optarg, 1e-3, 1, &o->pf))
                 return mw_cli_usage_error("vmeter",
                                           "--pf: '%s' is not a power factor in "
-                                          "(0, 1]",
+                                          "0.001..1",
                                           optarg);
             break;
         case 'w':
@@ -353,7 +353,7 @@ static int serve_pty(mw_sim *sim, const vmeter_opts *o)
         if (!fl.f) {
             fprintf(stderr, "mw vmeter: --log-frames: %s: %s\n", o->log_frames, strerror(errno));
             mw_simpty_close(pty);
-            return MW_EXIT_FAIL;
+            return MW_EXIT_USAGE; /* a file argument it cannot use (docs/cli.md) */
         }
         fl.pty = pty;
         mw_simpty_set_tap(pty, log_frame_byte, &fl);
@@ -413,10 +413,10 @@ int cmd_vmeter(int argc, char **argv)
     }
     char err[512];
     mw_sim *sim = mw_simboot_open(o.elf, o.bootloader, o.hex, err, sizeof err);
-    if (!sim) {
+    if (!sim) { /* --elf, --bootloader or --hex missing or not firmware: bad input */
         fprintf(stderr, "mw vmeter: %s\n", err);
         mw_simprofile_free(profile);
-        return MW_EXIT_FAIL;
+        return MW_EXIT_USAGE;
     }
     mw_sim_set_mains(sim, 0, o.mains_v, o.mains_hz);
     mw_sim_set_crystal_ppm(sim, o.ppm);

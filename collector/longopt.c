@@ -16,3 +16,10 @@ const char *mw_longopt_value(int argc, char **argv, int *i, const char *name)
     if (*i + 1 >= argc) return NULL;
     return argv[++*i];
 }
+
+int mw_longopt_once(const char *cmd, mw_cli_seen *seen, const char *arg, const char *const *names)
+{
+    for (const char *const *n = names; *n; n++)
+        if (mw_longopt_is(arg, *n)) return mw_cli_once(cmd, seen, *n);
+    return 0;
+}

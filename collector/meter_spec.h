@@ -4,7 +4,7 @@
  *   sim[:FILE]    the simulated board started inside this process: the real firmware in
  *                 simavr on a pty, run in real time by a thread, and then opened like any
  *                 port (the same code path as a real board). Its loads are three idle
- *                 nodes and a switch (A1 156.3 W, A2 146.1 W, A3 172.8 W: seed 000
+ *                 nodes and a switch (A1 156.3 W, A2 146.1 W, A3 172.8 W: Escobar et al.
  *                 Table 5; A4 3.5 W), or the step profile FILE (mw_simprofile.h).
  *   sim:cluster[=FILE]  the simulated board driven by a simulated cluster: each node's
  *                 channel follows the CPU activity of the processes playing it, the switch

@@ -3,6 +3,7 @@
 #include "pareto_out.h"
 
 #include "textout.h"
+#include "json_schema.h"
 
 static const char *name_of(const mw_pareto_report *r, int i)
 {
@@ -50,7 +51,7 @@ static void text_devices(FILE *out, const mw_pareto_report *r)
     if (r->has_add)
         fprintf(out,
                 "additivity: devices alone vs together differ by %.3g %% on average over %zu "
-                "size%s (seed 002 accepts <= 2.5 %%)\n",
+                "size%s (Khaleghzadeh et al. 2023 accepts <= 2.5 %%)\n",
                 100 * r->add_rel, r->add_n, r->add_n == 1 ? "" : "s");
 }
 
@@ -137,7 +138,7 @@ static void jsplit(FILE *out, const char *key, const double *x, int k)
 static void json_runs_devices(FILE *out, const mw_pareto_report *r)
 {
     const mw_pareto_front *f = &r->s->front;
-    jnum(out, "{\"n_units\":", f->n_units);
+    jnum(out, "{\"schema\":\"" MW_SCHEMA_PARETO "\",\"n_units\":", f->n_units);
     fprintf(out, ",\"runs\":");
     if (r->runs) {
         jstr(out, "{\"units\":", r->units);

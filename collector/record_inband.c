@@ -26,8 +26,8 @@ int mw_rec_inband_option(mw_rec_inband *o, int opt, const char *arg)
         return -1;
     }
     double v;
-    if (mw_cli_number(arg, &v) || !(v >= 1 && v <= MW_INBAND_MAX_HZ))
-        return mw_cli_usage_error("record", "--inband-hz: '%s' is not a rate in 1..100 Hz", arg);
+    int rc = mw_cli_double("record", "--inband-hz", arg, 1, MW_INBAND_MAX_HZ, "Hz", &v);
+    if (rc) return rc;
     o->hz = v;
     return -1;
 }
@@ -71,8 +71,9 @@ int mw_rec_inband_start(mw_rec_inband *o, mw_store *st, const char *rundir, cons
     return -1;
 }
 
-int mw_rec_inband_stop(mw_rec_inband *o, int quiet)
+int mw_rec_inband_stop(mw_rec_inband *o, mw_store *st, int quiet)
 {
+    mw_store_commit(st); /* its failure is the recorder's to see, at its own commit */
     if (!o->s) return 0;
     mw_inband_notes notes = {.n = 0};
     int rc = mw_inband_stop(o->s, &notes, NULL);

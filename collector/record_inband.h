@@ -34,7 +34,7 @@ int mw_rec_inband_option(mw_rec_inband *o, int opt, const char *arg);
  * in its transaction). */
 int mw_rec_inband_start(mw_rec_inband *o, mw_store *st, const char *rundir, const char *host,
                         int quiet);
-/* Stop (the recorder's transaction committed first); returns 0, or -1 when in-band windows
- * were not stored (said). */
-int mw_rec_inband_stop(mw_rec_inband *o, int quiet);
+/* Commit st (the recorder's transaction: the in-band writer's last one must not wait for
+ * it), then stop; returns 0, or -1 when in-band windows were not stored (said). */
+int mw_rec_inband_stop(mw_rec_inband *o, mw_store *st, int quiet);
 #endif

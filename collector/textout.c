@@ -37,10 +37,36 @@ const char *mw_out_fixed(char *buf, size_t len, __int128 v, __int128 step, int d
     return buf;
 }
 
+/* The length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs, surrogates or
+ * code points above U+10FFFF). */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80) return 1;
+    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (!n || s[0] > 0xf4) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90)) return 0; /* overlong */
+    if (s[0] == 0xed && s[1] >= 0xa0) return 0;                                   /* surrogate */
+    if (s[0] == 0xf4 && s[1] >= 0x90) return 0;                                   /* > U+10FFFF */
+    return n;
+}
+
 void mw_out_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (!n) { /* JSON is UTF-8 (RFC 8259): a byte that is not becomes U+FFFD */
+            fputs("\\ufffd", out);
+            p++;
+            continue;
+        }
+        if (n > 1) {
+            fwrite(p, 1, n, out);
+            p += n;
+            continue;
+        }
         if (*p == '"' || *p == '\\')
             fprintf(out, "\\%c", *p);
         else if (*p == '\n')
@@ -53,6 +79,7 @@ void mw_out_json_string(FILE *out, const char *s)
             fprintf(out, "\\u%04x", *p);
         else
             fputc(*p, out);
+        p++;
     }
     fputc('"', out);
 }
@@ -116,4 +143,42 @@ void mw_out_json_number(FILE *out, double v)
         fprintf(out, "%.10g", v);
     else
         fputs("null", out);
+}
+
+/* ---- standard error, guarded --------------------------------------------------------- */
+static FILE *raw_stderr; /* the process's own stderr, for mw_out_tty */
+
+/* the cookie's write: every byte as mw_out_text writes it, but a line's end and tabs kept */
+static ssize_t guard_write(void *cookie, const char *buf, size_t n)
+{
+    FILE *out = cookie;
+    char e[5];
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c != '\n' && c != '\t' && text_escape(c, e))
+            fputs(e, out);
+        else
+            fputc(c, out);
+    }
+    fflush(out);
+    return (ssize_t)n;
+}
+
+void mw_out_guard_stderr(void)
+{
+    if (raw_stderr) return;
+    cookie_io_functions_t io = {.write = guard_write};
+    FILE *g = fopencookie(stderr, "w", io);
+    if (!g) return; /* out of memory at start: messages stay unguarded */
+    setvbuf(g, NULL, _IONBF, 0);
+    raw_stderr = stderr;
+    stderr = g;
+}
+
+const char *mw_out_tty(const char *seq)
+{
+    FILE *out = raw_stderr ? raw_stderr : stderr;
+    fputs(seq, out);
+    fflush(out);
+    return "";
 }

@@ -19,7 +19,8 @@ const char *mw_out_fixed(char *buf, size_t len, __int128 v, __int128 step, int d
 /* v as a JSON number (%.10g), or null when it is NaN or infinite: no command writes NaN. */
 void mw_out_json_number(FILE *out, double v);
 
-/* s as a JSON string, quotes included: ", \ and control characters escaped. */
+/* s as a JSON string, quotes included: ", \ and control characters escaped, and a byte that
+ * is not part of a valid UTF-8 sequence written as \ufffd (JSON is UTF-8). */
 void mw_out_json_string(FILE *out, const char *s);
 
 /* s for a terminal: \n, \r, \t for those, \xHH for the other bytes below 0x20 and 0x7f;
@@ -31,4 +32,13 @@ char *mw_out_text_dup(const char *s);
 int mw_out_text_width(const char *s);
 /* mw_out_text(out, s), then blanks up to width (as printf's "%-*s" of the escaped s). */
 void mw_out_text_pad(FILE *out, const char *s, int width);
+/* From this call on, standard error escapes control bytes as mw_out_text does (a line's end
+ * and tabs kept): no message reaches the terminal raw, whatever path, name, metadata or
+ * library text it carries (`mw` calls it first thing; docs/reliability.md). Unbuffered,
+ * like stderr. */
+void mw_out_guard_stderr(void);
+/* seq, a progress line's own terminal control ("\r", "\033[K"), to the unguarded standard
+ * error; returns "", so that it may stand for a message's leading %s (arguments are
+ * evaluated before fprintf writes). */
+const char *mw_out_tty(const char *seq);
 #endif

@@ -51,6 +51,13 @@ int mw_fs_mkdirs(const char *path, int *made, char *err, size_t errlen)
             if (err)
                 snprintf(err, errlen, "%s: cannot create directory %s: %s", path, buf,
                          e == ENOTDIR ? "exists and is not a directory" : strerror(e));
+            /* nothing half-made: the n components just made above it go again */
+            for (int i = 0; i < n; i++) {
+                char *slash = strrchr(buf, '/');
+                if (!slash || slash == buf) break;
+                *slash = 0;
+                if (rmdir(buf) != 0) break;
+            }
             errno = e;
             return -1;
         }

@@ -1,10 +1,14 @@
 /* import — see mw_import.h. The whole file is in memory (mw_import_read reads it whole);
- * the tokenizer copies each record's fields, NUL-terminated, into one growing buffer and
+ * megawatt's CSV is read here, the other formats by host/import_<format>.c into the same
+ * trace (import_internal.h), which this file completes (window starts, gaps) and writes.
+ * The CSV tokenizer copies each record's fields, NUL-terminated, into one growing buffer and
  * the rows go into one growing array per channel. Numbers are parsed exactly into the
- * store's integer units with 128-bit arithmetic (parse_fixed), never through binary
+ * store's integer units with 128-bit arithmetic (mw_imp_parse_fixed), never through binary
  * floating point; only the median spacing goes through doubles (gsl_stats_median of the
  * sorted spacings, rounded to the ns). Energies are integrated in pJ (128 bits) and rounded
- * to mJ. Every error is formatted once, by bad_input, into the caller's buffer. */
+ * to mJ. Every error is formatted once, by mw_imp_bad, into the caller's buffer. The file is
+ * read by mw_lines_read_file (at most MW_IMPORT_MAX_BYTES; a FIFO or pipe must end within
+ * 10 s); a NUL byte in a field is refused, never taken for the field's end. */
 #include "mw_import.h"
 
 #include <errno.h>
@@ -23,10 +27,10 @@
 
 #include "mw_alloc.h"
 #include "mw_fs.h"
+#include "mw_lines.h"
 #include "mw_store.h"
+#include "import_internal.h"
 
-#define IMPORT_MAX_CHANNELS 64                    /* what mw ls / mw show keep per run */
-#define IMPORT_MAX_NAME 127                       /* bytes of a channel name */
 #define IMPORT_UNIX_TIME_NS 1000000000000000000LL /* time_s at or over 1e9 s is Unix time */
 
 /* ---- CSV records -------------------------------------------------------------------- */
@@ -119,6 +123,7 @@ static int csv_record(csv_in *r, long *line, const char **msg)
                     return -1;
                 }
                 char c = *r->p++;
+                if (c == 0) goto nul;
                 if (c == '"') {
                     if (r->p < r->end && *r->p == '"')
                         r->p++;
@@ -138,6 +143,7 @@ static int csv_record(csv_in *r, long *line, const char **msg)
         } else {
             size_t keep = r->len;
             while (!at_eol(r) && *r->p != ',') {
+                if (*r->p == 0) goto nul;
                 if (buf_put(r, *r->p)) goto nomem;
                 if (*r->p != ' ' && *r->p != '\t') keep = r->len;
                 r->p++;
@@ -153,6 +159,9 @@ static int csv_record(csv_in *r, long *line, const char **msg)
 nomem:
     *msg = "out of memory";
     return -1;
+nul: /* C strings would end the field there: 12<NUL>345 read as 12 */
+    *msg = "a NUL byte in the field (this is not a text file)";
+    return -1;
 }
 
 /* ---- numbers -------------------------------------------------------------------------- */
@@ -160,7 +169,7 @@ nomem:
 /* The decimal s ("-12.5", "3", "1.5e-3") in units of 10^-scale, rounded half away from zero,
  * exactly (no binary floating point): parse_fixed("12.3456", 3) = 12346. Returns 0, -1 when
  * s is not a decimal number, -2 when its value is outside [lo, hi]. */
-static int parse_fixed(const char *s, int scale, int64_t lo, int64_t hi, int64_t *out)
+int mw_imp_parse_fixed(const char *s, int scale, int64_t lo, int64_t hi, int64_t *out)
 {
     int neg = 0;
     if (*s == '+' || *s == '-') neg = *s++ == '-';
@@ -216,72 +225,52 @@ static int parse_fixed(const char *s, int scale, int64_t lo, int64_t hi, int64_t
     return 0;
 }
 
+static const char *const format_names[] = {
+    [MW_IMPORT_CSV] = "csv",
+    [MW_IMPORT_POWERSENSOR3] = "powersensor3",
+    [MW_IMPORT_KWOLLECT] = "kwollect",
+    [MW_IMPORT_PMLIB] = "pmlib",
+};
+
 /* ---- the file's contents -------------------------------------------------------------- */
 
+typedef mw_import import_data;
+typedef mw_imp_row import_row;
+typedef mw_imp_channel import_channel;
+typedef mw_imp_gap import_gap;
+
 enum {
-    COL_TIME,
-    COL_START,
-    COL_CHANNEL,
-    COL_POWER,
-    COL_ENERGY,
-    COL_VRMS,
-    COL_IRMS,
-    COL_PF,
-    COL_FLAGS,
-    COL_UNC,
-    NCOLS
+    COL_TIME = MW_IMP_COL_TIME,
+    COL_START = MW_IMP_COL_START,
+    COL_CHANNEL = MW_IMP_COL_CHANNEL,
+    COL_POWER = MW_IMP_COL_POWER,
+    COL_ENERGY = MW_IMP_COL_ENERGY,
+    COL_VRMS = MW_IMP_COL_VRMS,
+    COL_IRMS = MW_IMP_COL_IRMS,
+    COL_PF = MW_IMP_COL_PF,
+    COL_FLAGS = MW_IMP_COL_FLAGS,
+    COL_UNC = MW_IMP_COL_UNC,
+    NCOLS = MW_IMP_NCOLS
 };
-
-typedef struct {
-    int64_t t0_ns, t1_ns; /* t0_ns: INT64_MIN until known */
-    int64_t energy_mj;    /* INT64_MIN: not given */
-    int64_t uncertainty_ns;
-    int32_t power_mw, vrms_mv, irms_ua, pf_milli;
-    uint32_t flags;
-    long line;
-} import_row;
-
-typedef struct {
-    char *name;
-    import_row *rows;
-    size_t n, cap;
-} import_channel;
-
-typedef struct {
-    int64_t start_ns, end_ns;
-    int channel; /* index */
-} import_gap;
-
-struct mw_import {
-    char *file; /* as the caller named it, for messages and import_source */
-    char *err;  /* the caller's buffer, while parsing */
-    size_t errlen;
-    int col[NCOLS]; /* field index of each column, -1 when absent */
-    int time_in_ns; /* time_ns rather than time_s */
-    int nfields;    /* fields in the header */
-    import_channel ch[IMPORT_MAX_CHANNELS];
-    int nch;
-    import_gap *gaps; /* sorted by span, then channel, once parsed */
-    size_t ngaps, gcap;
-};
-
-typedef struct mw_import import_data;
 
 void mw_import_free(mw_import *d)
 {
     if (!d) return;
     for (int i = 0; i < d->nch; i++) {
         free(d->ch[i].name);
+        free(d->ch[i].host);
         free(d->ch[i].rows);
     }
+    for (size_t i = 0; i < d->nphases; i++)
+        free(d->phases[i].name);
+    free(d->phases);
     free(d->gaps);
     free(d->file);
     free(d);
 }
 
 /* "FILE:LINE:COL: message" into the caller's buffer; returns -1. col 0: no column. */
-static int __attribute__((format(printf, 4, 5)))
-bad_input(import_data *d, long line, int col, const char *fmt, ...)
+int mw_imp_bad(import_data *d, long line, int col, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -331,51 +320,85 @@ static int read_header(import_data *d, const csv_in *r, long line)
         }
         if (k < 0) continue; /* a column we do not use */
         if (d->col[k] >= 0)
-            return bad_input(d, line, i + 1, "column '%s' repeats column %d ('%s')", h,
-                             d->col[k] + 1, field(r, d->col[k]));
+            return mw_imp_bad(d, line, i + 1, "column '%s' repeats column %d ('%s')", h,
+                              d->col[k] + 1, field(r, d->col[k]));
         d->col[k] = i;
     }
     if (d->col[COL_TIME] < 0)
-        return bad_input(d, line, 0,
-                         "the header names no time column (time_s or time_ns, the window's end)");
+        return mw_imp_bad(d, line, 0,
+                          "the header names no time column (time_s or time_ns, the window's end)");
     if (d->col[COL_CHANNEL] < 0)
-        return bad_input(d, line, 0, "the header names no column 'channel'");
-    if (d->col[COL_POWER] < 0) return bad_input(d, line, 0, "the header names no column 'power_w'");
+        return mw_imp_bad(d, line, 0, "the header names no column 'channel'");
+    if (d->col[COL_POWER] < 0)
+        return mw_imp_bad(d, line, 0, "the header names no column 'power_w'");
     d->time_in_ns = time_ns >= 0;
     if (time_ns >= 0 && start_s >= 0)
-        return bad_input(d, line, start_s + 1,
-                         "start_s goes with time_s; with time_ns give start_ns");
+        return mw_imp_bad(d, line, start_s + 1,
+                          "start_s goes with time_s; with time_ns give start_ns");
     if (time_s >= 0 && start_ns >= 0)
-        return bad_input(d, line, start_ns + 1,
-                         "start_ns goes with time_ns; with time_s give start_s");
+        return mw_imp_bad(d, line, start_ns + 1,
+                          "start_ns goes with time_ns; with time_s give start_s");
     d->nfields = r->n;
     return 0;
 }
 
-/* The channel called name, added when new; NULL after the message. */
-static import_channel *channel_of(import_data *d, const char *name, long line, int col)
+mw_imp_channel *mw_imp_channel_of(import_data *d, const char *name, const char *host, long line,
+                                  int col)
 {
     for (int i = d->nch - 1; i >= 0; i--)
         if (!strcmp(d->ch[i].name, name)) return &d->ch[i];
     if (!*name) {
-        bad_input(d, line, col, "channel: empty name");
+        mw_imp_bad(d, line, col, "channel: empty name");
         return NULL;
     }
-    if (strlen(name) > IMPORT_MAX_NAME) {
-        bad_input(d, line, col, "channel: name longer than %d bytes", IMPORT_MAX_NAME);
+    if (strlen(name) > MW_IMP_MAX_NAME) {
+        mw_imp_bad(d, line, col, "channel: name longer than %d bytes", MW_IMP_MAX_NAME);
         return NULL;
     }
-    if (d->nch == IMPORT_MAX_CHANNELS) {
-        bad_input(d, line, col, "channel '%s': more than %d channels", name, IMPORT_MAX_CHANNELS);
+    if (d->nch == MW_IMP_MAX_CHANNELS) {
+        mw_imp_bad(d, line, col, "channel '%s': more than %d channels", name, MW_IMP_MAX_CHANNELS);
         return NULL;
     }
     import_channel *c = &d->ch[d->nch];
-    if (!(c->name = strdup(name))) {
-        bad_input(d, line, col, "out of memory");
+    c->name = strdup(name);
+    c->host = host ? strdup(host) : NULL;
+    if (!c->name || (host && !c->host)) {
+        free(c->name);
+        free(c->host);
+        c->name = c->host = NULL;
+        mw_imp_bad(d, line, col, "out of memory");
         return NULL;
     }
     d->nch++;
     return c;
+}
+
+int mw_imp_push_row(import_data *d, mw_imp_channel *c, const mw_imp_row *x)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 1024;
+        import_row *rows = realloc(c->rows, cap * sizeof *rows);
+        if (!rows) return mw_imp_bad(d, x->line, 0, "out of memory");
+        c->rows = rows;
+        c->cap = cap;
+    }
+    c->rows[c->n++] = *x;
+    return 0;
+}
+
+int mw_imp_add_phase(import_data *d, const char *name, int64_t start_ns, int64_t end_ns, long line)
+{
+    if (d->nphases == d->pcap) {
+        size_t cap = d->pcap ? 2 * d->pcap : 64;
+        mw_imp_phase *p = realloc(d->phases, cap * sizeof *p);
+        if (!p) return mw_imp_bad(d, line, 0, "out of memory");
+        d->phases = p;
+        d->pcap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) return mw_imp_bad(d, line, 0, "out of memory");
+    d->phases[d->nphases++] = (mw_imp_phase){copy, start_ns, end_ns};
+    return 0;
 }
 
 /* The numeric field of column k in units of 10^-scale within [lo, hi]: returns 1 with *v,
@@ -389,19 +412,19 @@ static int num_field(import_data *d, const csv_in *r, long line, int k, int scal
     const char *s = field(r, i);
     if (!*s) {
         if (k == COL_TIME || k == COL_POWER) {
-            bad_input(d, line, i + 1, "%s: empty",
-                      k == COL_TIME ? (d->time_in_ns ? "time_ns" : "time_s") : "power_w");
+            mw_imp_bad(d, line, i + 1, "%s: empty",
+                       k == COL_TIME ? (d->time_in_ns ? "time_ns" : "time_s") : "power_w");
             return -1;
         }
         return 0;
     }
-    int e = parse_fixed(s, scale, lo, hi, v);
+    int e = mw_imp_parse_fixed(s, scale, lo, hi, v);
     if (e) {
         const char *cname = col_names[k];
         if (k == COL_TIME && d->time_in_ns) cname = "time_ns";
         if (k == COL_START && d->time_in_ns) cname = "start_ns";
-        bad_input(d, line, i + 1, "%s: '%s' is %s", cname, s,
-                  e == -2 ? "out of range" : "not a number");
+        mw_imp_bad(d, line, i + 1, "%s: '%s' is %s", cname, s,
+                   e == -2 ? "out of range" : "not a number");
         return -1;
     }
     return 1;
@@ -411,9 +434,10 @@ static int num_field(import_data *d, const csv_in *r, long line, int k, int scal
 static int read_row(import_data *d, const csv_in *r, long line)
 {
     if (r->n != d->nfields)
-        return bad_input(d, line, 0, "%d field%s, the header names %d", r->n, r->n == 1 ? "" : "s",
-                         d->nfields);
-    import_channel *c = channel_of(d, field(r, d->col[COL_CHANNEL]), line, d->col[COL_CHANNEL] + 1);
+        return mw_imp_bad(d, line, 0, "%d field%s, the header names %d", r->n, r->n == 1 ? "" : "s",
+                          d->nfields);
+    import_channel *c =
+        mw_imp_channel_of(d, field(r, d->col[COL_CHANNEL]), NULL, line, d->col[COL_CHANNEL] + 1);
     if (!c) return -1;
     import_row x = {.t0_ns = INT64_MIN, .energy_mj = INT64_MIN, .line = line};
     int tscale = d->time_in_ns ? 0 : 9;
@@ -439,30 +463,22 @@ static int read_row(import_data *d, const csv_in *r, long line)
 
     const char *tname = d->time_in_ns ? "time_ns" : "time_s";
     if (c->n && x.t1_ns <= c->rows[c->n - 1].t1_ns)
-        return bad_input(d, line, d->col[COL_TIME] + 1,
-                         "%s: '%s' is not after the previous window of channel '%s' (line %ld)",
-                         tname, field(r, d->col[COL_TIME]), c->name, c->rows[c->n - 1].line);
+        return mw_imp_bad(d, line, d->col[COL_TIME] + 1,
+                          "%s: '%s' is not after the previous window of channel '%s' (line %ld)",
+                          tname, field(r, d->col[COL_TIME]), c->name, c->rows[c->n - 1].line);
     if (x.t0_ns != INT64_MIN) {
         const char *sname = d->time_in_ns ? "start_ns" : "start_s";
         if (x.t0_ns >= x.t1_ns)
-            return bad_input(d, line, d->col[COL_START] + 1,
-                             "%s: '%s' is not before the window's end (%s '%s')", sname,
-                             field(r, d->col[COL_START]), tname, field(r, d->col[COL_TIME]));
+            return mw_imp_bad(d, line, d->col[COL_START] + 1,
+                              "%s: '%s' is not before the window's end (%s '%s')", sname,
+                              field(r, d->col[COL_START]), tname, field(r, d->col[COL_TIME]));
         if (c->n && x.t0_ns < c->rows[c->n - 1].t1_ns)
-            return bad_input(d, line, d->col[COL_START] + 1,
-                             "%s: '%s' is before the end of the previous window of channel '%s' "
-                             "(line %ld)",
-                             sname, field(r, d->col[COL_START]), c->name, c->rows[c->n - 1].line);
+            return mw_imp_bad(d, line, d->col[COL_START] + 1,
+                              "%s: '%s' is before the end of the previous window of channel '%s' "
+                              "(line %ld)",
+                              sname, field(r, d->col[COL_START]), c->name, c->rows[c->n - 1].line);
     }
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 1024;
-        import_row *rows = realloc(c->rows, cap * sizeof *rows);
-        if (!rows) return bad_input(d, line, 0, "out of memory");
-        c->rows = rows;
-        c->cap = cap;
-    }
-    c->rows[c->n++] = x;
-    return 0;
+    return mw_imp_push_row(d, c, &x);
 }
 
 /* Returns 0, or -1 with the message. */
@@ -474,20 +490,20 @@ static int read_file(import_data *d, const char *text, size_t len)
     long line = 0;
     int rc = 0, got = csv_record(&r, &line, &msg);
     if (got == 0) {
-        rc = bad_input(d, r.line, 0, "no header line (the file holds no data)");
+        rc = mw_imp_bad(d, r.line, 0, "no header line (the file holds no data)");
     } else if (got < 0) {
-        rc = bad_input(d, line, r.n, "%s", msg);
+        rc = mw_imp_bad(d, line, r.n, "%s", msg);
     } else {
         rc = read_header(d, &r, line);
         long rows = 0;
         while (rc == 0 && (got = csv_record(&r, &line, &msg)) != 0) {
             if (got < 0)
-                rc = bad_input(d, line, r.n, "%s", msg);
+                rc = mw_imp_bad(d, line, r.n, "%s", msg);
             else
                 rc = read_row(d, &r, line);
             rows++;
         }
-        if (rc == 0 && !rows) rc = bad_input(d, line, 0, "a header but no rows");
+        if (rc == 0 && !rows) rc = mw_imp_bad(d, line, 0, "a header but no rows");
     }
     free(r.buf);
     free(r.off);
@@ -531,7 +547,7 @@ static int make_windows(import_data *d)
     for (int c = 0; c < d->nch; c++)
         total += d->ch[c].n;
     double *tmp = malloc((total > 1 ? total : 1) * sizeof *tmp);
-    if (!tmp) return bad_input(d, 1, 0, "out of memory");
+    if (!tmp) return mw_imp_bad(d, 1, 0, "out of memory");
     /* the median over all channels, for a channel of one row */
     int64_t all_med = 0;
     size_t m = 0;
@@ -542,7 +558,7 @@ static int make_windows(import_data *d)
         gsl_sort(tmp, 1, m);
         all_med = round_ns(gsl_stats_median_from_sorted_data(tmp, 1, m));
     }
-    int rc = 0;
+    int rc = 0, csv = d->format == MW_IMPORT_CSV;
     for (int c = 0; c < d->nch && rc == 0; c++) {
         import_channel *ch = &d->ch[c];
         int64_t med = ch->n >= 2 ? median_spacing(ch->rows, ch->n, tmp) : all_med;
@@ -553,25 +569,26 @@ static int make_windows(import_data *d)
             int hole = prev && 2 * ((__int128)x->t1_ns - prev->t1_ns) > (__int128)3 * med;
             if (x->t0_ns == INT64_MIN) {
                 if (!med) {
-                    rc = bad_input(d, x->line, d->col[COL_TIME] + 1,
-                                   "channel '%s' has a single window and no start column: its "
-                                   "length is unknown (give start_s)",
-                                   ch->name);
+                    rc = mw_imp_bad(d, x->line, d->col[COL_TIME] + 1,
+                                    "channel '%s' has a single window%s: its length is "
+                                    "unknown%s",
+                                    ch->name, csv ? " and no start column" : "",
+                                    csv ? " (give start_s)" : "");
                     break;
                 }
                 __int128 t0 = prev && !hole ? prev->t1_ns : (__int128)x->t1_ns - med;
                 if (t0 <= INT64_MIN) {
-                    rc = bad_input(d, x->line, d->col[COL_TIME] + 1,
-                                   "channel '%s': the window's start (its end less the median "
-                                   "spacing) is out of range (give start_s)",
-                                   ch->name);
+                    rc = mw_imp_bad(d, x->line, d->col[COL_TIME] + 1,
+                                    "channel '%s': the window's start (its end less the median "
+                                    "spacing) is out of range%s",
+                                    ch->name, csv ? " (give start_s)" : "");
                     break;
                 }
                 x->t0_ns = (int64_t)t0;
                 if (prev && x->t0_ns < prev->t1_ns) x->t0_ns = prev->t1_ns;
             }
             if (hole && x->t0_ns > prev->t1_ns && add_gap(d, prev->t1_ns, x->t0_ns, c)) {
-                rc = bad_input(d, x->line, 0, "out of memory");
+                rc = mw_imp_bad(d, x->line, 0, "out of memory");
                 break;
             }
         }
@@ -606,7 +623,7 @@ static int write_samples(mw_store *s, const import_data *d, int64_t base_ns, wri
 {
     for (int c = 0; c < d->nch; c++) {
         const import_channel *ch = &d->ch[c];
-        if (mw_store_channel_add(s, c + 1, ch->name, NULL, NULL)) return -1;
+        if (mw_store_channel_add(s, c + 1, ch->name, ch->host, NULL)) return -1;
         __int128 run_pj = 0;
         for (size_t i = 0; i < ch->n; i++) {
             const import_row *x = &ch->rows[i];
@@ -668,7 +685,7 @@ static int write_meta(mw_store *s, const import_data *d, const write_counts *n, 
                          : !n->energy_integrated ? "energy_j column"
                                                  : "energy_j column, integrated where empty";
     if (mw_store_meta_set(s, "status", "imported") || mw_store_meta_set(s, "import_source", src) ||
-        mw_store_meta_set(s, "import_format", "csv") ||
+        mw_store_meta_set(s, "import_format", format_names[d->format]) ||
         mw_store_meta_set(s, "import_energy", energy) ||
         mw_store_meta_set(s, "channels_from", "import") ||
         mw_store_meta_set(s, "mw_version", MW_VERSION))
@@ -677,6 +694,22 @@ static int write_meta(mw_store *s, const import_data *d, const write_counts *n, 
     if (mw_store_meta_set(s, "start_ns", num)) return -1;
     snprintf(num, sizeof num, "%" PRId64, end_ns);
     return mw_store_meta_set(s, "end_ns", num);
+}
+
+/* The phases the file marks (PowerSensor3's markers, pmlib's sets): rank -1, kind "user". */
+static int write_phases(mw_store *s, const import_data *d)
+{
+    for (size_t i = 0; i < d->nphases; i++) {
+        mw_store_phase p = {.rank = -1,
+                            .host = "",
+                            .kind = "user",
+                            .name = d->phases[i].name,
+                            .start_ns = d->phases[i].start_ns,
+                            .end_ns = d->phases[i].end_ns,
+                            .peer = -1};
+        if (mw_store_phase_add(s, &p)) return -1;
+    }
+    return 0;
 }
 
 static void remove_tmp_run(const char *dir)
@@ -717,7 +750,8 @@ static int write_store(const import_data *d, const char *tmp, write_counts *n, c
     int64_t start_ns = !d->time_in_ns && hi < IMPORT_UNIX_TIME_NS ? 0 : lo;
     mw_store *s = mw_store_create(tmp, 1, err, errlen);
     if (!s) return -1;
-    if (write_samples(s, d, lo, n) || write_meta(s, d, n, start_ns, hi) || mw_store_commit(s)) {
+    if (write_samples(s, d, lo, n) || write_phases(s, d) || write_meta(s, d, n, start_ns, hi) ||
+        mw_store_commit(s)) {
         snprintf(err, errlen, "%s", mw_store_error(s));
         mw_store_close(s);
         return -1;
@@ -805,41 +839,48 @@ int mw_import_write(const mw_import *d, const char *rundir, int force, mw_import
 
 /* ---- reading and checking ------------------------------------------------------------- */
 
-static char *slurp(const char *file, size_t *len)
+int mw_import_format_from_name(const char *name, mw_import_format *fmt)
 {
-    FILE *f = fopen(file, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        char *b = realloc(buf, cap *= 2);
-        if (!b) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = b;
+    for (unsigned i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
+        if (!strcmp(name, format_names[i])) {
+            *fmt = (mw_import_format)i;
+            return 0;
         }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || !buf) {
-        free(buf);
-        if (!bad) errno = ENOMEM;
-        return NULL;
-    }
-    *len = n;
-    return buf;
+    return -1;
 }
 
-mw_import *mw_import_parse(const char *file, const char *text, size_t len, char *err, size_t errlen)
+const char *mw_import_format_names(void)
+{
+    return "csv, powersensor3, kwollect, pmlib";
+}
+
+/* Parse text (text[len] == 0, modifiable: the line readers cut it into lines) as fmt. */
+static mw_import *parse_text(mw_import_format fmt, const char *file, char *text, size_t len,
+                             char *err, size_t errlen)
 {
     mw_import *d = mw_xcalloc(1, sizeof *d);
     d->file = mw_xstrdup(file);
     d->err = err;
     d->errlen = errlen;
-    int rc = read_file(d, text, len);
+    d->format = fmt;
+    for (int k = 0; k < NCOLS; k++)
+        d->col[k] = -1;
+    int rc;
+    switch (fmt) {
+    case MW_IMPORT_POWERSENSOR3:
+        rc = mw_imp_read_powersensor3(d, text, len);
+        break;
+    case MW_IMPORT_KWOLLECT:
+        rc = mw_imp_read_kwollect(d, text, len);
+        break;
+    case MW_IMPORT_PMLIB:
+        rc = mw_imp_read_pmlib(d, text, len);
+        break;
+    default:
+        rc = read_file(d, text, len);
+        break;
+    }
+    if (rc == 0 && d->nch == 0) rc = mw_imp_bad(d, 1, 0, "no power samples in the file");
     if (rc == 0) rc = make_windows(d);
     d->err = NULL;
     d->errlen = 0;
@@ -851,17 +892,36 @@ mw_import *mw_import_parse(const char *file, const char *text, size_t len, char 
     return d;
 }
 
-mw_import *mw_import_read(const char *file, char *err, size_t errlen)
+mw_import *mw_import_parse_as(mw_import_format fmt, const char *file, const char *text, size_t len,
+                              char *err, size_t errlen)
 {
+    char *copy = mw_xrealloc(NULL, len + 1);
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    mw_import *d = parse_text(fmt, file, copy, len, err, errlen);
+    free(copy);
+    return d;
+}
+
+mw_import *mw_import_parse(const char *file, const char *text, size_t len, char *err, size_t errlen)
+{
+    return mw_import_parse_as(MW_IMPORT_CSV, file, text, len, err, errlen);
+}
+
+mw_import *mw_import_read_as(mw_import_format fmt, const char *file, char *err, size_t errlen)
+{
+    static const mw_lines_limits limits = {MW_IMPORT_MAX_BYTES, 0, MW_LINES_TIMEOUT_MS};
     size_t len = 0;
-    char *text = slurp(file, &len);
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", file, strerror(errno));
-        return NULL;
-    }
-    mw_import *d = mw_import_parse(file, text, len, err, errlen);
+    char *text;
+    if (mw_lines_read_file(file, &limits, &text, &len, err, errlen)) return NULL;
+    mw_import *d = parse_text(fmt, file, text, len, err, errlen);
     free(text);
     return d;
+}
+
+mw_import *mw_import_read(const char *file, char *err, size_t errlen)
+{
+    return mw_import_read_as(MW_IMPORT_CSV, file, err, errlen);
 }
 
 void mw_import_each_window(const mw_import *d,

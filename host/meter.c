@@ -2,7 +2,10 @@
  * windows arriving while a command awaits its reply are delivered later, in order. The
  * clock model sees every window's (t1_us, arrival) pair; t0 and t1 are mapped with the fit
  * that includes the window itself, and turned from CLOCK_MONOTONIC into CLOCK_REALTIME with
- * the two clocks' difference read at that moment. */
+ * the two clocks' difference read once. A window whose line is over 1 s late on the fit is
+ * held, with every event after it, until the lines show whether the host read late (the
+ * next line on time: stamped as usual) or the meter's time fell behind (lines at the
+ * meter's pace, each as late: a new segment, mw_meter.h). */
 #include "mw_meter.h"
 
 #include <stdint.h>
@@ -20,6 +23,13 @@
  * few times in a run; a device restarting it with every line would otherwise cost a clock
  * (kilobytes) per line: beyond this, segments keep their live stamps. */
 #define KEEP_SEGMENTS 1024
+/* Late windows (mw_meter.h): a line this late on the live fit is held; held windows that
+ * span STEP_SPAN_US of meter time (or HOLD_MAX events) and came at least at half the
+ * meter's pace start a new segment; held longer than HOLD_MAX_NS: released as read late */
+#define LATE_NS 1000000000LL
+#define STEP_SPAN_US 1000000ULL
+#define HOLD_MAX 64
+#define HOLD_MAX_NS 2000000000LL
 
 struct mw_meter {
     mw_port *port;
@@ -37,8 +47,12 @@ struct mw_meter {
     uint32_t last_seq;
     uint64_t last_t1_us;
     mw_meter_stats st;
-    int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once: rt_minus_mono */
+    int64_t rt_off_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once: rt_minus_mono */
+    int nheld;          /* the last nheld queued events wait for the late-window decision */
+    int64_t held_since; /* CLOCK_MONOTONIC when the first of them was held */
 };
+
+static void release(mw_meter *m, int skip, int64_t step_ns);
 
 static int64_t now_ns(clockid_t c)
 {
@@ -112,6 +126,7 @@ void mw_meter_get_stats(const mw_meter *m, mw_meter_stats *st)
 
 void mw_meter_set_port(mw_meter *m, mw_port *p)
 {
+    release(m, 0, 0);
     mw_port_close(m->port);
     m->port = p;
     /* a partial line from the old port is not continued; the counts go on */
@@ -151,6 +166,7 @@ static int keep_clock(mw_meter *m)
 
 void mw_meter_finish(mw_meter *m)
 {
+    release(m, 0, 0);
     if (!m->finished) mw_clock_refit_all(m->clock);
     m->finished = 1;
 }
@@ -172,25 +188,10 @@ int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t 
     return 0;
 }
 
-static void window_event(mw_meter *m, mw_meter_event *ev)
+/* Window ev's pair into the clock, and its stamps from the fit that includes it. */
+static void stamp(mw_meter *m, mw_meter_event *ev)
 {
     const mw_proto_window *w = &ev->w;
-    ev->restart = 0;
-    ev->lost = 0;
-    if (!m->have_last) {
-        ev->restart = 1;
-    } else if ((w->flags & MW_FLAG_FIRST) || w->seq <= m->last_seq || w->t1_us <= m->last_t1_us) {
-        ev->restart = 1;
-        keep_clock(m);
-        m->segment++;
-        m->st.restarts++;
-    } else if (w->seq > m->last_seq + 1) {
-        ev->lost = w->seq - m->last_seq - 1;
-        m->st.lost_windows += ev->lost;
-    }
-    m->have_last = 1;
-    m->last_seq = w->seq;
-    m->last_t1_us = w->t1_us;
     ev->segment = m->segment;
     /* the line left the meter its hold after the window's end (docs/protocol.md) */
     mw_clock_add(m->clock, w->t1_us, ev->arrival_mono_ns - mw_proto_hold_ns(w), ev->line_bytes);
@@ -203,7 +204,99 @@ static void window_event(mw_meter *m, mw_meter_event *ev)
     mw_clock_state cs;
     mw_clock_get_state(m->clock, &cs);
     ev->uncertainty_ns = cs.uncertainty_ns;
+}
+
+/* How late window ev's line came on the live fit, ns (0 before there is one). */
+static int64_t lateness(const mw_meter *m, const mw_meter_event *ev)
+{
+    int64_t t1;
+    if (mw_clock_map(m->clock, ev->w.t1_us, &t1) != 0) return 0;
+    return ev->arrival_mono_ns - mw_proto_hold_ns(&ev->w) - t1;
+}
+
+/* The held events, all but the last skip queued ones, released: their windows stamped as
+ * read late (step_ns 0), or as a new segment whose meter time fell behind by step_ns. */
+static void release(mw_meter *m, int skip, int64_t step_ns)
+{
+    if (!m->nheld) return;
+    if (step_ns > 0) {
+        keep_clock(m);
+        m->segment++;
+        m->st.time_steps++;
+    }
+    int first = 1;
+    for (int i = m->qlen - skip - m->nheld; i < m->qlen - skip; i++) {
+        mw_meter_event *ev = &m->q[(m->qhead + i) % QCAP];
+        if (ev->type != MW_METER_WINDOW) continue;
+        if (first && step_ns > 0) {
+            ev->restart = 1;
+            ev->stepped_ns = step_ns;
+        }
+        first = 0;
+        stamp(m, ev);
+    }
+    m->nheld = 0;
+}
+
+/* The held events (the last one a late window): decided yet? The step is the least late of
+ * them (the others' lines had delays of their own). */
+static void decide(mw_meter *m)
+{
+    const mw_meter_event *f = NULL, *l = NULL;
+    int nw = 0;
+    int64_t late_ns = INT64_MAX;
+    for (int i = m->qlen - m->nheld; i < m->qlen; i++) {
+        const mw_meter_event *ev = &m->q[(m->qhead + i) % QCAP];
+        if (ev->type != MW_METER_WINDOW) continue;
+        if (!f) f = ev;
+        l = ev;
+        nw++;
+        int64_t late = lateness(m, ev);
+        if (late < late_ns) late_ns = late;
+    }
+    uint64_t span_us = l->w.t1_us - f->w.t1_us;
+    int64_t arrived_ns = l->arrival_mono_ns - f->arrival_mono_ns;
+    int enough = nw >= 3 && (span_us >= STEP_SPAN_US || m->nheld >= HOLD_MAX);
+    if (enough && (double)arrived_ns * 2 >= (double)span_us * 1000)
+        release(m, 0, late_ns); /* at the meter's pace: its time fell behind */
+    else if (m->nheld >= HOLD_MAX)
+        release(m, 0, 0);
+}
+
+/* Window ev, just queued: classified against the last one, then stamped or held. */
+static void window_event(mw_meter *m, mw_meter_event *ev)
+{
+    const mw_proto_window *w = &ev->w;
+    ev->restart = 0;
+    ev->lost = 0;
+    ev->stepped_ns = 0;
     m->st.windows++;
+    if (!m->have_last) {
+        ev->restart = 1;
+    } else if ((w->flags & MW_FLAG_FIRST) || w->seq <= m->last_seq || w->t1_us <= m->last_t1_us) {
+        release(m, 1, 0);
+        ev->restart = 1;
+        keep_clock(m);
+        m->segment++;
+        m->st.restarts++;
+    } else if (w->seq > m->last_seq + 1) {
+        ev->lost = w->seq - m->last_seq - 1;
+        m->st.lost_windows += ev->lost;
+    }
+    m->have_last = 1;
+    m->last_seq = w->seq;
+    m->last_t1_us = w->t1_us;
+    if (!ev->restart) {
+        int64_t late = lateness(m, ev);
+        if (late > LATE_NS) {
+            if (!m->nheld) m->held_since = now_ns(CLOCK_MONOTONIC);
+            m->nheld++;
+            decide(m);
+            return;
+        }
+        release(m, 1, 0);
+    }
+    stamp(m, ev);
 }
 
 /* One CRC-checked line in m->rd.line: make it an event. */
@@ -228,8 +321,9 @@ static void line_event(mw_meter *m, int64_t arrival)
         }
         ev->type = MW_METER_WINDOW;
         m->last_wire = ev->line_bytes;
-        window_event(m, ev);
-        break;
+        m->qlen++;
+        window_event(m, ev); /* holds it, or not */
+        return;
     case 'B':
         if (mw_proto_parse_boot(body, &ev->mcusr, &ev->config_status) != 0) {
             m->st.bad_lines++;
@@ -250,6 +344,7 @@ static void line_event(mw_meter *m, int64_t arrival)
         break;
     }
     m->qlen++;
+    if (m->nheld) m->nheld++; /* behind a held window */
 }
 
 void mw_meter_feed(mw_meter *m, const void *buf, size_t n, int64_t arrival_mono_ns)
@@ -262,7 +357,7 @@ void mw_meter_feed(mw_meter *m, const void *buf, size_t n, int64_t arrival_mono_
 
 static int pop(mw_meter *m, mw_meter_event *ev)
 {
-    if (!m->qlen) return 0;
+    if (m->qlen <= m->nheld) return 0;
     *ev = m->q[m->qhead];
     m->qhead = (m->qhead + 1) % QCAP;
     m->qlen--;
@@ -296,14 +391,24 @@ static int pump(mw_meter *m, int timeout_ms)
 
 int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
 {
+    if (m->nheld && now_ns(CLOCK_MONOTONIC) - m->held_since > HOLD_MAX_NS) release(m, 0, 0);
     if (pop(m, ev)) return 1;
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000;
     for (;;) {
         int64_t left_ms = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
-        if (pump(m, left_ms > 0 ? (int)left_ms : 0) < 0) return -1;
+        if (pump(m, left_ms > 0 ? (int)left_ms : 0) < 0) {
+            if (!m->port) return -1; /* fed (mw_meter_feed): held events wait for more */
+            release(m, 0, 0);        /* what was held was read late, before the port went */
+            return pop(m, ev) ? 1 : -1;
+        }
         if (pop(m, ev)) return 1;
         if (left_ms <= 0) return 0;
     }
+}
+
+int mw_meter_queued(mw_meter *m, mw_meter_event *ev)
+{
+    return pop(m, ev);
 }
 
 /* Find the first queued non-window line starting with expect or "E,", remove it from the
@@ -317,6 +422,7 @@ static int take_reply(mw_meter *m, const char *expect, char *reply, size_t reply
         int r = !strncmp(ev->body, expect, elen) ? 0 : !strncmp(ev->body, "E,", 2) ? 1 : -1;
         if (r < 0) continue;
         snprintf(reply, replylen, "%s", ev->body);
+        if (i >= m->qlen - m->nheld) m->nheld--;
         for (int j = i; j < m->qlen - 1; j++)
             m->q[(m->qhead + j) % QCAP] = m->q[(m->qhead + j + 1) % QCAP];
         m->qlen--;

@@ -307,7 +307,8 @@ int mw_port_find_meter(char *path, size_t pathlen, char *err, size_t errlen)
     if (nfound == 0)
         snprintf(err, errlen,
                  "no meter found on USB (Arduino Mega 2341:0010, 2341:0042, clones 1a86:7523, "
-                 "0403:6001); serial ports seen: %s",
+                 "0403:6001); serial ports seen: %s; without a meter, --meter sim (or "
+                 "sim:cluster) records on the simulated board",
                  others[0] ? others : "none");
     else
         snprintf(err, errlen, "%d possible meters: %s; choose one", nfound, found);

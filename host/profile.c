@@ -1,17 +1,20 @@
 /* profile — see mw_profile.h. A line is cut into tokens at blanks (strtok_r) after its
- * comment; the first token is the keyword. Numbers are whole tokens read by strtod, finite
- * (the same rule as the command line's numbers). A point token is cut at ':' into 2 or 3
+ * comment; the first token is the keyword. Numbers are whole tokens read by mw_num (plain
+ * decimal, the same rule as the command line's numbers) within MW_PROFILE_MAX, so that no
+ * product or sum the models make of them overflows. A point token is cut at ':' into 2 or 3
  * numbers (2 for together lines). Reading stops at the first error; its message quotes the
- * token as written (up to 127 characters). */
+ * token as written (up to 127 characters). The text is read whole and cut into lines by
+ * mw_lines (bounded: MW_PROFILE_MAX_BYTES, MW_PROFILE_MAX_LINE_BYTES, no NUL bytes). */
 #include "mw_profile.h"
 
-#include <errno.h>
-#include <math.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mw_alloc.h"
+#include "mw_lines.h"
+#include "mw_num.h"
 
 #define BLANKS " \t\r\n"
 
@@ -35,15 +38,23 @@ static int bad(reader *r, const char *fmt, ...)
     return -1;
 }
 
-/* the whole string a finite number */
+/* the whole string a plain decimal number (any finite double); each rule then checks its
+ * range and names it in its message */
 static int number(const char *s, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(x)) return -1;
-    *v = x;
-    return 0;
+    return mw_num_double(s, -DBL_MAX, DBL_MAX, v) ? -1 : 0;
+}
+
+/* n, sizes, times, a=, b=: MW_PROFILE_MIN..MW_PROFILE_MAX */
+static int positive(double x)
+{
+    return x >= MW_PROFILE_MIN && x <= MW_PROFILE_MAX;
+}
+
+/* energies, static_power: 0..MW_PROFILE_MAX */
+static int nonnegative(double x)
+{
+    return x >= 0 && x <= MW_PROFILE_MAX;
 }
 
 /* "X:T[:E]" or, for together lines, "X:E". Returns the number of fields read, 0 if bad. */
@@ -72,8 +83,11 @@ static int device_point(reader *r, mw_profile_device *d, char *tok, int *no_e)
     snprintf(copy, sizeof copy, "%s", tok);
     int nf = parse_point(tok, f, 3);
     if (nf < 2) return bad(r, "'%s' is not a=, b= or a point X:T[:E]", copy);
-    if (!(f[0] > 0) || !(f[1] > 0)) return bad(r, "point '%s': size and time must be > 0", copy);
-    if (nf == 3 && !(f[2] >= 0)) return bad(r, "point '%s': energy must be >= 0", copy);
+    if (!positive(f[0]) || !positive(f[1]))
+        return bad(r, "point '%s': size and time must be %g to %g", copy, MW_PROFILE_MIN,
+                   MW_PROFILE_MAX);
+    if (nf == 3 && !nonnegative(f[2]))
+        return bad(r, "point '%s': energy must be 0 to %g", copy, MW_PROFILE_MAX);
     if (nf == 3)
         d->has_energy = 1;
     else
@@ -99,7 +113,9 @@ static int parse_device(reader *r, char *save)
     for (char *tok = strtok_r(NULL, BLANKS, &save); tok; tok = strtok_r(NULL, BLANKS, &save)) {
         double v;
         if (!strncmp(tok, "a=", 2) || !strncmp(tok, "b=", 2)) {
-            if (number(tok + 2, &v) || !(v > 0)) return bad(r, "'%s': needs a number > 0", tok);
+            if (number(tok + 2, &v) || !positive(v))
+                return bad(r, "'%s': needs a number from %g to %g", tok, MW_PROFILE_MIN,
+                           MW_PROFILE_MAX);
             if (tok[0] == 'a')
                 d->a_s_per_unit = v;
             else
@@ -127,8 +143,9 @@ static int parse_together(reader *r, char *save)
         double f[2];
         char copy[128];
         snprintf(copy, sizeof copy, "%s", tok);
-        if (parse_point(tok, f, 2) != 2 || !(f[0] > 0) || !(f[1] > 0))
-            return bad(r, "'%s' is not a point X:E (both > 0)", copy);
+        if (parse_point(tok, f, 2) != 2 || !positive(f[0]) || !positive(f[1]))
+            return bad(r, "'%s' is not a point X:E (both %g to %g)", copy, MW_PROFILE_MIN,
+                       MW_PROFILE_MAX);
         add_point(&p->together, &p->ntogether, (mw_profile_point){f[0], 0, f[1]});
     }
     return 0;
@@ -141,8 +158,9 @@ static int parse_value(reader *r, const char *key, char *save)
     char *v = strtok_r(NULL, BLANKS, &save);
     double x;
     int is_n = key[0] == 'n';
-    if (!v || number(v, &x) || (is_n ? !(x > 0) : !(x >= 0)))
-        return bad(r, "%s needs a number (n > 0, static_power >= 0)", key);
+    if (!v || number(v, &x) || (is_n ? !positive(x) : !nonnegative(x)))
+        return bad(r, "%s needs a number (n %g to %g, static_power 0 to %g)", key, MW_PROFILE_MIN,
+                   MW_PROFILE_MAX, MW_PROFILE_MAX);
     if (strtok_r(NULL, BLANKS, &save)) return bad(r, "%s takes one value", key);
     if (is_n) {
         p->n_units = x;
@@ -178,24 +196,48 @@ void mw_profile_free(mw_profile *p)
     memset(p, 0, sizeof *p);
 }
 
-int mw_profile_read(FILE *in, const char *file, mw_profile *out, char *err, size_t errlen)
+/* The lines of text (the caller's, cut in place) into out. 0, or -1 with the message. */
+static int parse_text(char *text, size_t len, const char *file, mw_profile *out, char *err,
+                      size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->file = mw_xstrdup(file);
     reader r = {.p = out, .err = err, .errlen = errlen};
-    char *buf = NULL;
-    size_t bufcap = 0;
-    int rc = 0;
-    while (rc == 0 && getline(&buf, &bufcap, in) != -1) {
-        r.line++;
-        rc = parse_line(&r, buf);
+    mw_lines in;
+    mw_lines_init(&in, file, text, len, MW_PROFILE_MAX_LINE_BYTES);
+    char *line;
+    int rc = 0, got;
+    while (rc == 0 && (got = mw_lines_next(&in, &line, NULL, err, errlen)) != 0) {
+        r.line = (int)in.line;
+        rc = got < 0 ? -1 : parse_line(&r, line);
     }
-    free(buf);
-    if (rc == 0 && ferror(in)) {
-        snprintf(err, errlen, "%s: read error", file);
-        rc = -1;
-    }
+    mw_lines_close(&in);
     if (rc == 0 && out->ndev == 0) rc = bad(&r, "no device lines");
     if (rc) mw_profile_free(out);
+    return rc;
+}
+
+static const mw_lines_limits profile_limits = {MW_PROFILE_MAX_BYTES, MW_PROFILE_MAX_LINE_BYTES,
+                                               MW_LINES_TIMEOUT_MS};
+
+int mw_profile_read(FILE *in, const char *file, mw_profile *out, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if (mw_lines_read_stream(in, file, &profile_limits, &text, &len, err, errlen)) return -1;
+    int rc = parse_text(text, len, file, out, err, errlen);
+    free(text);
+    return rc;
+}
+
+int mw_profile_load(const char *path, mw_profile *out, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if (mw_lines_read_file(path, &profile_limits, &text, &len, err, errlen)) return -1;
+    int rc = parse_text(text, len, path, out, err, errlen);
+    free(text);
     return rc;
 }

@@ -29,6 +29,9 @@
  * simulated board's, libusb's), so the command's end is also looked for this often */
 #define RECORD_CHILD_POLL_MS 10
 #define RECORD_MAX_CH MW_PROTO_MAX_I
+/* at the end, a meter still connected but without a window for this long (or 4 of its
+ * periods, if longer) is lost too */
+#define RECORD_SILENT_NS 3000000000LL
 
 extern char **environ;
 
@@ -58,6 +61,10 @@ struct mw_record {
     pid_t child;
     int child_status, child_done;
     int64_t cmd_start_ns, cmd_end_ns;
+    int64_t start_ns;     /* CLOCK_REALTIME when the session began */
+    uint64_t last_t1_us;  /* the last window's end in meter time */
+    const char *lost_why; /* lost for good: the gap's reason, written at the end, ... */
+    int64_t lost_end_ns;  /* ... up to here */
 };
 
 static int64_t now(clockid_t c)
@@ -78,6 +85,7 @@ mw_record *mw_record_new(mw_meter *m, mw_store *st, const char *port_path, int n
     r->usb = watch_usb ? mw_usb_watch_start(why, sizeof why) : NULL; /* none: periodic retries */
     r->segment = -1;
     r->connected = 1;
+    r->start_ns = now(CLOCK_REALTIME);
     return r;
 }
 
@@ -106,7 +114,16 @@ static void gap(mw_record *r, int64_t from, int64_t to, const char *reason)
 static void on_window(mw_record *r, const mw_meter_event *ev)
 {
     const mw_proto_window *w = &ev->w;
-    if (ev->segment != r->segment) {
+    if (ev->segment != r->segment && ev->stepped_ns > 0) {
+        /* a new segment because the meter's time fell behind the host's (it stood still:
+         * a simulated board stopped with this process): its counters went on, so the
+         * energy base stays; the windows it never made are a gap */
+        if (r->have_window && !r->pending_gap[0])
+            snprintf(r->pending_gap, sizeof r->pending_gap, "meter time fell behind (%.1f s)",
+                     (double)ev->stepped_ns * 1e-9);
+        r->segment = ev->segment;
+        r->nseg = ev->segment + 1;
+    } else if (ev->segment != r->segment) {
         /* a new segment: the meter restarted its time; energy continues from the last */
         for (int k = 1; k <= r->nchan; k++)
             r->base_mj[k] = r->last_mj[k];
@@ -153,6 +170,7 @@ static void on_window(mw_record *r, const mw_meter_event *ev)
     r->windows++;
     r->have_window = 1;
     r->last_t1_ns = ev->t1_ns;
+    r->last_t1_us = w->t1_us;
 }
 
 static void on_event(mw_record *r, const mw_meter_event *ev)
@@ -243,6 +261,11 @@ int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
     return news->write_failed || news->commit_failed ? -1 : 0;
 }
 
+int64_t mw_record_start_ns(const mw_record *r)
+{
+    return r->start_ns;
+}
+
 uint64_t mw_record_windows(const mw_record *r)
 {
     return r->windows;
@@ -330,6 +353,14 @@ static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
 int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
 {
     mw_meter_finish(r->m);
+    /* the windows it released (held while late: mw_meter.h) */
+    mw_record_news n;
+    news_clear(r, &n);
+    r->news = &n;
+    mw_meter_event ev;
+    while (mw_meter_queued(r->m, &ev))
+        on_event(r, &ev);
+    r->news = NULL;
     int64_t worst = 0;
     for (int s = 0; s < r->nseg; s++) {
         int64_t t, u;
@@ -337,6 +368,13 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
         restamp_ctx ctx = {r->m, s};
         mw_store_restamp(r->st, s, restamp_map, &ctx, u); /* all or nothing: kept on failure */
         if (u > worst) worst = u;
+    }
+    if (r->lost_why) { /* from the last window's end as restamped: the two tile */
+        int64_t from = r->have_window ? r->last_t1_ns : r->start_ns;
+        if (r->have_window) mw_meter_map_segment(r->m, r->segment, r->last_t1_us, &from, NULL);
+        r->news = &n;
+        gap(r, from, r->lost_end_ns, r->lost_why);
+        r->news = NULL;
     }
     int failed = 0;
     mw_clock_state cs;
@@ -353,6 +391,11 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
     meta_i64(r->st, "meter_lost_windows", (int64_t)ms.lost_windows, &failed, err, errlen);
     meta_i64(r->st, "meter_restarts", (int64_t)ms.restarts, &failed, err, errlen);
     meta_i64(r->st, "reconnects", r->reconnects, &failed, err, errlen);
+    meta_i64(r->st, "meter_time_steps", (int64_t)ms.time_steps, &failed, err, errlen);
+    if (n.write_failed && !failed) {
+        snprintf(err, errlen, "%s", n.write_err);
+        failed = 1;
+    }
     return failed ? -1 : 0;
 }
 
@@ -537,9 +580,38 @@ static int command_stage(mw_record *r, const mw_record_command *c, mw_record_out
     return r->child_status;
 }
 
+/* The end: a meter whose port is still gone, that never sent a window, or that has sent none
+ * for RECORD_SILENT_NS (or 4 periods) is lost for good: the outcome says from when, and
+ * mw_record_finish writes the gap from its last window (the session's start without one) to
+ * now. */
+static void lost_for_good(mw_record *r, mw_record_outcome *out)
+{
+    int64_t end = now(CLOCK_REALTIME);
+    const mw_proto_ident *id = mw_meter_ident(r->m);
+    int64_t silent = RECORD_SILENT_NS;
+    if (id && id->rate_hz > 0 && 4000000000LL / id->rate_hz > silent)
+        silent = 4000000000LL / id->rate_hz;
+    const char *why = !r->connected                  ? "meter lost (disconnected)"
+                      : !r->have_window              ? "meter lost (no window)"
+                      : end - r->last_t1_ns > silent ? "meter lost (no window)"
+                                                     : NULL;
+    if (!why) return;
+    out->meter_lost = 1;
+    out->meter_lost_ns = r->have_window ? r->last_t1_ns : r->start_ns;
+    double at_s = (double)(out->meter_lost_ns - r->start_ns) * 1e-9;
+    snprintf(out->status_buf, sizeof out->status_buf, "%s, meter lost at %.1f s", out->status,
+             at_s > 0 ? at_s : 0.0);
+    out->status = out->status_buf;
+    r->lost_why = why; /* the gap: mw_record_finish, from the restamped last window */
+    r->lost_end_ns = end;
+    r->pending_gap[0] = 0;
+}
+
 int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *out)
 {
     int failed = 0;
+    out->meter_lost = 0;
+    out->meter_lost_ns = 0;
     r->stage = MW_RECORD_FIRST_WINDOW;
     int64_t until = now(CLOCK_MONOTONIC) + RECORD_FIRST_WAIT_NS;
     while (!r->have_window && now(CLOCK_MONOTONIC) < until && !interrupted(c))
@@ -560,9 +632,11 @@ int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *o
     } else {
         out->exit_code = command_stage(r, c, out, &failed);
         if (r->child && interrupted(c)) out->status = "interrupted";
+        else if (r->child && out->exit_code) out->status = "command failed"; /* ran, exit != 0 */
         if (r->child && c->idle_s > 0 && !interrupted(c))
             idle_stage(r, c, MW_RECORD_IDLE_AFTER, "idle-after", &failed);
     }
     if (out->exit_code && !r->child) stage_meta_i64(r, c, "exit_status", out->exit_code, &failed);
+    lost_for_good(r, out);
     return failed ? -1 : 0;
 }

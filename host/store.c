@@ -28,6 +28,7 @@
 #include "store_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -54,6 +55,10 @@ enum {
     ST_SYNC_CLEAR,
     ST_RESTAMP_WINDOWS,
     ST_RESTAMP_UPDATE,
+    ST_BLOCK_ADD,
+    ST_PNAME_ADD,
+    ST_BLOCKS_CLEAR,
+    ST_PNAMES_CLEAR,
     ST_COUNT
 };
 
@@ -78,6 +83,11 @@ static const char *const store_sql[ST_COUNT] = {
     [ST_RESTAMP_UPDATE] = "UPDATE samples SET t0_ns = ?1, t1_ns = ?2, uncertainty_ns = ?3 "
                           "WHERE segment = ?4 AND seq = ?5 AND meter_t0_us = ?6 AND "
                           "meter_t1_us = ?7",
+    [ST_BLOCK_ADD] = "INSERT INTO phase_blocks(rank, host, pid, thread, start_ns, end_ns, events, "
+                     "data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_PNAME_ADD] = "INSERT INTO phase_names(id, kind, name) VALUES (?1, ?2, ?3)",
+    [ST_BLOCKS_CLEAR] = "DELETE FROM phase_blocks",
+    [ST_PNAMES_CLEAR] = "DELETE FROM phase_names",
 };
 
 /* The schema of version MW_STORE_SCHEMA_VERSION (docs/run-store.md describes every column).
@@ -142,7 +152,26 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    local_ns INTEGER NOT NULL,\n"
                                    "    offset_ns INTEGER NOT NULL,\n"
                                    "    uncertainty_ns INTEGER NOT NULL\n"
+                                   ");\n"
+                                   /* version 3: chatty processes' events, compact */
+                                   "CREATE TABLE phase_names (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    kind TEXT NOT NULL,\n"
+                                   "    name TEXT NOT NULL\n"
+                                   ");\n"
+                                   "CREATE TABLE phase_blocks (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    rank INTEGER NOT NULL,\n"
+                                   "    host TEXT NOT NULL,\n"
+                                   "    pid INTEGER NOT NULL,\n"
+                                   "    thread INTEGER NOT NULL,\n"
+                                   "    start_ns INTEGER NOT NULL,\n"
+                                   "    end_ns INTEGER NOT NULL,\n"
+                                   "    events INTEGER NOT NULL,\n"
+                                   "    data BLOB NOT NULL\n"
                                    ");\n";
+/* (version 4 adds the inband_ tables, made with a run's first in-band source:
+ * store_inband.h; a version 4 run without an in-band source has none) */
 
 struct mw_store {
     sqlite3 *db;
@@ -155,7 +184,13 @@ struct mw_store {
     char path[4096]; /* RUNDIR/trace.db */
     char err[1024];
     int version;  /* the schema version (PRAGMA user_version) */
-    int unusable; /* open refused: not a megawatt run store (errno EINVAL) */
+    int unusable; /* the file is bad input: not a megawatt run store, not a database,
+                   * corrupt, a newer schema, unreadable, or a value out of its column's
+                   * range (mw_store_bad_input; errno EINVAL from a failed open) */
+    /* mw_store_create: what it made, for mw_store_discard */
+    int created;   /* trace.db, made here (O_EXCL) */
+    int made_dirs; /* trailing components of rundir made here */
+    char rundir[4096];
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -178,6 +213,17 @@ static int set_err(mw_store *s, const char *fmt, ...)
 /* "PATH: what: sqlite's message" */
 static int db_err(mw_store *s, const char *what)
 {
+    switch (sqlite3_errcode(s->db) & 0xff) { /* the file's fault, not the system's */
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+        s->unusable = 1;
+        break;
+    default:
+        break;
+    }
     return set_err(s, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
@@ -270,7 +316,7 @@ static mw_store *store_new(const char *rundir, char *err, size_t errlen)
 }
 
 /* Close after a failed open/create: copy the message out; errno EINVAL when the file is
- * not a megawatt run store, else EIO. */
+ * bad input (s->unusable), else EIO. */
 static mw_store *store_fail(mw_store *s, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", s->err);
@@ -350,15 +396,17 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 to 3 (version 1 lacks clock_sync; the
- * inband_ tables, version 3, are made with a run's first in-band source: store_inband.c). */
+/* The objects of the run store's schema, versions 1 to 4 (version 1 lacks clock_sync, 1 and 2
+ * lack phase_names and phase_blocks; the inband_ tables, version 4, are made with a run's
+ * first in-band source: store_inband.c, so a version 4 run may lack them too). */
 static const char *const store_objects[] = {
     "table meta",         "table channels",
     "table samples",      "index samples_channel_time",
     "index samples_time", "table gaps",
     "index gaps_time",    "table phases",
     "index phases_time",  "index phases_rank_time",
-    "table clock_sync",   MW_STORE_INBAND_OBJECTS,
+    "table clock_sync",   "table phase_names",
+    "table phase_blocks", MW_STORE_INBAND_OBJECTS,
     NULL,
 };
 
@@ -376,14 +424,92 @@ static int configure(mw_store *s)
     int ok = sqlite3_step(st) == SQLITE_ROW &&
              !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
     sqlite3_finalize(st);
+    if (!ok && sqlite3_system_errno(s->db)) /* e.g. no descriptor left for the -wal file */
+        return set_err(s, "%s: cannot use WAL mode: %s", s->path,
+                       strerror(sqlite3_system_errno(s->db)));
     if (!ok) return set_err(s, "%s: the file system does not allow WAL mode", s->path);
     return exec(s, "PRAGMA synchronous=NORMAL", "setting synchronous");
+}
+
+/* Undo what mw_store_create made, by name and without following links: trace.db and the
+ * files SQLite made beside it (only when trace.db itself was made here, O_EXCL), then the
+ * directories it made, deepest first (rmdir: only when empty; a link is never followed). */
+static void undo_create(const mw_store *s)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    if (s->created)
+        for (unsigned i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+            char p[4200];
+            snprintf(p, sizeof p, "%s%s", s->path, suffix[i]);
+            unlink(p);
+        }
+    char d[4096];
+    snprintf(d, sizeof d, "%s", s->rundir);
+    for (int i = 0; i < s->made_dirs; i++) {
+        size_t l = strlen(d);
+        while (l > 1 && d[l - 1] == '/')
+            d[--l] = 0;
+        if (rmdir(d) != 0) return;
+        char *slash = strrchr(d, '/');
+        if (!slash || slash == d) return;
+        *slash = 0;
+    }
+}
+
+/* A failed create: undone, the message copied out. */
+static mw_store *create_fail(mw_store *s, char *err, size_t errlen)
+{
+    int e = errno;
+    mw_store copy_for_undo;
+    memcpy(copy_for_undo.path, s->path, sizeof s->path);
+    memcpy(copy_for_undo.rundir, s->rundir, sizeof s->rundir);
+    copy_for_undo.created = s->created;
+    copy_for_undo.made_dirs = s->made_dirs;
+    if (s->db) {
+        store_fail(s, err, errlen); /* closes */
+    } else {
+        snprintf(err, errlen, "%s", s->err);
+        free(s);
+    }
+    undo_create(&copy_for_undo);
+    errno = e;
+    return NULL;
+}
+
+/* trace.db made empty with O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never through
+ * a link, and afterwards known to be this store's own. */
+static int create_db_file(mw_store *s)
+{
+    int fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return set_err(s, "%s: already exists (made by someone else just now)", s->path);
+        return set_err(s, "%s: cannot create: %s", s->path, strerror(errno));
+    }
+    close(fd);
+    s->created = 1;
+    return 0;
+}
+
+/* "cannot create": SQLite's message, and a hint when the path is longer than SQLite takes */
+static void open_failed(mw_store *s)
+{
+    db_err(s, "cannot create");
+    char cwd[4096];
+    size_t len = strlen(s->path);
+    if (s->path[0] != '/' && getcwd(cwd, sizeof cwd)) len += strlen(cwd) + 1;
+    if (len > 500) {
+        size_t n = strlen(s->err);
+        snprintf(s->err + n, sizeof s->err - n,
+                 " (its absolute path is %zu bytes; SQLite opens at most about 500)", len);
+    }
 }
 
 mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen)
 {
     mw_store *s = store_new(rundir, err, errlen);
     if (!s) return NULL;
+    snprintf(s->rundir, sizeof s->rundir, "%s", rundir);
     struct stat st;
     if (stat(rundir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
@@ -405,27 +531,39 @@ mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errle
         snprintf(err, errlen, "%s: %s", rundir, strerror(errno));
         free(s);
         return NULL;
-    } else if (mw_fs_mkdirs(rundir, NULL, err, errlen)) {
-        free(s);
-        return NULL;
+    } else if (mw_fs_mkdirs(rundir, &s->made_dirs, s->err, sizeof s->err)) {
+        return create_fail(s, err, errlen); /* mkdirs undoes nothing itself */
     }
-    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        db_err(s, "cannot create");
-        return store_fail(s, err, errlen);
+    if (create_db_file(s)) return create_fail(s, err, errlen);
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        open_failed(s);
+        return create_fail(s, err, errlen);
     }
-    if (configure(s)) return store_fail(s, err, errlen);
+    if (configure(s)) return create_fail(s, err, errlen);
     char sql[64], num[32];
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", MW_STORE_SCHEMA_VERSION);
     if (begin_write(s) || exec(s, store_schema, "creating the schema") ||
         exec(s, sql, "setting the schema version"))
-        return store_fail(s, err, errlen);
+        return create_fail(s, err, errlen);
     snprintf(num, sizeof num, "%d", MW_STORE_SCHEMA_VERSION);
-    if (mw_store_meta_set(s, "schema_version", num)) return store_fail(s, err, errlen);
+    if (mw_store_meta_set(s, "schema_version", num)) return create_fail(s, err, errlen);
     snprintf(num, sizeof num, "%" PRId64, now_ns(CLOCK_REALTIME));
     if (mw_store_meta_set(s, "created_ns", num) || mw_store_commit(s))
-        return store_fail(s, err, errlen);
+        return create_fail(s, err, errlen);
     return s;
+}
+
+void mw_store_discard(mw_store *s)
+{
+    if (!s) return;
+    mw_store copy_for_undo;
+    memcpy(copy_for_undo.path, s->path, sizeof s->path);
+    memcpy(copy_for_undo.rundir, s->rundir, sizeof s->rundir);
+    copy_for_undo.created = s->created;
+    copy_for_undo.made_dirs = s->made_dirs;
+    s->in_txn = 0;
+    mw_store_close(s);
+    undo_create(&copy_for_undo);
 }
 
 int mw_store_exists(const char *rundir)
@@ -507,6 +645,7 @@ static mw_store *open_existing(const char *rundir, int write, char *err, size_t 
         set_err(s, "%s: schema version %" PRId64 " is %s than this mw %s (%d)", s->path, v,
                 v > MW_STORE_SCHEMA_VERSION ? "newer" : "older", write ? "writes" : "reads",
                 MW_STORE_SCHEMA_VERSION);
+        s->unusable = 1;
         return store_fail(s, err, errlen);
     }
     int bad =
@@ -543,6 +682,23 @@ void mw_store_close(mw_store *s)
 const char *mw_store_error(const mw_store *s)
 {
     return s ? s->err : "no store";
+}
+
+int mw_store_bad_input(const mw_store *s)
+{
+    return s && s->unusable;
+}
+
+int mw_store_bad_value(mw_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = snprintf(s->err, sizeof s->err, "%s: ", s->path);
+    if (len >= 0 && (size_t)len < sizeof s->err)
+        vsnprintf(s->err + len, sizeof s->err - (size_t)len, fmt, ap);
+    va_end(ap);
+    s->unusable = 1;
+    return -1;
 }
 
 int mw_store_error_to(const mw_store *s, char *err, size_t errlen)
@@ -680,8 +836,39 @@ int mw_store_probe_clear(mw_store *s)
     sqlite3_stmt *a = stmt(s, ST_PHASES_CLEAR);
     if (!a || step_done(s, a, "clearing merged phases")) return -1;
     sqlite3_stmt *b = stmt(s, ST_SYNC_CLEAR);
-    if (!b) return -1;
-    return step_done(s, b, "clearing clock samples");
+    if (!b || step_done(s, b, "clearing clock samples")) return -1;
+    sqlite3_stmt *c = stmt(s, ST_BLOCKS_CLEAR);
+    if (!c || step_done(s, c, "clearing merged phase blocks")) return -1;
+    sqlite3_stmt *d = stmt(s, ST_PNAMES_CLEAR);
+    if (!d) return -1;
+    return step_done(s, d, "clearing merged phase names");
+}
+
+int mw_store_phase_name_add(mw_store *s, int64_t id, const char *kind, const char *name)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_PNAME_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    bind_text(st, 2, kind);
+    bind_text(st, 3, name);
+    return step_done(s, st, "adding a phase name");
+}
+
+int mw_store_phase_block_add(mw_store *s, const mw_store_phase_block *b)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_BLOCK_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, b->rank);
+    bind_text(st, 2, b->host);
+    sqlite3_bind_int64(st, 3, b->pid);
+    sqlite3_bind_int(st, 4, b->thread);
+    sqlite3_bind_int64(st, 5, b->start_ns);
+    sqlite3_bind_int64(st, 6, b->end_ns);
+    sqlite3_bind_int64(st, 7, b->events);
+    sqlite3_bind_blob(st, 8, b->data, (int)b->len, SQLITE_STATIC);
+    return step_done(s, st, "adding a phase block");
 }
 
 int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid, int64_t local_ns,
@@ -828,7 +1015,10 @@ int mw_store_start_ns(mw_store *s, int64_t *start_ns)
 
 int mw_store_phase_ranks(mw_store *s, int **ranks, size_t *nranks)
 {
-    static const char sql[] = "SELECT DISTINCT rank FROM phases WHERE rank >= 0 ORDER BY rank";
+    const char *sql = s->version && s->version < 3
+                          ? "SELECT DISTINCT rank FROM phases WHERE rank >= 0 ORDER BY rank"
+                          : "SELECT rank FROM phases WHERE rank >= 0 UNION "
+                            "SELECT rank FROM phase_blocks WHERE rank >= 0 ORDER BY rank";
     *ranks = NULL;
     *nranks = 0;
     sqlite3_stmt *st;
@@ -875,14 +1065,20 @@ static int set_host(mw_store *s, const char *sql, int64_t key, const char *host,
 
 int mw_store_phases_set_host_of_pid(mw_store *s, int64_t pid, const char *host)
 {
-    return set_host(s, "UPDATE phases SET host = ?1 WHERE pid = ?2 AND kind <> 'mw'", pid, host,
-                    "setting the host of a process's phases");
+    if (set_host(s, "UPDATE phases SET host = ?1 WHERE pid = ?2 AND kind <> 'mw'", pid, host,
+                 "setting the host of a process's phases"))
+        return -1;
+    return set_host(s, "UPDATE phase_blocks SET host = ?1 WHERE pid = ?2", pid, host,
+                    "setting the host of a process's phase blocks");
 }
 
 int mw_store_set_host_of_rank(mw_store *s, int rank, const char *host)
 {
     int a = set_host(s, "UPDATE phases SET host = ?1 WHERE rank = ?2 AND kind <> 'mw'", rank, host,
                      "setting the host of a rank's phases");
+    if (!a)
+        a = set_host(s, "UPDATE phase_blocks SET host = ?1 WHERE rank = ?2", rank, host,
+                     "setting the host of a rank's phase blocks");
     char keep[sizeof s->err];
     memcpy(keep, s->err, sizeof keep);
     int b = set_host(s, "UPDATE clock_sync SET host = ?1 WHERE rank = ?2", rank, host,

@@ -1,4 +1,4 @@
-/* store_inband — the run store's in-band tables (schema version 3, docs/run-store.md):
+/* store_inband — the run store's in-band tables (schema version 4, docs/run-store.md):
  * their SQL and their names for store.c's schema check. They are made with a run's first
  * in-band source (store_inband.c), so that a run without one is the size it always was;
  * the cursors (run.c) read none where they are absent. */
@@ -46,7 +46,7 @@
         "table inband_gaps"
 
 /* the first schema version with these tables */
-#define MW_STORE_INBAND_SINCE 3
+#define MW_STORE_INBAND_SINCE 4
 /* the test for them (a table of that name exists) */
 #define MW_STORE_INBAND_EXISTS                                                                    \
     "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'inband_samples'"

@@ -14,6 +14,9 @@ int mw_store_db_error(mw_store *s, const char *what);
 /* Begin the write transaction if none is open (what every mw_store_*_add does first);
  * -1 on a reader or when BEGIN fails. */
 int mw_store_write_begin(mw_store *s);
+/* Sets mw_store_error(s) to "PATH: " and the message, and mw_store_bad_input(s); returns
+ * -1: a value in the file that the read API cannot hand out as it is. */
+int mw_store_bad_value(mw_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The run's schema version (1 has no phases.pid, phases.peer, clock_sync). */
 int mw_store_schema(const mw_store *s);
 
@@ -29,4 +32,18 @@ int mw_store_schema(const mw_store *s);
 int mw_sqlite_defend(sqlite3 *db, const char *path, char *err, size_t errlen);
 int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *path,
                            const char *kind, char *err, size_t errlen);
+
+/* ---- the compact phases of schema version 3 (merge.c writes, run.c reads) ---------------- */
+/* One thread's events, sorted by start, encoded by phase_codec.h; start_ns is the first
+ * event's start (the codec's base), end_ns the latest end. */
+typedef struct {
+    int rank, thread;
+    const char *host;
+    int64_t pid, start_ns, end_ns, events;
+    const void *data;
+    size_t len;
+} mw_store_phase_block;
+int mw_store_phase_block_add(mw_store *s, const mw_store_phase_block *b);
+/* A row of phase_names: the (kind, name) an event's name id stands for. */
+int mw_store_phase_name_add(mw_store *s, int64_t id, const char *kind, const char *name);
 #endif

@@ -14,6 +14,8 @@
 int mw_align_selects(const mw_align_selector *sel, const mw_store_phase *p)
 {
     if (p->end_ns <= p->start_ns || (sel->host && strcmp(p->host, sel->host))) return 0;
+    if (sel->computation) /* every phase of the program feeds the rule */
+        return strcmp(p->kind, "mw") && strcmp(p->kind, "mark") && strcmp(p->kind, "counter");
     if (!strcmp(p->kind, sel->what) && !mw_phase_user_waiting(p->kind, p->name)) return 1;
     return sel->by_name && !strcmp(p->name, sel->what);
 }
@@ -44,7 +46,7 @@ static mw_run_cursor *candidates(mw_store *s, const mw_align_selector *sel)
     mw_run_phase_filter f = mw_run_phase_all();
     f.spans = 1;
     f.order = MW_RUN_BY_RANK;
-    if (!sel->by_name) f.kinds = kinds;
+    if (!sel->by_name && !sel->computation) f.kinds = kinds;
     return mw_run_phases(s, &f); /* the filter's values are bound, not kept */
 }
 
@@ -93,6 +95,7 @@ typedef struct {
     int64_t pid;
     size_t order;
     mw_align_span span;
+    mw_phase_span ph; /* the phase for the rule (computation), ns */
 } pid_span;
 
 static int by_pid(const void *a, const void *b)
@@ -107,20 +110,41 @@ typedef struct {
     size_t n, cap, processes;
 } span_list;
 
+static void push_span(span_list *out, mw_align_span sp)
+{
+    if (out->n == out->cap) {
+        out->cap = out->cap ? 2 * out->cap : 4096;
+        out->sp = mw_xrealloc(out->sp, out->cap * sizeof *out->sp);
+    }
+    out->sp[out->n++] = sp;
+}
+
+/* The computation of one process's phases b[0..n) (mw_phase_class.h), s since origin_ns. */
+static void push_computation(const pid_span *b, size_t n, int64_t origin_ns, span_list *out)
+{
+    mw_phase_span *ph = mw_xcalloc(n, sizeof *ph);
+    for (size_t i = 0; i < n; i++)
+        ph[i] = b[i].ph;
+    mw_energy_span *c;
+    size_t m = mw_phase_computation_spans(ph, n, &c, NULL);
+    for (size_t i = 0; i < m; i++)
+        push_span(out, (mw_align_span){seconds(c[i].start_ns, origin_ns),
+                                       seconds(c[i].end_ns, origin_ns)});
+    free(c);
+    free(ph);
+}
+
 /* The rank's spans b[0..nb), process by process (pid order), merged, onto out. */
-static void flush_rank(pid_span *b, size_t nb, span_list *out)
+static void flush_rank(pid_span *b, size_t nb, int computation, int64_t origin_ns,
+                       span_list *out)
 {
     qsort(b, nb, sizeof *b, by_pid);
     for (size_t i = 0; i < nb;) {
-        size_t first = out->n;
+        size_t first = out->n, from = i;
         int64_t pid = b[i].pid;
-        for (; i < nb && b[i].pid == pid; i++) {
-            if (out->n == out->cap) {
-                out->cap = out->cap ? 2 * out->cap : 4096;
-                out->sp = mw_xrealloc(out->sp, out->cap * sizeof *out->sp);
-            }
-            out->sp[out->n++] = b[i].span;
-        }
+        for (; i < nb && b[i].pid == pid; i++)
+            if (!computation) push_span(out, b[i].span);
+        if (computation) push_computation(b + from, i - from, origin_ns, out);
         out->n = first + mw_align_merge(out->sp + first, out->n - first);
         out->processes++;
     }
@@ -140,18 +164,18 @@ int mw_align_run_spans(mw_store *s, const mw_align_selector *sel, int64_t origin
     mw_store_phase p;
     while ((rc = mw_run_phase_next(c, &p)) == 1) {
         if (!mw_align_selects(sel, &p)) continue;
-        if (nb && p.rank != rank) flush_rank(b, nb, &out), nb = 0;
+        if (nb && p.rank != rank) flush_rank(b, nb, sel->computation, origin_ns, &out), nb = 0;
         rank = p.rank;
         if (nb == cap) {
             cap = cap ? 2 * cap : 4096;
             b = mw_xrealloc(b, cap * sizeof *b);
         }
-        b[nb] =
-            (pid_span){p.pid, nb, {seconds(p.start_ns, origin_ns), seconds(p.end_ns, origin_ns)}};
+        b[nb] = (pid_span){p.pid, nb, {seconds(p.start_ns, origin_ns), seconds(p.end_ns, origin_ns)},
+                           mw_phase_span_of(p.kind, p.name, p.start_ns, p.end_ns)};
         nb++;
     }
     mw_run_close(c);
-    if (!rc && nb) flush_rank(b, nb, &out);
+    if (!rc && nb) flush_rank(b, nb, sel->computation, origin_ns, &out);
     free(b);
     *sp = out.sp;
     *n = out.n;

@@ -314,8 +314,47 @@ static void build_groups(mw_analysis_run *r)
     w->idle.n = mw_energy_spans_union(w->idle.s, w->idle.n);
 }
 
+/* The computation of rank k from its rows x[0..n) by the one rule (mw_phase_class.h),
+ * into w->rank_work[k], clipped to the range; its work_ns and, of that, inferred_ns (the
+ * part no working phase of the program covers). */
+static void rank_computation(mw_analysis_run *r, size_t k, const an_row *x, size_t n)
+{
+    struct mw_analysis_work *w = r->work;
+    mw_phase_span *sp = mw_xcalloc(n ? n : 1, sizeof *sp);
+    an_spans marked = {0};
+    for (size_t i = 0; i < n; i++) {
+        sp[i] = mw_phase_span_of(w->str[x[i].kind], w->str[x[i].name], x[i].start_ns, x[i].end_ns);
+        if (sp[i].cls == MW_PHASE_WORK || sp[i].cls == MW_PHASE_GPU)
+            an_spans_push(&marked, x[i].start_ns, x[i].end_ns);
+    }
+    mw_energy_span *c;
+    size_t m = mw_phase_computation_spans(sp, n, &c, NULL);
+    free(sp);
+    m = mw_energy_spans_clip(c, m, r->from_ns, r->to_ns);
+    an_spans *wk = &w->rank_work[k];
+    wk->s = c;
+    wk->n = wk->cap = m;
+    mw_analysis_rank *rk = &r->ranks[k];
+    rk->work_ns = mw_energy_spans_length_ns(c, m);
+    /* marked: computation inside the working phases (both unions, sorted and disjoint) */
+    marked.n = mw_energy_spans_union(marked.s, marked.n);
+    __int128 mk = 0; /* a damaged run's times may lie INT64_MAX apart */
+    for (size_t i = 0, j = 0; i < m && j < marked.n;) {
+        int64_t a = c[i].start_ns > marked.s[j].start_ns ? c[i].start_ns : marked.s[j].start_ns;
+        int64_t b = c[i].end_ns < marked.s[j].end_ns ? c[i].end_ns : marked.s[j].end_ns;
+        if (b > a) mk += (__int128)b - a;
+        if (c[i].end_ns < marked.s[j].end_ns)
+            i++;
+        else
+            j++;
+    }
+    free(marked.s);
+    if (mk > rk->work_ns) mk = rk->work_ns; /* both saturate at INT64_MAX */
+    rk->inferred_ns = rk->work_ns - (int64_t)mk;
+}
+
 /* The ranks (rank, host) of every phase but the recorder's, by rank then host: their span
- * and the union of their working phases, clipped to the range. */
+ * and their computation (rank_computation), clipped to the range. */
 static void build_ranks(mw_analysis_run *r)
 {
     struct mw_analysis_work *w = r->work;
@@ -323,9 +362,12 @@ static void build_ranks(mw_analysis_run *r)
     for (size_t i = 0; i < w->nrows; i++) /* the rows are not needed in order any more */
         if (strcmp(w->str[w->rows[i].kind], "mw")) w->rows[m++] = w->rows[i];
     if (m) qsort(w->rows, m, sizeof *w->rows, row_by_rank);
+    size_t first = 0;
     for (size_t i = 0; i < m; i++) {
         const an_row *x = &w->rows[i];
         if (!i || x->rank != x[-1].rank || x->host != x[-1].host) {
+            if (i) rank_computation(r, r->nranks - 1, w->rows + first, i - first);
+            first = i;
             if (r->nranks == cap) {
                 cap = cap ? 2 * cap : 16;
                 r->ranks = mw_xrealloc(r->ranks, cap * sizeof *r->ranks);
@@ -339,19 +381,13 @@ static void build_ranks(mw_analysis_run *r)
         }
         mw_analysis_rank *k = &r->ranks[r->nranks - 1];
         if (x->end_ns > k->end_ns) k->end_ns = x->end_ns;
-        if (mw_phase_working(w->str[x->kind], w->str[x->name]))
-            an_spans_push(&w->rank_work[r->nranks - 1], x->start_ns, x->end_ns);
     }
+    if (m) rank_computation(r, r->nranks - 1, w->rows + first, m - first);
     for (size_t i = 0; i < r->nranks; i++) {
         mw_analysis_rank *k = &r->ranks[i];
-        an_spans *wk = &w->rank_work[i];
         if (k->start_ns < r->from_ns) k->start_ns = r->from_ns;
         if (k->end_ns > r->to_ns) k->end_ns = r->to_ns;
         if (k->end_ns < k->start_ns) k->end_ns = k->start_ns;
-        wk->n = mw_energy_spans_union(wk->s, wk->n);
-        wk->n = mw_energy_spans_clip(wk->s, wk->n, r->from_ns, r->to_ns);
-        k->work_ns = mw_energy_spans_length_ns(wk->s, wk->n);
-        spans_fit(wk);
     }
 }
 

@@ -485,6 +485,9 @@ int an_chan_finish(mw_analysis_run *r, size_t c)
     }
     levels(ch, pc);
     phases_and_ranks(r, c, p);
+    /* the computation of its ranks, united (its boundaries are instants of the plan) */
+    pc->work_ns = mw_energy_spans_length_ns(ch->work.s, ch->work.n);
+    plan_spans_sum(p, ch->work.s, ch->work.n, &pc->work_energy_pj, &pc->work_covered_ns);
     an_chan_free(ch);
     return 0;
 }

@@ -4,6 +4,7 @@
  * channel of that name has the figure). */
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,30 @@ double mw_analysis_dynamic_j(const mw_analysis_channel *c, mw_energy_pj energy_p
 {
     if (c->idle_source == MW_ANALYSIS_IDLE_NONE) return NAN;
     return mw_energy_dynamic_j(energy_pj, c->idle_power_w, covered_ns);
+}
+
+int mw_analysis_coverage(const mw_analysis_run *r, int64_t *span_ns, int64_t *covered_ns,
+                         char *note, size_t notelen)
+{
+    __int128 span = 0, least = -1;
+    for (size_t c = 0; c < r->nchannels; c++) {
+        __int128 cov = 0;
+        for (size_t i = 0; i < r->nphases; i++)
+            if (!strcmp(r->phases[i].kind, "mw")) cov += r->phases[i].channel_covered_ns[c];
+        if (least < 0 || cov < least) least = cov;
+    }
+    for (size_t i = 0; i < r->nphases; i++)
+        if (!strcmp(r->phases[i].kind, "mw")) span += r->phases[i].duration_ns;
+    if (least < 0) least = 0;
+    *span_ns = span > INT64_MAX ? INT64_MAX : (int64_t)span;
+    *covered_ns = least > INT64_MAX ? INT64_MAX : (int64_t)least;
+    if (note && notelen) note[0] = 0;
+    __int128 missing = span - least;
+    if (span <= 0 || missing * 100 <= span || missing <= 500000000) return 0;
+    if (note)
+        snprintf(note, notelen, "the meter covers %.1f s of the %.1f s run", (double)least * 1e-9,
+                 (double)span * 1e-9);
+    return 1;
 }
 
 double mw_analysis_idle_w(const mw_analysis_estimate *e)

@@ -137,6 +137,9 @@ int mw_analysis_read(const char *dir, const mw_analysis_options *o, mw_analysis_
     } else {
         r = mw_analysis_new(dir, origin_ns, o);
         snprintf(r->status, sizeof r->status, "%s", status);
+        char dropped[32];
+        if (!mw_store_meta_get(s, "probe_dropped_events", dropped, sizeof dropped))
+            r->probe_dropped = strtoll(dropped, NULL, 10);
         rc = read_all(r, s, err, errlen);
     }
     mw_run_snapshot_end(s);

@@ -1,4 +1,4 @@
-/* dvfs — seed 003's DVFS energy/time models and frequency selection; see dvfs.h for the
+/* dvfs — Fanfakh's DVFS energy/time models and frequency selection; see dvfs.h for the
  * design, the units and the reading decisions. Equation and algorithm numbers are those of
  * the thesis. */
 #include "dvfs.h"

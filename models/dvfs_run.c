@@ -13,6 +13,8 @@
 
 #include "energy.h"
 #include "mw_alloc.h"
+#include "mw_lines.h"
+#include "mw_num.h"
 #include "mw_phase_class.h"
 #include "mw_run.h"
 
@@ -27,30 +29,23 @@ unsigned mw_dvfs_phase_class(const char *kind, const char *name)
 
 void mw_dvfs_rank_times(const mw_dvfs_phase *ph, size_t n, double *tcp_s, double *tcm_s)
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN, init_end = INT64_MIN, fin_start = INT64_MAX;
+    /* the one rule (mw_phase_class.h): T_cp is the rank's computation within its window
+     * (MPI_Init's end to MPI_Finalize's start), T_cm the rest of the window */
+    mw_phase_span *sp = mw_xcalloc(n ? n : 1, sizeof *sp);
     for (size_t i = 0; i < n; i++) {
-        if (ph[i].start_ns < lo) lo = ph[i].start_ns;
-        if (ph[i].end_ns > hi) hi = ph[i].end_ns;
-        if ((ph[i].cls & MW_DVFS_PHASE_INIT) && ph[i].end_ns > init_end) init_end = ph[i].end_ns;
-        if ((ph[i].cls & MW_DVFS_PHASE_FINALIZE) && ph[i].start_ns < fin_start)
-            fin_start = ph[i].start_ns;
+        unsigned edge = ((ph[i].cls & MW_DVFS_PHASE_INIT) ? MW_PHASE_MPI_INIT : 0) |
+                        ((ph[i].cls & MW_DVFS_PHASE_FINALIZE) ? MW_PHASE_MPI_FINALIZE : 0);
+        sp[i] = (mw_phase_span){ph[i].start_ns, ph[i].end_ns,
+                                (ph[i].cls & MW_DVFS_PHASE_COMM) ? MW_PHASE_COMM : MW_PHASE_OTHER,
+                                edge};
     }
-    if (init_end != INT64_MIN) lo = init_end;
-    if (fin_start != INT64_MAX) hi = fin_start;
-    *tcp_s = *tcm_s = 0;
-    if (hi <= lo) return;
-    /* the union of the communication phases within [lo, hi) (models/include/energy.h) */
-    mw_energy_span *cs = mw_xcalloc(n ? n : 1, sizeof *cs);
-    size_t nc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (ph[i].cls == MW_DVFS_PHASE_COMM)
-            cs[nc++] = (mw_energy_span){ph[i].start_ns, ph[i].end_ns};
-    nc = mw_energy_spans_union(cs, nc);
-    nc = mw_energy_spans_clip(cs, nc, lo, hi);
-    int64_t cm = mw_energy_spans_length_ns(cs, nc);
-    free(cs);
-    *tcm_s = (double)cm / 1e9;
-    *tcp_s = (double)(hi - lo - cm) / 1e9;
+    mw_energy_span *out;
+    mw_phase_computation c;
+    mw_phase_computation_spans(sp, n, &out, &c);
+    free(out);
+    free(sp);
+    *tcp_s = (double)c.window_work_ns / 1e9;
+    *tcm_s = (double)c.window_not_ns / 1e9;
 }
 
 void mw_dvfs_run_free(mw_dvfs_run *run)
@@ -241,15 +236,10 @@ int mw_dvfs_run_measured_pd(mw_dvfs_run *run, size_t *unmeasured)
     return rc;
 }
 
-/* a whole, finite decimal number (as the mw command reads numbers) */
+/* a plain decimal number (mw_num.h, as the mw command reads numbers), |x| <= 1e6 (W, GHz) */
 static int number(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
+    return mw_num_double(s, -MW_DVFS_MAX_PD_W, MW_DVFS_MAX_PD_W, out) ? -1 : 0;
 }
 
 /* "NODE=W,...": the tokens in order; the first bad one stops. */
@@ -374,14 +364,27 @@ static int gears_of_cpufreq(double *ghz, size_t *n, char *source, size_t srclen,
 {
     const char *path = getenv("MW_CPUFREQ_FILE");
     if (!path || !*path) path = MW_DVFS_CPUFREQ_FILE;
-    FILE *f = fopen(path, "r");
-    int opened = f != NULL;
-    if (f) {
-        double khz;
-        while (*n < MW_DVFS_MAX_GEARS && fscanf(f, "%lf", &khz) == 1)
-            if (isfinite(khz) && khz > 0) ghz[(*n)++] = khz / 1e6;
-        fclose(f);
+    /* read within bounds (mw_lines.h: 1 MiB, 10 s for a FIFO), not scanned from a stream
+     * that may never end (/dev/zero is an endless number) */
+    char *text = NULL, rerr[512];
+    size_t len;
+    int opened = mw_lines_read_file(path, &mw_lines_config, &text, &len, rerr, sizeof rerr) == 0;
+    if (!opened && errno != ENOENT) {
+        snprintf(err, errlen, "%s", rerr);
+        return -1;
     }
+    char *save = NULL;
+    for (char *t = opened ? strtok_r(text, " \t\r\n", &save) : NULL; t && *n < MW_DVFS_MAX_GEARS;
+         t = strtok_r(NULL, " \t\r\n", &save)) {
+        double khz;
+        if (mw_num_double(t, 1, 1e12, &khz)) {
+            snprintf(err, errlen, "%s: '%.40s' is not a frequency in kHz (1..1e12)", path, t);
+            free(text);
+            return -1;
+        }
+        ghz[(*n)++] = khz / 1e6;
+    }
+    free(text);
     if (!*n) {
         snprintf(err, errlen,
                  "no frequency table: give the available frequencies with --freqs GHz,GHz,... "

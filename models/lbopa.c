@@ -1,4 +1,4 @@
-/* lbopa — seed 002's bi-objective workload distribution; see lbopa.h.
+/* lbopa — Khaleghzadeh et al.'s bi-objective workload distribution; see lbopa.h.
  *
  * Design. The devices are ranked once by b decreasing (the paper's "without loss of
  * generality b_0 >= b_1 >= ... >= b_{k-1}", §4). LBOPA (Algorithm 1, lines 3-7) needs, for

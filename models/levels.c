@@ -1,6 +1,6 @@
 /* levels — see levels.h. Pow_idle / Pow_work of one channel from its window powers.
  *
- * KDE (seed 000 §5.2, Fig. 7): the paper fits a smooth density to the histogram of a node's
+ * KDE (Escobar et al. §5.2, Fig. 7): the paper fits a smooth density to the histogram of a node's
  * instantaneous power (⌈√n⌉ bins) and takes its two highest maxima. A two-peaked density
  * needs a kernel fit, so the density here is a Gaussian kernel density estimate with
  * Silverman's rule-of-thumb bandwidth for a normal reference, h = 1.06 sd n^(-1/5) (levels.h

@@ -1,7 +1,7 @@
-/* pareto_runs — a seed-002 workload profile built from run directories ("mw pareto
+/* pareto_runs — a Khaleghzadeh et al. workload profile built from run directories ("mw pareto
  * RUNDIR... --units COUNTER", docs/models.md "Profiles from runs").
  *
- * Seed 002 §6.1 profiles each device alone at several problem sizes: the size, the time,
+ * Khaleghzadeh et al. §6.1 profiles each device alone at several problem sizes: the size, the time,
  * and the dynamic energy (total less static power x time); then all devices together to
  * check that dynamic energies add up. Here each run directory is one such measurement:
  *   - the size is the sum of the workload's counter COUNTER (kind counter, e.g. mwb-dgemm's

@@ -1,4 +1,4 @@
-/* stats — see stats.h. The tests of seed 000 Table 6 and Student-t intervals.
+/* stats — see stats.h. The tests of Escobar et al. Table 6 and Student-t intervals.
  *
  * Ranks: the pooled samples are ordered with gsl_sort_index and tied values get the mean of
  * their ranks; every run of t ties adds t³ - t to the tie sum used by the corrections.

@@ -212,16 +212,35 @@ void mw_plot_tsv_text(FILE *f, const char *s)
         fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
 }
 
+/* FNV-1a, 64 bits: a stable digest of a name (the same name, the same suffix, every run) */
+static unsigned long long fnv1a64(const char *s)
+{
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
 void mw_plot_safe_name(char *out, size_t len, const char *s)
 {
-    size_t i = 0;
-    for (; s && *s && i + 1 < len; s++) {
-        char c = *s;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '.' || c == '_' || c == '-';
-        out[i++] = ok ? c : '_';
+    if (!len) return;
+    if (!s) s = "";
+    size_t n = strlen(s), i = 0;
+    int changed = n + 1 > len;
+    for (size_t k = 0; k < n && !changed; k++)
+        changed = !strchr(MW_PLOT_SAFE_CHARS, s[k]);
+    if (!changed) {
+        memcpy(out, s, n + 1);
+        return;
     }
-    if (len) out[i] = 0;
+    /* room for "~" and 16 hex digits; '~' is never kept from a name, so a changed name never
+     * equals an unchanged one, and two changed names differ in their digest */
+    size_t keep = len > 18 ? len - 18 : 0;
+    for (; i < n && i < keep; i++)
+        out[i] = strchr(MW_PLOT_SAFE_CHARS, s[i]) ? s[i] : '_';
+    snprintf(out + i, len - i, "~%016llx", fnv1a64(s));
 }
 
 void mw_plot_say(const mw_plot_out *o, const char *fmt, ...)

@@ -206,8 +206,8 @@ static int have_freq_table(const mw_plot_request *q)
     return access(f && *f ? f : MW_DVFS_CPUFREQ_FILE, R_OK) == 0;
 }
 
-/* The kinds to draw: those asked for, else the defaults for the inputs (a defaulted kind
- * that does not apply is a note). */
+/* The kinds to draw: those asked for, else the defaults for the inputs (a defaulted dvfs
+ * that cannot be drawn is a note: it says how to get it). */
 static void choose_kinds(const job_state *j, int want[MW_PLOT_NKINDS])
 {
     const mw_plot_request *q = j->req;
@@ -235,14 +235,10 @@ static void choose_kinds(const job_state *j, int want[MW_PLOT_NKINDS])
              "--kind",
              j->nruns);
     }
-    if (j->nruns && any_eeg)
-        want[MW_PLOT_KIND_MODEL] = 1;
-    else if (j->nruns)
-        skipped(j, NULL, "model", "no eeg-mofs run among the inputs");
-    if (j->nprofiles)
-        want[MW_PLOT_KIND_PARETO] = 1;
-    else if (j->nruns)
-        skipped(j, NULL, "pareto", "needs a PROFILE (mw pareto --help)");
+    /* model and pareto are drawn when their inputs are there; a run that is not an eeg-mofs
+     * run, or no profile, is no news (asked for with --kind, they say why in a figure) */
+    if (j->nruns && any_eeg) want[MW_PLOT_KIND_MODEL] = 1;
+    if (j->nprofiles) want[MW_PLOT_KIND_PARETO] = 1;
 }
 
 /* outdir, else the first input's plots/ folder (a profile's: its folder's plots/) */

@@ -1,7 +1,7 @@
 /* plot_kinds_multi — the kinds of `mw plot` over several runs: boxplot (plots/gnuplot/boxplot.gp)
  * and model (plots/gnuplot/model.gp).
  *
- * boxplot (seed 000 Fig. 8). Runs are read one at a time; each channel's Pow_idle and
+ * boxplot (Escobar et al. Fig. 8). Runs are read one at a time; each channel's Pow_idle and
  * Pow_work are the paper's kernel-density levels (mw_levels_kde, as `mw analyze` reports
  * them: one level gives both). A run's group is its eeg-mofs version ("v2", "v3": the
  * counter "eeg version") when it has one, else its sweep configuration, else "runs". The data
@@ -10,12 +10,15 @@
  * GSL's quantiles of the sorted values, maximum, runs), drawn as candlesticks (gnuplot's own
  * boxplot style draws no box under four points), and the runs' points.
  *
- * model (seed 000 Figs. 5 and 9). libmwmodels' study of the Escobar model (escobar_study.h,
+ * model (Escobar et al. Figs. 5 and 9). libmwmodels' study of the Escobar model (escobar_study.h,
  * what `mw fit --model escobar` prints) over the eeg-mofs runs: predict mode (each run's own
  * parameters), then fit mode over the same runs as read, when they are enough for a
  * least-squares fit (else that series is left out, with the reason, worded as mw fit says
  * it, as a note). Per version, measured and modelled time and energy over N_Spop, and the
- * NRMSE of each series (the study's) in the legend. */
+ * NRMSE of each series (the study's) in the legend. Drawn as the paper's Figs. 5 and 9: per
+ * version and N_Spop the mean of the measured runs with its 95 % Student-t interval (only
+ * from n >= 3 runs: fewer give the mean alone), the model as a line through the mean of its
+ * values at that N_Spop, and each run as a small point behind them. */
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -24,6 +27,7 @@
 
 #include "escobar_study.h"
 #include "levels.h"
+#include "stats.h"
 #include "mw_alloc.h"
 #include "mw_plot.h"
 
@@ -32,6 +36,8 @@
 #define MODEL_W 1200
 #define MODEL_H 600
 #define MAX_GROUPS 64
+#define MODEL_CI_MIN_N 3   /* no interval from fewer runs (as the report) */
+#define MODEL_CI_LEVEL 0.95
 
 static int selected(const mw_plot_job *j, const char *name)
 {
@@ -340,6 +346,87 @@ static void write_model_blocks(mw_plot_fig *f, const model_row *rows, size_t nr,
     }
 }
 
+/* Row "mean lo hi" of the n values x (NaN among them skipped): the mean, and its Student-t
+ * interval from at least MODEL_CI_MIN_N values, else "-" "-"; a lone NaN gives "-". Returns
+ * 1 when it wrote an interval. */
+static int mean_ci_cols(FILE *d, const double *x, size_t n)
+{
+    double *v = mw_xcalloc(n ? n : 1, sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i])) v[m++] = x[i];
+    double mean = m ? gsl_stats_mean(v, 1, m) : NAN, lo = NAN, hi = NAN;
+    if (m >= MODEL_CI_MIN_N && mw_stats_mean_ci(v, m, MODEL_CI_LEVEL, &mean, &lo, &hi))
+        lo = hi = NAN;
+    free(v);
+    const double c[3] = {mean, lo, hi};
+    for (int q = 0; q < 3; q++) {
+        fputc('\t', d);
+        mw_plot_tsv_num(d, c[q]);
+    }
+    return isfinite(lo);
+}
+
+/* A block per version after the runs' (index nver + k): per N_Spop the number of runs, the
+ * measured time's and energy's mean with their interval, and the mean of each model series
+ * there (the line). rows are sorted by version and N_Spop. The versions (1-based words) with
+ * an interval somewhere go to the variables t_ci_list, e_ci_list (gnuplot draws no error
+ * bars, and says nothing, without one). */
+static void write_model_means(mw_plot_fig *f, const model_row *rows, size_t nr,
+                              const model_series *s)
+{
+    char ci_list[2][64] = {"", ""};
+    FILE *d = mw_plot_fig_tsv(f);
+    double *col[6];
+    for (int q = 0; q < 6; q++)
+        col[q] = mw_xcalloc(nr ? nr : 1, sizeof **col);
+    for (int k = 0; k < s->nv; k++) {
+        int got[2] = {0, 0};
+        mw_plot_fig_block(f,
+                          "v%d means: n_spop\tn_runs\tt_mean_s\tt_ci_lo_s\tt_ci_hi_s\te_mean_j\t"
+                          "e_ci_lo_j\te_ci_hi_j\tt_predicted_s\tt_fitted_s\te_predicted_j\t"
+                          "e_fitted_j",
+                          s->versions[k]);
+        for (size_t i = 0; i < nr;) {
+            if (rows[i].version != s->versions[k]) {
+                i++;
+                continue;
+            }
+            size_t n = 0;
+            int ns = rows[i].n_spop;
+            for (; i < nr && rows[i].version == s->versions[k] && rows[i].n_spop == ns; i++, n++) {
+                const model_row *m = &rows[i];
+                const double x[6] = {m->t_meas, m->e_meas, m->t_pred,
+                                     m->t_fit,  m->e_pred, m->e_fit};
+                for (int q = 0; q < 6; q++)
+                    col[q][n] = x[q];
+            }
+            fprintf(d, "%d\t%zu", ns, n);
+            for (int q = 0; q < 2; q++)
+                got[q] |= mean_ci_cols(d, col[q], n);
+            for (int q = 2; q < 6; q++) {
+                double sum = 0;
+                size_t m = 0;
+                for (size_t r = 0; r < n; r++)
+                    if (isfinite(col[q][r])) sum += col[q][r], m++;
+                fputc('\t', d);
+                mw_plot_tsv_num(d, m ? sum / (double)m : NAN);
+            }
+            fputc('\n', d);
+        }
+        for (int q = 0; q < 2; q++) {
+            size_t len = strlen(ci_list[q]);
+            if (got[q])
+                snprintf(ci_list[q] + len, sizeof ci_list[q] - len, "%s%d", len ? " " : "", k + 1);
+        }
+    }
+    for (int q = 0; q < 6; q++)
+        free(col[q]);
+    FILE *v = mw_plot_fig_vars(f);
+    mw_plot_var_str(v, "t_ci_list", ci_list[0]);
+    mw_plot_var_str(v, "e_ci_list", ci_list[1]);
+}
+
 /* The ranges (one N_Spop or equal values would be an empty range) and, per series, the
  * versions that have values in it ("1 2": t meas/pred/fit, e meas/pred/fit). */
 static void model_ranges(FILE *v, const model_row *rows, size_t nr, const model_series *s)
@@ -395,6 +482,7 @@ static int write_model(const mw_plot_job *j, const char *title, const mw_escobar
     }
     model_series s;
     write_model_blocks(f, rows, nr, &s, pred, fit);
+    write_model_means(f, rows, nr, &s);
     const char *notes[3];
     int nn = 0;
     char fnote[1100], lnote[128];

@@ -11,10 +11,13 @@
  * and each line ends with a closing row at the last window's end (end_s "-"). Over 20,000
  * windows a row holds ceil(n / 10,000) consecutive windows of one line (their exact mean
  * power, energy over time, with their extremes). Phases of the program (not the recorder's)
- * become boxes in lanes, one block per class (start_s end_s lane): trace has a lane per host
- * measured by a shown channel, timeline one per rank; within a lane and class, intervals
- * closer than 1/4000 of the time axis are merged (nothing visible is lost, and millions of
- * MPI calls stay a few thousand boxes). The idle baseline and the gaps table are bands.
+ * become rows in lanes, one block per class (start_s end_s lane share offset): trace has a
+ * lane per host measured by a shown channel, timeline one per rank; plots/plot_lanes.h
+ * makes them: a class's spans at least 1/1000 of the axis exact, shorter ones summed per
+ * 1/1000 of the axis and drawn as high as their share of it, so no class shows more than
+ * its share of the time (millions of MPI calls stay a few thousand rows). A rank's computation that no phase marks (its time
+ * outside MPI and waits: mw_phase_class.h's rule) is a class of its own, "compute
+ * (inferred)", in a block after the gaps. The idle baseline and the gaps table are bands.
  *
  * histogram. Per channel: ceil(sqrt(n)) equal bins of the window powers (levels.h's
  * histogram), the paper's kernel density on a 512-point grid with the estimator's own
@@ -31,7 +34,9 @@
 
 #include "mw_alloc.h"
 #include "levels.h"
+#include "mw_phase_class.h"
 #include "mw_plot.h"
+#include "plot_lanes.h"
 
 #define TRACE_W 1200
 #define TRACE_H 700
@@ -42,7 +47,6 @@
 #define ENERGY_H 700
 #define DECIMATE_ABOVE 20000
 #define DECIMATE_TO 10000
-#define MERGE_PER_AXIS 4000.0
 #define ENERGY_MAX_ROWS 13 /* the whole run and the 12 most energetic phase groups */
 #define KDE_GRID 512
 
@@ -137,19 +141,6 @@ static int lane_cmp(const void *a, const void *b)
     return strcmp(x->host, y->host);
 }
 
-typedef struct {
-    int cls, lane;
-    int64_t t0, t1;
-} box;
-
-static int box_cmp(const void *a, const void *b)
-{
-    const box *x = a, *y = b;
-    if (x->cls != y->cls) return x->cls - y->cls;
-    if (x->lane != y->lane) return x->lane - y->lane;
-    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
-}
-
 /* Is the phase's host measured by a shown channel? */
 static int host_shown(const mw_plot_run *r, const char *host)
 {
@@ -199,39 +190,92 @@ static int write_power_blocks(mw_plot_fig *f, const mw_plot_run *r, const char *
     return nblocks;
 }
 
-/* The phases' boxes, a block per class (start_s end_s lane), intervals of a lane and class
- * closer than tol merged; present[k] = 1 when class k has a box. */
-static void write_phase_boxes(mw_plot_fig *f, const mw_plot_run *r, int per_rank,
-                              const lane_key *lanes, size_t nl, int64_t tol,
-                              int present[MW_PLOT_NCLS])
+typedef struct {
+    mw_plot_lane_box *b;
+    size_t n, cap;
+} box_list;
+
+static void box_push(box_list *l, mw_plot_lane_box x)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->b = mw_xrealloc(l->b, l->cap * sizeof *l->b);
+    }
+    l->b[l->n++] = x;
+}
+
+static int phase_by_rank(const void *a, const void *b)
+{
+    const mw_plot_phase *x = *(const mw_plot_phase *const *)a, *y = *(const mw_plot_phase *const *)b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->host, y->host);
+}
+
+/* The computation of every (rank, host) of the shown hosts that no phase marked, inferred by
+ * the one rule (mw_phase_class.h), as boxes of class MW_PLOT_CLS_INFERRED in its lane. */
+static void inferred_boxes(const mw_plot_run *r, int per_rank, const lane_key *lanes, size_t nl,
+                           box_list *out)
+{
+    const mw_plot_phase **ps = mw_xcalloc(r->nph + 1, sizeof *ps);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nph; i++)
+        if (r->ph[i].cls >= 0 && host_shown(r, r->ph[i].host)) ps[n++] = &r->ph[i];
+    qsort(ps, n, sizeof *ps, phase_by_rank);
+    mw_phase_span *sp = mw_xcalloc(n + 1, sizeof *sp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        for (; j < n && !phase_by_rank(&ps[i], &ps[j]); j++)
+            sp[j - i] = mw_phase_span_of(ps[j]->kind, ps[j]->name, ps[j]->start_ns, ps[j]->end_ns);
+        lane_key k = {per_rank ? ps[i]->rank : 0, ps[i]->host};
+        const lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
+        mw_energy_span *inf;
+        size_t m = l ? mw_phase_inferred_spans(sp, j - i, &inf) : 0;
+        for (size_t q = 0; q < m; q++)
+            box_push(out, (mw_plot_lane_box){MW_PLOT_CLS_INFERRED, (int)(l - lanes) + 1,
+                                             inf[q].start_ns, inf[q].end_ns});
+        if (m) free(inf);
+        i = j;
+    }
+    free(sp);
+    free(ps);
+}
+
+/* Class k's rows as its block (start_s end_s lane share offset); present[k] = 1 when any. */
+static void write_class_block(mw_plot_fig *f, const mw_plot_run *r, const mw_plot_lane_rows *rows,
+                              int k, int present[MW_PLOT_NCLS_ALL])
 {
     FILE *d = mw_plot_fig_tsv(f);
-    box *b = mw_xcalloc(1, (r->nph + 1) * sizeof *b);
-    size_t nb = 0;
+    mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane\tshare\toffset", mw_plot_class_names[k]);
+    for (size_t i = 0; i < rows->n; i++) {
+        const mw_plot_lane_row *x = &rows->r[i];
+        fprintf(d, "%.9f\t%.9f\t%d\t%.4f\t%.4f\n", mw_plot_run_s(r, x->t0), mw_plot_run_s(r, x->t1),
+                x->lane, x->share, x->off);
+        present[k] = 1;
+    }
+}
+
+/* The phases' rows (plot_lanes.h: a class never shown beyond its share of the time), a
+ * block per class; present[k] = 1 when class k has a row. The inferred computation's rows
+ * are left in rows[MW_PLOT_CLS_INFERRED] for their block after the gaps. */
+static void write_phase_boxes(mw_plot_fig *f, const mw_plot_run *r, int per_rank,
+                              const lane_key *lanes, size_t nl, int64_t t_lo, int64_t t_hi,
+                              int present[MW_PLOT_NCLS_ALL],
+                              mw_plot_lane_rows rows[MW_PLOT_NCLS_ALL])
+{
+    box_list b = {0};
     for (size_t i = 0; i < r->nph; i++) {
         const mw_plot_phase *p = &r->ph[i];
         if (p->cls < 0 || !host_shown(r, p->host)) continue;
         lane_key k = {per_rank ? p->rank : 0, p->host};
         const lane_key *l = bsearch(&k, lanes, nl, sizeof *lanes, lane_cmp);
         if (!l) continue;
-        b[nb++] = (box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns};
+        box_push(&b, (mw_plot_lane_box){p->cls, (int)(l - lanes) + 1, p->start_ns, p->end_ns});
     }
-    qsort(b, nb, sizeof *b, box_cmp);
-    size_t i = 0;
-    for (int k = 0; k < MW_PLOT_NCLS; k++) {
-        mw_plot_fig_block(f, "class %s: start_s\tend_s\tlane", mw_plot_class_names[k]);
-        while (i < nb && b[i].cls == k) {
-            box cur = b[i++];
-            while (i < nb && b[i].cls == k && b[i].lane == cur.lane && b[i].t0 <= cur.t1 + tol) {
-                if (b[i].t1 > cur.t1) cur.t1 = b[i].t1;
-                i++;
-            }
-            fprintf(d, "%.9f\t%.9f\t%d\n", mw_plot_run_s(r, cur.t0), mw_plot_run_s(r, cur.t1),
-                    cur.lane);
-            present[k] = 1;
-        }
-    }
-    free(b);
+    inferred_boxes(r, per_rank, lanes, nl, &b);
+    mw_plot_lanes_make(b.b, b.n, t_lo, t_hi, rows);
+    free(b.b);
+    for (int k = 0; k < MW_PLOT_NCLS; k++)
+        write_class_block(f, r, &rows[k], k, present);
 }
 
 /* A block "WHAT: start_s end_s" of spans (the idle baseline, the gaps); their ends in s in
@@ -281,20 +325,46 @@ static void write_lane_vars(FILE *v, const lane_key *lanes, size_t nl, int per_r
 }
 
 /* The power panel's range: the shown channels' window powers, W */
+/* The power axes: a channel whose highest window is below a quarter of the highest
+ * channel's (a switch beside the nodes) goes on the right axis with its own range, so that
+ * neither flattens the other; each axis spans its channels' windows, not from 0. Block
+ * numbers (1-based, in shown order) as words in y1_list and y2_list. */
 static void power_range(FILE *v, const mw_plot_run *r)
 {
-    double plo = INFINITY, phi = -INFINITY;
-    for (int c = 0; c < r->nch; c++)
+    double top = -INFINITY, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    double cmax[MW_PLOT_MAX_CHANNELS], cmin[MW_PLOT_MAX_CHANNELS];
+    for (int c = 0; c < r->nch; c++) {
+        cmax[c] = -INFINITY;
+        cmin[c] = INFINITY;
         for (size_t k = 0; shown(r, c) && k < r->ch[c].n; k++) {
             double pw = r->ch[c].w[k].power_mw / 1000.0;
-            if (pw < plo) plo = pw;
-            if (pw > phi) phi = pw;
+            if (pw < cmin[c]) cmin[c] = pw;
+            if (pw > cmax[c]) cmax[c] = pw;
         }
-    mw_plot_var_range(v, "ymin", "ymax", plo, phi, 1);
+        if (shown(r, c) && cmax[c] > top) top = cmax[c];
+    }
+    char l1[256] = "", l2[256] = "";
+    int block = 0;
+    for (int c = 0; c < r->nch; c++) {
+        if (!shown(r, c)) continue;
+        block++;
+        int a = top > 0 && cmax[c] < top / 4 ? 1 : 0;
+        char *l = a ? l2 : l1;
+        size_t used = strlen(l);
+        snprintf(l + used, 256 - used, "%s%d", used ? " " : "", block);
+        if (cmin[c] < lo[a]) lo[a] = cmin[c];
+        if (cmax[c] > hi[a]) hi[a] = cmax[c];
+    }
+    mw_plot_var_range(v, "ymin", "ymax", lo[0], hi[0], 1);
+    mw_plot_var_range(v, "y2min", "y2max", lo[1], hi[1], 0.05);
+    mw_plot_var_str(v, "y1_list", l1);
+    mw_plot_var_str(v, "y2_list", l2);
+    mw_plot_var_int(v, "has_y2", l2[0] != 0);
 }
 
-/* the classes present, 1-based, as words ("1 3") */
-static void class_list(char *out, size_t len, const int present[MW_PLOT_NCLS])
+/* the classes present, 1-based, as words ("1 3"); the inferred computation is not one of
+ * them (has_inferred: drawn first, without borders, under the phases the program recorded) */
+static void class_list(char *out, size_t len, const int present[MW_PLOT_NCLS_ALL])
 {
     out[0] = 0;
     for (int k = 0; k < MW_PLOT_NCLS; k++)
@@ -302,6 +372,20 @@ static void class_list(char *out, size_t len, const int present[MW_PLOT_NCLS])
             size_t used = strlen(out);
             snprintf(out + used, len - used, "%s%d", used ? " " : "", k + 1);
         }
+}
+
+/* "nothing connected, left out: ch5, ..." for the channels left out as unconnected; 0 when
+ * there is none */
+static int unconnected_note(const mw_plot_run *r, char *out, size_t len)
+{
+    out[0] = 0;
+    for (int c = 0; c < r->nch; c++)
+        if (r->ch[c].unconnected && !r->ch[c].selected) {
+            size_t l = strlen(out);
+            snprintf(out + l, len - l, "%s%.40s", l ? ", " : "nothing connected, left out: ",
+                     r->ch[c].name);
+        }
+    return out[0] != 0;
 }
 
 static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
@@ -333,18 +417,24 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
         free(lanes);
         return -1;
     }
-    int decimated = 0, present[MW_PLOT_NCLS] = {0};
+    int decimated = 0, present[MW_PLOT_NCLS_ALL] = {0};
+    mw_plot_lane_rows rows[MW_PLOT_NCLS_ALL] = {{0}};
     const char *titles[MW_PLOT_MAX_CHANNELS];
     char tbuf[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME + 64];
     int nblocks = write_power_blocks(f, r, titles, tbuf, &decimated);
     /* the phases' boxes merged below the axis's resolution; bands */
-    write_phase_boxes(f, r, per_rank, lanes, nl, (int64_t)((t_hi - t_lo) / MERGE_PER_AXIS),
-                      present);
+    write_phase_boxes(f, r, per_rank, lanes, nl, t_lo, t_hi, present, rows);
     double *i0, *i1, *g0, *g1;
     write_span_block(f, r, "idle baseline", r->idle, r->nidle, &i0, &i1);
     write_span_block(f, r, "gaps", r->gaps, r->ngaps, &g0, &g1);
-    const char *notes[4];
+    /* the inferred computation, last: the blocks before keep their places */
+    write_class_block(f, r, &rows[MW_PLOT_CLS_INFERRED], MW_PLOT_CLS_INFERRED, present);
+    for (int k = 0; k < MW_PLOT_NCLS_ALL; k++)
+        free(rows[k].r);
+    const char *notes[5];
     int nn = 0;
+    char unc[256];
+    if (unconnected_note(r, unc, sizeof unc)) notes[nn++] = unc;
     if (!r->nprogram) notes[nn++] = "no phases recorded";
     if (!r->nidle) notes[nn++] = "no idle baseline recorded (mw record --idle S)";
     if (decimated)
@@ -364,6 +454,8 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
     class_list(cls_list, sizeof cls_list, present);
     mw_plot_var_str(v, "cls_list", cls_list);
     mw_plot_var_int(v, "cls_block0", nblocks);
+    mw_plot_var_int(v, "cls_block_inferred", nblocks + MW_PLOT_NCLS + 2);
+    mw_plot_var_int(v, "has_inferred", present[MW_PLOT_CLS_INFERRED]);
     mw_plot_var_int(v, "n_idle", (long long)r->nidle);
     mw_plot_var_nums(v, "idle_t0", i0, r->nidle);
     mw_plot_var_nums(v, "idle_t1", i1, r->nidle);
@@ -692,19 +784,22 @@ static void write_energy_rows(mw_plot_fig *f, const mw_plot_run *r, const int *c
 }
 
 /* The panels' ranges over the rows drawn: the left one (energy per node, stacked) from 0,
- * the right one (static and dynamic, stacked; dynamic may be negative) around 0. */
+ * the right one around 0: the dynamic energy alone on its own axis (it may be negative; the
+ * static part, often 10x larger, would flatten it), or the totals without an idle baseline.
+ * The whole run's static and total energy go to static_run_j, total_run_j for the key. */
 static void energy_ranges(FILE *v, const energy_row *rows, size_t rows_plot, int have_base)
 {
     double lmax = 0, rlo = 0, rhi = 0;
     for (size_t g = 0; g < rows_plot; g++) {
         const energy_row *row = &rows[g];
         if (row->total_j > lmax) lmax = row->total_j;
-        double st = have_base ? row->static_j : row->total_j, dy = have_base ? row->dynamic_j : 0;
-        double top = st + (dy > 0 ? dy : 0), bottom = dy < 0 ? dy : 0;
-        if (st < bottom) bottom = st;
-        if (top > rhi) rhi = top;
-        if (bottom < rlo) rlo = bottom;
+        double y = have_base ? row->dynamic_j : row->total_j;
+        if (!isfinite(y)) continue;
+        if (y > rhi) rhi = y;
+        if (y < rlo) rlo = y;
     }
+    mw_plot_var_num(v, "static_run_j", rows_plot && have_base ? rows[0].static_j : NAN);
+    mw_plot_var_num(v, "total_run_j", rows_plot ? rows[0].total_j : NAN);
     mw_plot_var_range(v, "left_ymin", "left_ymax", 0, lmax, 1e-3);
     mw_plot_var_num(v, "left_ymin", 0);
     mw_plot_var_range(v, "right_ymin", "right_ymax", rlo, rhi, 1e-3);

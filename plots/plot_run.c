@@ -18,7 +18,8 @@
 #include "mw_store.h"
 #include "mw_plot.h"
 
-const char *const mw_plot_class_names[MW_PLOT_NCLS] = {"compute", "comm", "wait", "gpu", "other"};
+const char *const mw_plot_class_names[MW_PLOT_NCLS_ALL] = {"compute", "comm",  "wait",
+                                                            "gpu",     "other", "inferred"};
 
 int mw_plot_class_of(const char *kind, const char *name)
 {
@@ -299,10 +300,17 @@ int mw_plot_run_load(const char *dir, mw_plot_run **out, char *err, size_t errle
             mw_plot_run_free(r);
             return -1;
         }
+        double sum_pj = 0, ns = 0;
         for (size_t k = 0; k < c->n; k++) {
             if (c->w[k].t0_ns < r->first_ns) r->first_ns = c->w[k].t0_ns;
             if (c->w[k].t1_ns > r->last_ns) r->last_ns = c->w[k].t1_ns;
+            sum_pj += (double)c->w[k].power_mw * (double)(c->w[k].t1_ns - c->w[k].t0_ns);
+            ns += (double)(c->w[k].t1_ns - c->w[k].t0_ns);
         }
+        /* a channel with nothing connected (no host, a mean power near 0): left out by
+         * default, listed in the trace's notes */
+        if (!c->has_host && ns > 0 && fabs(sum_pj / ns / 1e3) < MW_PLOT_UNCONNECTED_W)
+            c->unconnected = 1, c->selected = 0;
         if (r->nidle) {
             mw_energy_pj pj;
             int64_t cov;

@@ -110,6 +110,16 @@ static void say_constant(const rp_report *rp, const mw_analysis_run *an)
     }
 }
 
+/* a run the meter covers only in part (mw_analysis_coverage) */
+static void say_coverage(const rp_report *rp, const mw_analysis_run *an)
+{
+    int64_t span, cov;
+    char note[160], line[4400];
+    if (!rp->say || !mw_analysis_coverage(an, &span, &cov, note, sizeof note)) return;
+    snprintf(line, sizeof line, "mw report: %s: %s", an->dir, note);
+    rp->say(rp->say_ctx, RP_SAY_LINE, line);
+}
+
 int rp_report_analyse(rp_report *rp, char *err, size_t errlen)
 {
     mw_analysis_options none;
@@ -119,6 +129,7 @@ int rp_report_analyse(rp_report *rp, char *err, size_t errlen)
     const mw_analysis_run **runs = mw_xcalloc(rp->nrun, sizeof *runs);
     for (size_t i = 0; i < rp->nrun; i++) {
         say_constant(rp, rp->run[i].an);
+        say_coverage(rp, rp->run[i].an);
         runs[i] = rp->run[i].an;
     }
     mw_analysis_aggregate_runs(runs, rp->nrun, &rp->agg);

@@ -48,6 +48,8 @@ static int read_meta(mw_store *s, rp_run *r)
         r->val[r->nmeta++] = mw_xstrdup(val);
     }
     mw_run_close(c);
+    for (size_t i = 0; i < r->nmeta && !r->like; i++) /* like with like: the same command */
+        if (!strcmp(r->key[i], "command")) r->like = mw_xstrdup(r->val[i]);
     return !c || rc ? -1 : 0;
 }
 
@@ -172,6 +174,11 @@ static void tie_run(rp_report *rp, rp_sweep *s, size_t k, size_t j)
     snprintf(r->title, len, "%s, repetition %d", label, rep);
     r->sweep = (int)rp->nsw;
     s->run_of[k] = (int)j;
+    /* like with like: the runs of one configuration of this sweep */
+    free(r->like);
+    len = strlen(s->dir) + strlen(label) + 8;
+    r->like = mw_xcalloc(len, 1);
+    snprintf(r->like, len, "%s: %s", s->dir, label);
 }
 
 /* The sweeps' tables: which runs each holds. */
@@ -231,6 +238,7 @@ static void run_free(rp_run *r)
 {
     free(r->dir);
     free(r->title);
+    free(r->like);
     mw_analysis_free(r->an);
     for (size_t i = 0; i < r->nmeta; i++) {
         free(r->key[i]);
@@ -263,6 +271,11 @@ void rp_report_free(rp_report *rp)
     mw_analysis_aggregate_free(&rp->agg);
     mw_escobar_study_free(rp->fit);
     mw_escobar_study_free(rp->fit_mode);
+    for (size_t i = 0; i < rp->nfit_warnings; i++)
+        free(rp->fit_warnings[i]);
+    free(rp->fit_warnings);
+    rp->fit_warnings = NULL;
+    rp->nfit_warnings = 0;
     for (size_t i = 0; i < rp->nfig; i++) {
         free(rp->fig[i].sub);
         free(rp->fig[i].name);

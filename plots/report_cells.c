@@ -78,6 +78,12 @@ void rp_td_ci(FILE *f, const double *x, size_t n, int decimals, const char *unit
         rp_td_n(f, RP_DASH);
         return;
     }
+    /* never an interval n cannot support: from 2 runs it spans 12.7 sd; nor one reaching
+     * below 0 for what cannot be negative (every caller's figure: times and energies) */
+    if (n < 3 || lo < 0) {
+        fprintf(f, "<td class=\"n\">%s (n = %zu: too few runs)</td>", RP_DASH, n);
+        return;
+    }
     char a[64], b[64];
     value(a, sizeof a, lo, decimals, unit, energy);
     value(b, sizeof b, hi, decimals, unit, energy);

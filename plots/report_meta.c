@@ -181,3 +181,25 @@ void rp_section_meta(FILE *f, const rp_report *rp)
     }
     fputs("</section>\n", f);
 }
+
+void rp_references(FILE *f)
+{
+    /* The papers whose methods the page uses, in full (docs/references.md). */
+    fputs("<section id=\"references\">\n<h2>References</h2>\n<ul class=\"refs\">\n"
+          "<li>Escobar et al. 2019: J. J. Escobar, J. Ortega, A. F. D\xC3\xAD"
+          "az, J. Gonz\xC3\xA1lez, M. Damas, \xE2\x80\x9CTime-energy analysis of multi-level "
+          "parallelism in heterogeneous clusters: the case of EEG classification in BCI "
+          "tasks\xE2\x80\x9D, <i>The Journal of Supercomputing</i>, 2019, doi:10.1007/s11227-019-02908-4 (Pow<sub>idle</sub>/"
+          "Pow<sub>work</sub>, the runtime and energy model, the statistics).</li>\n"
+          "<li>Khaleghzadeh et al. 2023: H. Khaleghzadeh, M. Fahad, R. Reddy Manumachu, "
+          "A. Lastovetsky, \xE2\x80\x9C" "Efficient exact algorithms for continuous bi-objective "
+          "performance-energy optimization of applications with linear energy and monotonically "
+          "increasing performance profiles on heterogeneous high performance computing "
+          "platforms\xE2\x80\x9D, <i>Concurrency and Computation: Practice and Experience</i>, "
+          "2023 (dynamic energy, the Pareto front of a workload split).</li>\n"
+          "<li>Fanfakh 2016: A. B. M. Fanfakh, \xE2\x80\x9C" "Energy consumption optimization of "
+          "parallel applications with iterations using CPU frequency scaling\xE2\x80\x9D, PhD "
+          "thesis, Universit\xC3\xA9 de Franche-Comt\xC3\xA9, 2016, HAL tel-01514173 (DVFS)."
+          "</li>\n</ul>\n</section>\n",
+          f);
+}

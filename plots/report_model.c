@@ -63,18 +63,33 @@ static void fit_said(char *note, size_t len, const char *err)
     snprintf(note, len, "%s", mw_child_last_line(text, line, sizeof line));
 }
 
+/* mw fit's warning text, kept (once) */
+static void keep_warning(void *ctx, const char *text)
+{
+    rp_report *rp = ctx;
+    for (size_t i = 0; i < rp->nfit_warnings; i++)
+        if (!strcmp(rp->fit_warnings[i], text)) return;
+    rp->fit_warnings =
+        mw_xrealloc(rp->fit_warnings, (rp->nfit_warnings + 1) * sizeof *rp->fit_warnings);
+    rp->fit_warnings[rp->nfit_warnings++] = mw_xstrdup(text);
+}
+
 int rp_report_model(rp_report *rp)
 {
     mw_escobar_study_free(rp->fit);
     mw_escobar_study_free(rp->fit_mode);
     rp->fit = rp->fit_mode = NULL;
     rp->fit_note[0] = rp->fit_mode_note[0] = 0;
+    for (size_t i = 0; i < rp->nfit_warnings; i++)
+        free(rp->fit_warnings[i]);
+    rp->nfit_warnings = 0;
     char **dirs = mw_xcalloc(rp->nrun + 1, sizeof *dirs);
     int n = 0;
     for (size_t i = 0; i < rp->nrun; i++)
         if (rp->run[i].escobar) dirs[n++] = rp->run[i].dir;
-    /* mw fit's defaults: 95 % intervals, the switch a channel named *switch*; no notes */
-    mw_escobar_study_opts so = {.fit = 0};
+    /* mw fit's defaults: 95 % intervals, the switch a channel named *switch*; its notes
+     * (warnings) kept for the page */
+    mw_escobar_study_opts so = {.fit = 0, .note = keep_warning, .note_ctx = rp};
     char err[1024];
     int rc = 0;
     if (mw_escobar_study_run(&so, dirs, n, &rp->fit, err, sizeof err)) {
@@ -122,27 +137,52 @@ static void runs_table(FILE *f, const mw_escobar_study *s)
     fputs("</tbody></table></div>\n", f);
 }
 
-static void nrmse_table(FILE *f, const mw_escobar_study *s)
+/* Per version the NRMSE of time and energy twice — with each run's own parameters (s, predict
+ * mode) and with the time parameters fitted to the runs (fit, fit mode; a dash where nothing
+ * was fitted) — beside the paper's, and what each means (docs/models.md, "What the numbers
+ * mean"). */
+static void nrmse_table(FILE *f, const mw_escobar_study *s, const mw_escobar_study *fit)
 {
     if (!s->ngroups) return;
-    static const char *const cols[] = {
-        ">Version",      ">Runs",           ">NRMSE time", ">Paper (time)",
-        ">NRMSE energy", ">Paper (energy)", NULL};
+    static const char *const cols[] = {">Version",
+                                       ">Runs",
+                                       ">NRMSE time, each run's parameters",
+                                       ">NRMSE time, fitted",
+                                       ">Paper (time)",
+                                       ">NRMSE energy, each run's parameters",
+                                       ">NRMSE energy, fitted",
+                                       ">Paper (energy)",
+                                       NULL};
     fputs("<div class=\"scroll\"><table id=\"model-nrmse\">\n", f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
     for (int k = 0; k < s->ngroups; k++) {
         const mw_escobar_study_group *g = &s->group[k];
+        const mw_escobar_study_group *fg = fit ? mw_escobar_study_group_of(fit, g->version) : NULL;
+        int fitted = fg && fg->fitted;
         fputs("<tr>", f);
         rp_td_num(f, g->version, 0, "");
         rp_td_num(f, g->nruns, 0, "");
         rp_td_num(f, rp_fit_number(g->nrmse_t), 3, "");
+        rp_td_num(f, rp_fit_number(fitted ? fg->nrmse_t : NAN), 3, "");
         rp_td_num(f, rp_fit_paper(g->paper_nrmse_t), 3, "");
         rp_td_num(f, rp_fit_number(g->nrmse_e), 3, "");
+        rp_td_num(f, rp_fit_number(fitted ? fg->nrmse_e : NAN), 3, "");
         rp_td_num(f, rp_fit_paper(g->paper_nrmse_e), 3, "");
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table></div>\n", f);
+    fputs("</tbody></table></div>\n"
+          "<p class=\"note\">Two NRMSEs, two questions. <em>Each run's parameters</em> "
+          "(<code>mw fit</code>, predict mode): the model is given each run's own measured "
+          "parts (its phases' times per individual, its nodes' powers) and nothing is tuned to "
+          "the runs' total times \xE2\x80\x94 does eq. 3\xE2\x80\x93" "9 explain a run from its "
+          "parts? <em>Fitted</em> (<code>mw fit --mode fit</code>): per version the time "
+          "parameters are fitted to all the runs by least squares \xE2\x80\x94 can the model's "
+          "shape over N_Spop follow them? The paper's values are for its own cluster. The "
+          "figure draws the measured mean per N_Spop with its 95 % interval and both model "
+          "lines (<code>docs/models.md</code>, \xE2\x80\x9CWhat the numbers mean\xE2\x80\x9D)."
+          "</p>\n",
+          f);
 }
 
 /* one version's fitted time parameters (what mw fit --json said: a standard error and an
@@ -182,12 +222,13 @@ static void fit_table(FILE *f, const mw_escobar_study_group *g)
 /* the heading, and the runs the model left out */
 static void model_head(FILE *f, const rp_report *rp)
 {
-    fputs("<section id=\"model\">\n<h2>Model: runtime and energy (seed 000)</h2>\n", f);
+    fputs("<section id=\"model\">\n<h2>Model: runtime and energy (Escobar et al. 2019)</h2>\n", f);
     fprintf(f,
             "<p class=\"note\">The Escobar et al. model (eq. 3\xE2\x80\x93"
             "9) against the %zu "
             "eeg-mofs run%s: <code>mw fit --model escobar</code>, parameters from each run's own "
-            "phases and powers (predict mode); NRMSE = 1 \xE2\x88\x92 \xE2\x80\x96y \xE2\x88\x92 "
+            "phases and powers (predict mode), and time parameters fitted to the runs (fit "
+            "mode); NRMSE = 1 \xE2\x88\x92 \xE2\x80\x96y \xE2\x88\x92 "
             "\xC5\xB7\xE2\x80\x96 / \xE2\x80\x96y \xE2\x88\x92 \xC8\xB3\xE2\x80\x96 (1 perfect; "
             "undefined with one run). <code>docs/models.md</code> describes it.</p>\n",
             rp->nescobar, rp->nescobar == 1 ? "" : "s");
@@ -216,7 +257,7 @@ void rp_section_model(FILE *f, const rp_report *rp)
         return;
     }
     runs_table(f, rp->fit);
-    nrmse_table(f, rp->fit);
+    nrmse_table(f, rp->fit, rp->fit_mode);
     fputs("<h3>Fitted time parameters</h3>\n", f);
     int fitted = 0;
     for (int k = 0; rp->fit_mode && k < rp->fit_mode->ngroups; k++)
@@ -228,5 +269,10 @@ void rp_section_model(FILE *f, const rp_report *rp)
     }
     for (int k = 0; rp->fit_mode && k < rp->fit_mode->ngroups; k++)
         if (rp->fit_mode->group[k].fitted) fit_table(f, &rp->fit_mode->group[k]);
+    for (size_t i = 0; i < rp->nfit_warnings; i++) {
+        fputs("<p class=\"warn\">mw fit: ", f);
+        mw_html_text(f, rp->fit_warnings[i]);
+        fputs("</p>\n", f);
+    }
     fputs("</section>\n", f);
 }

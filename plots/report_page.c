@@ -1,5 +1,5 @@
 /* report_page — the HTML page of `mw report` (docs/report.md; mw_report.h: rp_write_page),
- * written from a built report: summary, sweep (report_sweep.c), energy per channel and phase,
+ * written from a built report: the findings (report_findings.c), summary, sweep (report_sweep.c), energy per channel and phase,
  * power levels, statistics across runs, the model (report_model.c), the figures and the
  * metadata (report_meta.c), in that order.
  *
@@ -18,6 +18,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "mw_alloc.h"
+#include "mw_plot.h"
 #include "report_css.h"
 #include "report_html.h"
 #include "report_page.h"
@@ -96,7 +97,18 @@ static void section_summary(FILE *f, const rp_report *rp)
         rp_td_energy(f, r->total_j);
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table></div>\n</section>\n", f);
+    fputs("</tbody></table></div>\n", f);
+    for (size_t i = 0; i < rp->nrun; i++) { /* a meter lost for good, gaps */
+        int64_t span, cov;
+        char note[160];
+        if (!mw_analysis_coverage(rp->run[i].an, &span, &cov, note, sizeof note)) continue;
+        fputs("<p class=\"warn\">Run <code>", f);
+        mw_html_text(f, rp->run[i].title);
+        fputs("</code>: ", f);
+        mw_html_text(f, note);
+        fputs("; its figures are of the covered time only.</p>\n", f);
+    }
+    fputs("</section>\n", f);
 }
 
 /* ---- energy per channel -------------------------------------------------------------------- */
@@ -203,11 +215,13 @@ static void phases_table(FILE *f, const mw_analysis_run *an, size_t i)
 static void ranks_table(FILE *f, const mw_analysis_run *an)
 {
     static const char *const cols[] = {
-        "Rank",      "Host",    "Channels",      ">Start",
-        ">Duration", ">Energy", ">Working time", ">Energy while working",
-        NULL};
+        "Rank",     "Host",          ">Start",    ">Duration", ">Energy", ">Computation",
+        ">Of which inferred", ">Energy while computing", "Channels", NULL};
     if (!an->nranks) return;
-    fputs("<h3>Ranks</h3>\n<div class=\"scroll\"><table>\n", f);
+    fputs("<h3>Ranks</h3>\n<p class=\"note\">Computation: the rank's time outside MPI and waits; "
+          "inferred: the part no phase of the program marked (<code>docs/analysis.md</code>, "
+          "\"Computation\").</p>\n<div class=\"scroll\"><table>\n",
+          f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
     for (size_t k = 0; k < an->nranks; k++) {
@@ -215,18 +229,18 @@ static void ranks_table(FILE *f, const mw_analysis_run *an)
         fputs("<tr>", f);
         rp_td_num(f, x->rank, 0, "");
         rp_td_text(f, x->host);
+        rp_td_seconds(f, rp_an_seconds(mw_analysis_since_ns(an, x->start_ns)));
+        rp_td_seconds(f, rp_an_seconds((__int128)x->end_ns - x->start_ns));
+        rp_td_energy(f, rp_an_joules(x->energy_pj));
+        rp_td_seconds(f, rp_an_seconds(x->work_ns));
+        rp_td_seconds(f, rp_an_seconds(x->inferred_ns));
+        rp_td_energy(f, rp_an_joules(x->work_energy_pj));
         fputs("<td>", f);
         for (size_t c = 0; c < x->nchannels; c++) {
             if (c) fputs(", ", f);
             mw_html_text(f, an->channels[x->channels[c]].name);
         }
-        fputs("</td>", f);
-        rp_td_seconds(f, rp_an_seconds(mw_analysis_since_ns(an, x->start_ns)));
-        rp_td_seconds(f, rp_an_seconds((__int128)x->end_ns - x->start_ns));
-        rp_td_energy(f, rp_an_joules(x->energy_pj));
-        rp_td_seconds(f, rp_an_seconds(x->work_ns));
-        rp_td_energy(f, rp_an_joules(x->work_energy_pj));
-        fputs("</tr>\n", f);
+        fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
 }
@@ -329,13 +343,21 @@ static void section_levels(FILE *f, const rp_report *rp)
 
 /* ---- statistics across runs ---------------------------------------------------------------- */
 
-/* The runs' energies of the channels called name, for the interval across runs; x has room
- * for every channel of every run. */
-static size_t channel_energies(const rp_report *rp, const char *name, double *x)
+/* A group of like runs for the statistics: runs of one sweep configuration, or runs given
+ * directly that recorded the same command (rp_run.like). */
+typedef struct {
+    const char *like;
+    size_t *run; /* indices into rp->run */
+    size_t n;
+} run_group;
+
+/* The energies of the channels called name over the group's runs; x has room for them. */
+static size_t channel_energies(const rp_report *rp, const run_group *g, const char *name,
+                               double *x)
 {
     size_t n = 0;
-    for (size_t i = 0; i < rp->nrun; i++) {
-        const mw_analysis_run *an = rp->run[i].an;
+    for (size_t j = 0; j < g->n; j++) {
+        const mw_analysis_run *an = rp->run[g->run[j]].an;
         for (size_t k = 0; k < an->nchannels; k++)
             if (!strcmp(an->channels[k].name, name))
                 x[n++] = rp_an_joules(an->channels[k].energy_pj);
@@ -349,10 +371,13 @@ static void td_agg(FILE *f, const mw_analysis_summary *s, const char *unit, int 
     rp_td_mean_sd(f, rp_an_round(s->mean, 6), rp_an_round(s->sd, 6), 3, unit, energy);
 }
 
-/* the runs as a whole: command time, its energy, the run's energy */
-static void across_runs(FILE *f, const rp_report *rp, double *x)
+/* the group's runs as a whole: command time, its energy, the run's energy */
+static void across_runs(FILE *f, const rp_report *rp, const run_group *g, size_t gi, double *x)
 {
-    fputs("<div class=\"scroll\"><table id=\"across-runs\">\n", f);
+    if (gi)
+        fprintf(f, "<div class=\"scroll\"><table id=\"across-runs-%zu\">\n", gi + 1);
+    else
+        fputs("<div class=\"scroll\"><table id=\"across-runs\">\n", f);
     static const char *const tcols[] = {"Figure", ">Runs", ">Mean \xC2\xB1 sd", ">95 % interval",
                                         NULL};
     rp_thead(f, tcols);
@@ -360,8 +385,8 @@ static void across_runs(FILE *f, const rp_report *rp, double *x)
     const char *labels[] = {"Command time", "Energy during the command", "Energy, whole run"};
     for (int q = 0; q < 3; q++) {
         size_t n = 0;
-        for (size_t i = 0; i < rp->nrun; i++) {
-            const rp_run *r = &rp->run[i];
+        for (size_t j = 0; j < g->n; j++) {
+            const rp_run *r = &rp->run[g->run[j]];
             double v = q == 0 ? r->cmd_s : q == 1 ? r->cmd_j : r->total_j;
             if (isfinite(v)) x[n++] = v;
         }
@@ -375,22 +400,32 @@ static void across_runs(FILE *f, const rp_report *rp, double *x)
     fputs("</tbody></table></div>\n", f);
 }
 
-/* per channel name: mw analyze's aggregate, and the interval of the energy */
-static void across_channels(FILE *f, const rp_report *rp, double *x)
+/* per channel name: mw analyze's aggregate over the group's runs, and the energy's interval */
+static void across_channels(FILE *f, const rp_report *rp, const run_group *g, size_t gi,
+                            double *x)
 {
     static const char *const cols[] = {
         "Channel",         ">Runs",           ">Energy",     ">95 % interval", ">Mean power",
         ">Pow_idle (KDE)", ">Pow_work (KDE)", ">Idle (GMM)", ">Work (GMM)",    NULL};
-    fputs("<h3>Per channel</h3>\n<div class=\"scroll\"><table id=\"across-channels\">\n", f);
+    const mw_analysis_run **runs = mw_xcalloc(g->n, sizeof *runs);
+    for (size_t j = 0; j < g->n; j++)
+        runs[j] = rp->run[g->run[j]].an;
+    mw_analysis_aggregate agg;
+    mw_analysis_aggregate_runs(runs, g->n, &agg);
+    free(runs);
+    if (gi)
+        fprintf(f, "<div class=\"scroll\"><table id=\"across-channels-%zu\">\n", gi + 1);
+    else
+        fputs("<div class=\"scroll\"><table id=\"across-channels\">\n", f);
     rp_thead(f, cols);
     fputs("<tbody>\n", f);
-    for (size_t k = 0; k < rp->agg.nchannels; k++) {
-        const mw_analysis_name_summary *a = &rp->agg.channels[k];
+    for (size_t k = 0; k < agg.nchannels; k++) {
+        const mw_analysis_name_summary *a = &agg.channels[k];
         tr_channel(f, a->name);
         rp_td_text(f, a->name);
         rp_td_num(f, (double)a->runs, 0, "");
         td_agg(f, &a->metric[MW_ANALYSIS_ENERGY], "J", 1);
-        rp_td_ci(f, x, channel_energies(rp, a->name, x), 3, "J", 1);
+        rp_td_ci(f, x, channel_energies(rp, g, a->name, x), 3, "J", 1);
         td_agg(f, &a->metric[MW_ANALYSIS_MEAN_POWER], "W", 0);
         td_agg(f, &a->metric[MW_ANALYSIS_KDE_IDLE], "W", 0);
         td_agg(f, &a->metric[MW_ANALYSIS_KDE_WORK], "W", 0);
@@ -399,6 +434,23 @@ static void across_channels(FILE *f, const rp_report *rp, double *x)
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
+    mw_analysis_aggregate_free(&agg);
+}
+
+/* the groups of like runs, in order of their first run; *ng of them */
+static run_group *run_groups(const rp_report *rp, size_t *ng)
+{
+    run_group *g = mw_xcalloc(rp->nrun, sizeof *g);
+    *ng = 0;
+    for (size_t i = 0; i < rp->nrun; i++) {
+        const char *like = rp->run[i].like ? rp->run[i].like : "";
+        size_t k = 0;
+        while (k < *ng && strcmp(g[k].like, like))
+            k++;
+        if (k == *ng) g[(*ng)++] = (run_group){like, mw_xcalloc(rp->nrun, sizeof(size_t)), 0};
+        g[k].run[g[k].n++] = i;
+    }
+    return g;
 }
 
 static void section_stats(FILE *f, const rp_report *rp)
@@ -411,22 +463,55 @@ static void section_stats(FILE *f, const rp_report *rp)
               f);
         return;
     }
+    size_t ng;
+    run_group *g = run_groups(rp, &ng);
     fprintf(f,
-            "<p class=\"note\">Over the %zu runs: mean \xC2\xB1 sample sd (<code>mw analyze"
-            "</code>), and the %g %% Student-t interval of the mean (<code>models/include/stats.h"
-            "</code>).</p>\n",
-            rp->nrun, RP_CONFIDENCE * 100);
+            "<p class=\"note\">Like with like: the runs of one sweep configuration, or runs given "
+            "directly that recorded the same command, each group on its own (%zu group%s). Mean "
+            "\xC2\xB1 sample sd (<code>mw analyze</code>), and the %g %% Student-t interval of the "
+            "mean (<code>models/include/stats.h</code>) from three runs on.</p>\n",
+            ng, ng == 1 ? "" : "s", RP_CONFIDENCE * 100);
     size_t room = rp->nrun;
     for (size_t i = 0; i < rp->nrun; i++)
         room += rp->run[i].an->nchannels;
     double *x = mw_xcalloc(room, sizeof *x);
-    across_runs(f, rp, x);
-    across_channels(f, rp, x);
+    for (size_t k = 0; k < ng; k++) {
+        if (ng > 1) {
+            fputs("<h3><code>", f);
+            mw_html_text(f, g[k].like[0] ? g[k].like : "(no command recorded)");
+            fprintf(f, "</code>: %zu run%s</h3>\n", g[k].n, g[k].n == 1 ? "" : "s");
+        }
+        if (g[k].n < 2) {
+            fputs("<p class=\"note\">One run: nothing to compare it with.</p>\n", f);
+        } else {
+            across_runs(f, rp, &g[k], k, x);
+            across_channels(f, rp, &g[k], k, x);
+        }
+        free(g[k].run);
+    }
+    free(g);
     free(x);
     fputs("</section>\n", f);
 }
 
 /* ---- figures ------------------------------------------------------------------------------- */
+
+/* The channel a per-channel figure is about: the channel of run (-1 with one run: that run)
+ * whose file-name part (mw_plot_safe_name, as plot_kinds_run.c names the figure) is part;
+ * else part itself. The caption then names the channel as it is, not its file name. */
+static const char *fig_channel(const rp_report *rp, int run, const char *part)
+{
+    if (run < 0 && rp->nrun != 1) return part;
+    size_t r = run < 0 ? 0 : (size_t)run;
+    if (r >= rp->nrun) return part;
+    char safe[MW_PLOT_NAME];
+    for (size_t k = 0; k < rp->run[r].nch; k++) {
+        if (!rp->run[r].ch[k].name) continue;
+        mw_plot_safe_name(safe, sizeof safe, rp->run[r].ch[k].name);
+        if (!strcmp(safe, part)) return rp->run[r].ch[k].name;
+    }
+    return part;
+}
 
 /* The figures of one run (or run -1: over every input), a heading per kind. */
 static void figure_group(FILE *f, const rp_report *rp, int run, int level)
@@ -455,7 +540,7 @@ static void figure_group(FILE *f, const rp_report *rp, int run, int level)
                     fputs("; channel ", f);
                     char *ch = mw_xstrdup(g->name + n + 1);
                     ch[dot - (g->name + n + 1)] = 0;
-                    mw_html_text(f, ch);
+                    mw_html_text(f, fig_channel(rp, run, ch));
                     free(ch);
                 }
                 fputs(". ", f);
@@ -539,7 +624,8 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
     fprintf(f, " \xE2\x80\x94 %zu run%s", rp->nrun, rp->nrun == 1 ? "" : "s");
     if (rp->nsw) fprintf(f, " from %zu sweep%s", rp->nsw, rp->nsw == 1 ? "" : "s");
     fputs("</p>\n<nav><ul>", f);
-    fputs("<li><a href=\"#summary\">Summary</a></li>", f);
+    fputs("<li><a href=\"#findings\">Findings</a></li><li><a href=\"#summary\">Summary</a></li>",
+          f);
     if (rp->nsw) fputs("<li><a href=\"#sweep\">Sweep</a></li>", f);
     fputs("<li><a href=\"#energy\">Energy</a></li><li><a href=\"#phases\">Phases</a></li>"
           "<li><a href=\"#levels\">Power levels</a></li><li><a href=\"#stats\">Statistics</a>"
@@ -550,6 +636,7 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
     fputs("<li><a href=\"#figures\">Figures</a></li><li><a href=\"#metadata\">Metadata</a></li>"
           "</ul></nav>\n</header>\n<main>\n",
           f);
+    rp_section_findings(f, rp);
     section_summary(f, rp);
     rp_section_sweep(f, rp);
     section_energy(f, rp);
@@ -560,6 +647,7 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
     rp_section_model(f, rp);
     section_figures(f, rp, figures);
     rp_section_meta(f, rp);
+    rp_references(f);
     fputs("</main>\n<footer>\n<p>Made by <code>", f);
     for (int i = 0; i < argc; i++) {
         if (i) fputc(' ', f);

@@ -45,4 +45,7 @@ void rp_section_model(FILE *f, const rp_report *rp); /* nothing without eeg-mofs
 void rp_section_meta(FILE *f, const rp_report *rp);
 void rp_section_inband(FILE *f, const rp_report *rp); /* nothing without in-band sources */
 int rp_has_inband(const rp_report *rp);
+/* The papers the page names (Escobar et al. 2019, ...), in full. */
+void rp_references(FILE *f);
+void rp_section_findings(FILE *f, const rp_report *rp); /* report_findings.c: first */
 #endif

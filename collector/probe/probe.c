@@ -8,26 +8,31 @@
  * left is written with the D and X records, and the state becomes DONE (inert again).
  *
  * Hot path. Each thread owns a mw_thr (pointer in initial-exec TLS, allocated at its first
- * event): a single-producer/single-consumer ring of 32-byte events, its stack of open
- * phases, and a direct-mapped cache from name pointers to interned name ids. An event is a
- * state check, a cache probe, clock_gettime(CLOCK_REALTIME) (vDSO) and a store into the
- * ring published by a release store of head: no lock, no system call. A full ring drops the
- * event and counts it; when a ring passes half full the producer wakes the writer early
- * (one futex wake per half ring). Names are interned once (global table under a mutex):
+ * event): a single-producer/single-consumer queue of chunks of 32-byte events (4096 per
+ * chunk), its stack of open phases, and a direct-mapped cache from name pointers to interned
+ * name ids. An event is a state check, a cache probe, clock_gettime(CLOCK_REALTIME) (vDSO)
+ * and a store into the current chunk published by a release store of its count: no lock, no
+ * system call. A full chunk is followed by the thread's spare chunk (one the writer
+ * finished) or a new one, so the queue grows while the writer lags (a chatty program
+ * between two drains, or a writer starved of CPU by busy-polling ranks) up to
+ * MW_PROBE_RING_EVENTS events per thread (default 2 Mi events, 64 MiB, only ever touched
+ * when the writer lags that far); only then is an event dropped, and counted. From a
+ * thread's second pending chunk on, the producer wakes the writer early (one futex wake,
+ * and none while a wake is pending). Names are interned once (global table under a mutex):
  * a cache hit is a pointer compare, plus a strcmp unless the pointer lies in a read-only
  * segment of a loaded object (a string literal, whose text cannot change).
  *
  * Writer. A background thread (all signals blocked) wakes every 200 ms, or 20 ms after an
- * early wake, drains every ring under g_wlock and formats the records (T before a thread's
- * first record, N before a name's first use, E per event) into one buffer written with one
- * write() per batch, so the file only ever holds whole lines, but for a process killed in
- * the middle of a write(). Threads that exited (a pthread key destructor marks them dead)
+ * early wake, drains every thread's queue under g_wlock and formats the records (T before a
+ * thread's first record, N before a name's first use, E per event) into one buffer written
+ * with one write() per batch, so the file only ever holds whole lines, but for a process
+ * killed in the middle of a write(). Threads that exited (a pthread key destructor marks them dead)
  * are drained a last time and freed by the writer, the only one that unlinks from the
  * lock-free list of threads. R and C records wait in a small buffer of their own. Before
  * each write() the descriptor is checked (fstat) to still be the spill file, so a program
  * that closes every descriptor and opens others never gets records in its own files.
  *
- * fork(): the child keeps none of the parent's probe state (its rings belong to the parent's
+ * fork(): the child keeps none of the parent's probe state (its queues belong to the parent's
  * writer, and the writer thread does not exist in the child): it drops them and starts
  * afresh, with a spill file of its own pid, at its first call. */
 #include <stdint.h>
@@ -59,19 +64,20 @@
 enum { ST_UNINIT = 0, ST_INERT = 1, ST_ACTIVE = 2, ST_DONE = 3 };
 
 enum {
-    MW_RING_DEFAULT = 32768,  /* events per thread (1 MiB) */
-    MW_RING_MIN = 16,         /* limits of MW_PROBE_RING_EVENTS */
-    MW_RING_MAX = 1 << 24,    /* 512 MiB */
-    MW_STACK_DEPTH = 64,      /* open phases per thread */
-    MW_CACHE_SLOTS = 256,     /* name cache per thread, direct mapped */
-    MW_NAME_BITS = 24,        /* name id in an event's kind_name */
-    MW_NAME_MAX = 1 << 20,    /* distinct names per process */
-    MW_NAME_CHUNK = 4096,     /* id -> name table grows by chunks */
-    MW_NAME_TEXT_MAX = 4095,  /* bytes of a name written in an N record */
-    MW_OUT_BYTES = 1 << 20,   /* writer buffer: one write() per batch */
-    MW_TAIL_PUBLISH = 1024,   /* the writer frees ring slots every this many events */
-    MW_PERIOD_MS = 200,       /* writer period */
-    MW_KICKED_PERIOD_MS = 20, /* at least this between drains when woken early */
+    MW_RING_DEFAULT = 1 << 21, /* events a thread may hold before dropping (64 MiB) */
+    MW_RING_MIN = 16,          /* limits of MW_PROBE_RING_EVENTS */
+    MW_RING_MAX = 1 << 26,     /* 2 GiB */
+    MW_CHUNK_EVENTS = 4096,    /* events per chunk (128 KiB); a thread holds >= 2 chunks */
+    MW_STACK_DEPTH = 64,       /* open phases per thread */
+    MW_CACHE_SLOTS = 256,      /* name cache per thread, direct mapped */
+    MW_NAME_BITS = 24,         /* name id in an event's kind_name */
+    MW_NAME_MAX = 1 << 20,     /* distinct names per process */
+    MW_EXCLUDED_BIT = 1 << 22, /* in a name id from name_id(): MW_PROBE_EXCLUDE names it */
+    MW_NAME_CHUNK = 4096,      /* id -> name table grows by chunks */
+    MW_NAME_TEXT_MAX = 4095,   /* bytes of a name written in an N record */
+    MW_OUT_BYTES = 1 << 20,    /* writer buffer: one write() per batch */
+    MW_PERIOD_MS = 200,        /* writer period */
+    MW_KICKED_PERIOD_MS = 20,  /* at least this between drains when woken early */
 };
 
 /* ---- data --------------------------------------------------------------------------- */
@@ -89,13 +95,19 @@ typedef struct {
     uint32_t trusted; /* ptr's text cannot change: no strcmp on a hit */
 } mw_cache_slot;
 
+typedef struct mw_chunk {
+    _Atomic uint32_t n;            /* events published (producer, release) */
+    struct mw_chunk *_Atomic next; /* the chunk after this one (producer, release) */
+    mw_ev ev[];
+} mw_chunk;
+
 typedef struct mw_thr {
     /* producer (the thread itself) */
-    mw_ev *ring;
-    uint64_t mask, half;
-    _Atomic uint64_t head; /* written by the producer only (release) */
-    uint64_t tail_seen;    /* the producer's last look at tail */
+    mw_chunk *cur;  /* the chunk being filled */
+    uint32_t cur_n; /* its events */
     _Atomic uint64_t dropped, unmatched;
+    _Atomic int held;        /* chunks allocated to this thread (both sides) */
+    mw_chunk *_Atomic spare; /* a chunk the writer finished, for the producer to reuse */
     int depth, overflow;
     struct {
         uint32_t id;
@@ -103,15 +115,17 @@ typedef struct mw_thr {
     } stack[MW_STACK_DEPTH];
     mw_cache_slot cache[MW_CACHE_SLOTS];
     /* consumer (the writer, under g_wlock) */
-    _Alignas(64) _Atomic uint64_t tail;
-    _Atomic int dead; /* the thread exited: drain, then free */
+    _Alignas(64) mw_chunk *rd; /* the oldest chunk not yet retired */
+    uint32_t rd_pos;           /* its events written */
+    _Atomic int dead;          /* the thread exited: drain, then free */
     int tid, os_tid, announced;
     struct mw_thr *next;
 } mw_thr;
 
 typedef struct {
     uint32_t id;
-    unsigned char written; /* an N record is in the current spill file (writer only) */
+    unsigned char written;  /* an N record is in the current spill file (writer only) */
+    unsigned char excluded; /* listed in MW_PROBE_EXCLUDE: its events are not recorded */
     char text[];
 } mw_name;
 
@@ -119,12 +133,14 @@ static _Atomic int g_state;
 static __thread mw_thr *t_self __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t g_initlock = PTHREAD_MUTEX_INITIALIZER; /* state changes */
-static pthread_mutex_t g_wlock = PTHREAD_MUTEX_INITIALIZER;    /* writer: rings, file */
+static pthread_mutex_t g_wlock = PTHREAD_MUTEX_INITIALIZER;    /* writer: queues, file */
 static pthread_mutex_t g_nlock = PTHREAD_MUTEX_INITIALIZER;    /* name table */
 static pthread_mutex_t g_mlock = PTHREAD_MUTEX_INITIALIZER;    /* R/C records */
 
 /* configuration, fixed while ACTIVE */
 static uint64_t g_ring_events;
+static uint32_t g_chunk_events; /* MW_CHUNK_EVENTS, or half a smaller g_ring_events */
+static int g_max_chunks;        /* per thread */
 static int g_fd = -1;
 static dev_t g_dev; /* the spill file's identity, to notice a descriptor closed under us */
 static ino_t g_ino;
@@ -155,6 +171,7 @@ static size_t g_ntab_cap;
 static uint32_t g_ncount;
 static mw_name **g_nchunk[MW_NAME_MAX / MW_NAME_CHUNK]; /* id -> name */
 static const char g_never_name[1];                      /* marks an empty cache slot */
+static char *g_exclude; /* MW_PROBE_EXCLUDE, with a comma at each end: ",MPI_Test,MPI_Iprobe," */
 
 /* ---- time --------------------------------------------------------------------------- */
 
@@ -189,6 +206,16 @@ static mw_name *name_by_id(uint32_t id)
     return g_nchunk[id / MW_NAME_CHUNK][id % MW_NAME_CHUNK];
 }
 
+/* 1 when MW_PROBE_EXCLUDE lists text (",TEXT," is in g_exclude) */
+static int excluded(const char *text)
+{
+    size_t len = strlen(text);
+    if (!g_exclude || !len || strchr(text, ',')) return 0;
+    for (const char *p = g_exclude; (p = strstr(p, text)); p++)
+        if (p[-1] == ',' && p[len] == ',') return 1;
+    return 0;
+}
+
 /* The interned entry of text, made if new (under g_nlock). NULL when out of memory. */
 static mw_name *intern_locked(const char *text)
 {
@@ -221,6 +248,7 @@ static mw_name *intern_locked(const char *text)
     n->id = id;
     n->written = 0;
     memcpy(n->text, text, len + 1);
+    n->excluded = (unsigned char)excluded(text);
     (*chunk)[id % MW_NAME_CHUNK] = n;
     g_ntab[j] = n;
     g_ncount++;
@@ -283,12 +311,13 @@ static __attribute__((noinline)) uint32_t name_id_miss(mw_cache_slot *s, const c
     if (!n) return UINT32_MAX;
     s->ptr = name;
     s->text = n->text;
-    s->id = n->id;
+    s->id = n->id | (n->excluded ? MW_EXCLUDED_BIT : 0);
     s->trusted = !name || name == n->text || in_readonly_segment(name);
-    return n->id;
+    return s->id;
 }
 
-/* The name's id, UINT32_MAX when it cannot be interned (out of memory). */
+/* The name's id (with MW_EXCLUDED_BIT when the user excluded it), UINT32_MAX when it cannot
+ * be interned (out of memory). */
 static inline uint32_t name_id(mw_thr *t, const char *name)
 {
     mw_cache_slot *s = cache_slot(t, name);
@@ -297,7 +326,7 @@ static inline uint32_t name_id(mw_thr *t, const char *name)
     return name_id_miss(s, name);
 }
 
-/* ---- threads and rings -------------------------------------------------------------- */
+/* ---- threads and queues ------------------------------------------------------------- */
 
 static void kick_writer(void)
 {
@@ -312,33 +341,58 @@ static inline void bump(_Atomic uint64_t *c) /* producer-owned counter: no RMW n
                           memory_order_relaxed);
 }
 
+static mw_chunk *chunk_new(void)
+{
+    mw_chunk *c = malloc(sizeof *c + (size_t)g_chunk_events * sizeof(mw_ev));
+    if (!c) return NULL;
+    atomic_init(&c->n, 0);
+    atomic_init(&c->next, NULL);
+    return c;
+}
+
+/* The chunk after the full t->cur (the spare, or a new one while the thread holds fewer
+ * than g_max_chunks), linked and made current; NULL: the event is dropped. */
+static __attribute__((noinline)) mw_chunk *chunk_next(mw_thr *t)
+{
+    mw_chunk *c = atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire);
+    if (!c) {
+        if (atomic_load_explicit(&t->held, memory_order_relaxed) >= g_max_chunks ||
+            !(c = chunk_new())) {
+            kick_writer();
+            return NULL;
+        }
+        atomic_fetch_add_explicit(&t->held, 1, memory_order_relaxed);
+    }
+    atomic_store_explicit(&c->n, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->cur->next, c, memory_order_release);
+    t->cur = c;
+    t->cur_n = 0;
+    if (atomic_load_explicit(&t->held, memory_order_relaxed) > 2) kick_writer();
+    return c;
+}
+
 static inline void push(mw_thr *t, unsigned kind, uint32_t id, int64_t t0_ns, int64_t t1_ns,
                         int64_t bytes, int peer)
 {
-    uint64_t h = atomic_load_explicit(&t->head, memory_order_relaxed);
-    if (MW_UNLIKELY(h - t->tail_seen > t->mask)) {
-        t->tail_seen = atomic_load_explicit(&t->tail, memory_order_acquire);
-        if (h - t->tail_seen > t->mask) {
-            bump(&t->dropped);
-            kick_writer();
-            return;
-        }
+    if (MW_UNLIKELY(id & MW_EXCLUDED_BIT)) { /* excluded, or UINT32_MAX: not interned */
+        if (id == UINT32_MAX) bump(&t->dropped);
+        return;
     }
-    if (MW_UNLIKELY(id == UINT32_MAX)) {
+    mw_chunk *c = t->cur;
+    if (MW_UNLIKELY(t->cur_n == g_chunk_events) && !(c = chunk_next(t))) {
         bump(&t->dropped);
         return;
     }
-    mw_ev *e = &t->ring[h & t->mask];
+    uint32_t n = t->cur_n;
+    mw_ev *e = &c->ev[n];
     e->t0_ns = t0_ns;
     e->t1_ns = t1_ns < t0_ns ? t0_ns : t1_ns; /* CLOCK_REALTIME may be stepped back */
     e->bytes = bytes;
     e->kind_name = (uint32_t)(kind & 0xff) << MW_NAME_BITS | id;
     e->peer = peer;
-    atomic_store_explicit(&t->head, h + 1, memory_order_release);
-    if (MW_UNLIKELY(h - t->tail_seen == t->half)) {
-        t->tail_seen = atomic_load_explicit(&t->tail, memory_order_acquire);
-        if (h - t->tail_seen >= t->half) kick_writer();
-    }
+    t->cur_n = n + 1;
+    atomic_store_explicit(&c->n, n + 1, memory_order_release);
 }
 
 static void thread_exit(void *p)
@@ -350,7 +404,11 @@ static void thread_exit(void *p)
 
 static void free_thread(mw_thr *t)
 {
-    free(t->ring);
+    for (mw_chunk *c = t->rd, *next; c; c = next) {
+        next = atomic_load_explicit(&c->next, memory_order_relaxed);
+        free(c);
+    }
+    free(atomic_load_explicit(&t->spare, memory_order_relaxed));
     free(t);
 }
 
@@ -359,13 +417,11 @@ static __attribute__((noinline)) mw_thr *thread_register(void)
     mw_thr *t = aligned_alloc(_Alignof(mw_thr), sizeof *t);
     if (!t) return NULL;
     memset(t, 0, sizeof *t);
-    t->ring = malloc(g_ring_events * sizeof *t->ring);
-    if (!t->ring) {
+    if (!(t->cur = t->rd = chunk_new())) {
         free(t);
         return NULL;
     }
-    t->mask = g_ring_events - 1;
-    t->half = g_ring_events / 2;
+    atomic_init(&t->held, 1);
     for (int i = 0; i < MW_CACHE_SLOTS; i++)
         t->cache[i].ptr = g_never_name;
     t->os_tid = (int)syscall(SYS_gettid);
@@ -617,6 +673,33 @@ static void out_event(int tid, const mw_ev *e)
     g_out_len += (size_t)(p - p0);
 }
 
+/* A chunk the writer finished: the thread's spare (the one before is freed). */
+static void chunk_retire(mw_thr *t, mw_chunk *c)
+{
+    mw_chunk *old = atomic_exchange_explicit(&t->spare, c, memory_order_acq_rel);
+    if (old) {
+        free(old);
+        atomic_fetch_sub_explicit(&t->held, 1, memory_order_relaxed);
+    }
+}
+
+/* Write the thread's published events; retire every chunk the producer has left. */
+static void drain_thread(mw_thr *t)
+{
+    for (;;) {
+        uint32_t n = atomic_load_explicit(&t->rd->n, memory_order_acquire);
+        for (; t->rd_pos < n; t->rd_pos++)
+            out_event(t->tid, &t->rd->ev[t->rd_pos]);
+        if (n < g_chunk_events) return;
+        mw_chunk *next = atomic_load_explicit(&t->rd->next, memory_order_acquire);
+        if (!next) return; /* full, and the producer has not needed another yet */
+        mw_chunk *done = t->rd;
+        t->rd = next;
+        t->rd_pos = 0;
+        chunk_retire(t, done);
+    }
+}
+
 /* Everything buffered into the file (under g_wlock). */
 static void drain(void)
 {
@@ -639,15 +722,8 @@ static void drain(void)
             t->announced = 1;
         }
         int dead = atomic_load_explicit(&t->dead, memory_order_acquire);
-        uint64_t tl = atomic_load_explicit(&t->tail, memory_order_relaxed);
-        uint64_t h = atomic_load_explicit(&t->head, memory_order_acquire);
-        for (uint64_t k = 0; tl != h; tl++) {
-            out_event(t->tid, &t->ring[tl & t->mask]);
-            if (++k % MW_TAIL_PUBLISH == 0)
-                atomic_store_explicit(&t->tail, tl + 1, memory_order_release);
-        }
-        atomic_store_explicit(&t->tail, tl, memory_order_release);
-        if (dead) { /* the thread exited before we read head: nothing more will come */
+        drain_thread(t);
+        if (dead) { /* the thread exited before we drained it: nothing more will come */
             g_dead_dropped += atomic_load_explicit(&t->dropped, memory_order_relaxed);
             g_dead_unmatched += atomic_load_explicit(&t->unmatched, memory_order_relaxed);
             if (prev) {
@@ -720,15 +796,18 @@ static int mkdir_p(const char *dir)
     return mkdir(buf, 0775) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static uint64_t ring_events(void)
+/* MW_PROBE_RING_EVENTS (rounded up to a power of 2 within the limits), and the chunks. */
+static void ring_events(void)
 {
     const char *s = getenv("MW_PROBE_RING_EVENTS");
     long long v = s ? atoll(s) : 0;
-    if (v <= 0) return MW_RING_DEFAULT;
     uint64_t n = MW_RING_MIN;
     while (n < (uint64_t)v && n < MW_RING_MAX)
         n *= 2;
-    return n;
+    g_ring_events = v <= 0 ? MW_RING_DEFAULT : n;
+    g_chunk_events =
+        g_ring_events / 2 < MW_CHUNK_EVENTS ? (uint32_t)(g_ring_events / 2) : MW_CHUNK_EVENTS;
+    g_max_chunks = (int)(g_ring_events / g_chunk_events);
 }
 
 /* Read the environment; open the spill file and start the writer when MW_RUN_DIR is set.
@@ -749,8 +828,11 @@ static int probe_init(void)
     }
     s = ST_INERT;
     const char *run = getenv("MW_RUN_DIR"), *dir = getenv("MW_PROBE_DIR");
-    const char *skew = getenv("MW_PROBE_CLOCK_SKEW_NS");
+    const char *skew = getenv("MW_PROBE_CLOCK_SKEW_NS"), *ex = getenv("MW_PROBE_EXCLUDE");
     g_skew_ns = skew ? strtoll(skew, NULL, 10) : 0;
+    free(g_exclude);
+    g_exclude = NULL;
+    if (ex && *ex && (g_exclude = malloc(strlen(ex) + 3))) sprintf(g_exclude, ",%s,", ex);
     char host[256], pdir[4096];
     if (run && *run) {
         if (dir && *dir)
@@ -780,9 +862,11 @@ static int probe_init(void)
             fstat(g_fd, &st);
             g_dev = st.st_dev;
             g_ino = st.st_ino;
-            g_ring_events = ring_events();
-            for (uint32_t i = 0; i < g_ncount; i++)
+            ring_events();
+            for (uint32_t i = 0; i < g_ncount; i++) {
                 name_by_id(i)->written = 0;
+                name_by_id(i)->excluded = (unsigned char)excluded(name_by_id(i)->text);
+            }
             char *p = g_out;
             p += sprintf(p, "H\t1\t%s\t%d\tCLOCK_REALTIME\n", host, (int)g_pid);
             g_out_len = (size_t)(p - g_out);

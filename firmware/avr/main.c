@@ -61,7 +61,11 @@ static mw_cmd_reader reader;
 static mw_calrec calrec;  /* date 0: none */
 static uint8_t cal_dirty; /* a CAL since the record was set or loaded */
 
-static EEMEM uint8_t ee_image[MW_CONFIG_IMAGE_SIZE];
+/* The configuration image lives at MW_CONFIG_ADDR. Not declared EEMEM: that would put an
+ * all-zero .eeprom section in the ELF, which `avrdude -U eeprom:w:megawatt.elf` (and
+ * simavr, by default) would write, so the meter would boot with a corrupt image (B,1,2)
+ * instead of a blank one (B,1,1). */
+#define ee_image ((uint8_t *)MW_CONFIG_ADDR)
 
 static void send(mw_line *l)
 {

@@ -4,6 +4,7 @@
 
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <stddef.h>
 #include <string.h>
 #include <util/atomic.h>
 #include <util/delay.h>
@@ -17,21 +18,34 @@
 #define NONE 0xFF
 
 static uint8_t admux_of[MW_MAX_CHANNELS], mux5_of[MW_MAX_CHANNELS];
-static uint8_t m;                       /* conversions per set */
+static uint8_t m, mlast;                /* conversions per set, m - 1 */
 static uint8_t lat_pos, wr_pos, expect; /* in-flight, written-to-mux, next wanted */
-static uint8_t resync, have_prev, first_isr, tail_pending;
+static uint8_t resync, first_isr;
 static uint16_t last_tick;
 static volatile uint32_t conv; /* conversions completed since start (meter time / 104 us) */
-static int16_t v_cur, i_last[MW_MAX_I];
-static int16_t prev_rel;
-static uint8_t armed;
+/* History for the lagged products: vh[j] = v(t - j) of the set t now running, ih[j][k] =
+ * i_k(t - 1 - j); hist = complete sets in a row before t (saturated), so a product with a
+ * lag beyond hist is left out (after a start or resync) together with its voltage sum */
+#define NVH 2 /* max(MW_LAG_HI, -MW_LAG_LO) */
+static int16_t vh[NVH + 1];
+typedef struct {
+    int16_t i1, i2; /* i(t - 1), i(t - 2) */
+} ihist;
+static ihist ih[MW_MAX_I];
+static uint8_t hist;
+static uint8_t nset_cur; /* sets begun in the window being filled (saturated at 255) */
+static mw_sums *wlag[MW_LAG_HI + 1]; /* wlag[j]: the window of set t - j (j >= 1) */
+static int16_t prev_x;
+static uint8_t armed, armed_f; /* a rising, a falling crossing may come */
 static uint8_t snap; /* 0, 1: snapshot x1 in this set's current slots, 2: x0 and x1 */
-static volatile int16_t vthr;
+static volatile int16_t vthr; /* set by the main loop */
+static int16_t thr;           /* the crossing threshold of the window being filled */
 static mw_schedule sched;
 static uint32_t wseq;
 
 static mw_sums bufs[NBUF];
 static uint8_t cur, tail;             /* ISR's buffers */
+static mw_sums *wcur;                 /* &bufs[cur], kept so the ISR need not compute it */
 static volatile uint8_t ready = NONE; /* published, not yet taken */
 static volatile uint8_t held = NONE;  /* being read by the main loop */
 static volatile uint16_t lost;
@@ -61,16 +75,20 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
         mux5_of[c] = (uint8_t)(pins[c] >= 8 ? _BV(MUX5) : 0);
     }
     m = (uint8_t)(nchan_i + 1);
+    mlast = nchan_i;
     conv = 0;
     wseq = 0;
     resync = 0;
-    have_prev = 0;
-    tail_pending = 0;
+    hist = 0;
+    nset_cur = 0;
     armed = 0;
+    armed_f = 0;
     snap = 0;
-    prev_rel = 0;
+    prev_x = 0;
+    thr = vthr;
     first_isr = 1;
     cur = 0;
+    wcur = &bufs[0];
     tail = NONE;
     ready = NONE;
     held = NONE;
@@ -106,9 +124,9 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
 #define ISR_PART static inline __attribute__((always_inline))
 
 /* Conversion idx (a voltage sample) opens a new window: the one being filled is handed
- * over (its tail, the current samples of its last set, still to come when have_prev) and
- * the next begun, or, when the main loop holds every buffer, dropped. Returns the buffer
- * now being filled. */
+ * over (as the tail: the products of its last two sets with the next voltage samples are
+ * still to come, unless the history was reset) and the next begun, or, when the main loop
+ * holds every buffer, dropped. Returns the buffer now being filled. */
 ISR_PART mw_sums *open_window(mw_sums *w, uint32_t idx)
 {
     uint8_t nb = free_buffer();
@@ -119,29 +137,50 @@ ISR_PART mw_sums *open_window(mw_sums *w, uint32_t idx)
         w->seq = s + 1u;
         wseq++;
         w->conv0 = idx;
-        have_prev = 0; /* the dropped set's tails must not land in the new window */
+        hist = 0; /* the dropped sets' lagged products must not land in the new window */
     } else {
         w->conv1 = idx;
-        if (tail != NONE) /* previous tail never completed (m == 1 impossible) */
+        if (tail != NONE) /* previous tail never completed (windows are longer) */
             publish(tail);
         tail = cur;
-        tail_pending = have_prev;
-        if (!tail_pending) {
+        if (!hist) { /* no lagged product will come */
             publish(tail);
             tail = NONE;
         }
         cur = nb;
         w = &bufs[cur]; /* free buffers are already zero (sampler_release) */
+        wcur = w;
         w->seq = ++wseq;
         w->conv0 = idx;
     }
+    nset_cur = 0;
+    thr = vthr; /* one threshold for all of this window's crossings */
     mw_schedule_next(&sched);
     return w;
 }
 
-/* The voltage's position rel against the threshold, just before this set of w. */
-ISR_PART void crossing(mw_sums *w, int16_t rel)
+/* A crossing between the samples lo (before) and hi, |lo| + |hi| = den apart: its instant
+ * in 1/256 set (a 16-bit division, on two ISRs per mains cycle) into the edge's sums. */
+ISR_PART void edge(mw_edges *e, uint16_t s, uint16_t num, uint16_t den)
 {
+    while (den > 255u) {
+        num >>= 1;
+        den >>= 1;
+    }
+    uint32_t t = ((uint32_t)s << 8) + (uint16_t)((num << 8) / den);
+    uint8_t c = e->n;
+    if (!c) e->t0 = t;
+    t -= e->t0;
+    e->st += t;
+    e->sct += t * c;
+    e->n = (uint8_t)(c + 1u);
+}
+
+/* The voltage sample x, just before this set of w, against the window's threshold. */
+ISR_PART void crossing(mw_sums *w, int16_t x)
+{
+    int16_t rel = x - thr, prev_rel = prev_x - thr;
+    uint16_t s = w->nsets;
     if (rel < -HYST) {
         armed = 1;
     } else if (armed && rel >= 0 && prev_rel < 0) {
@@ -150,55 +189,118 @@ ISR_PART void crossing(mw_sums *w, int16_t rel)
          * (first to last crossing). Each current channel snapshots its own sum in its
          * own slot of this set (snap), so no ISR copies them all at once. */
         armed = 0;
-        uint16_t s = w->nsets;
         snap = w->ncross ? 1 : 2;
         if (!w->ncross) {
             w->x0_set = s;
-            w->x0_a = prev_rel;
-            w->x0_b = rel;
             w->x0_sv = w->sv;
         }
         w->x1_set = s;
-        w->x1_a = prev_rel;
-        w->x1_b = rel;
         w->x1_sv = w->sv;
         w->ncross++;
+        edge(&w->xe[0], s, (uint16_t)-prev_rel, (uint16_t)(rel - prev_rel));
     }
-    prev_rel = rel;
+    if (rel > HYST) {
+        armed_f = 1;
+    } else if (armed_f && rel < 0 && prev_rel >= 0) { /* falling: for the frequency only */
+        armed_f = 0;
+        edge(&w->xe[1], s, (uint16_t)prev_rel, (uint16_t)(prev_rel - rel));
+    }
+    prev_x = x;
 }
 
 /* Sample x (centred) of conversion idx, the voltage: a set begins. */
 ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
 {
-    if (have_prev) bufs[tail == NONE ? cur : tail].svn += x;
     if ((int32_t)(idx - sched.target) >= 0) w = open_window(w, idx); /* a new window */
-    crossing(w, x - vthr);
+    crossing(w, x);
     w->nsets++;
+    if (nset_cur != 0xFF) nset_cur++;
     w->sv += x;
     w->svv += (int32_t)x * x;
-    v_cur = x;
+    vh[2] = vh[1];
+    vh[1] = vh[0];
+    vh[0] = x;
+    /* the voltage sums of each lag, over the sets whose products include it: set t - j
+     * for lag j >= 0 (this sample), set t for lag -1 (the previous one); lags -1..2 */
+    mw_sums *tw = tail == NONE ? w : &bufs[tail];
+    mw_sums *w1 = nset_cur > 1 ? w : tw, *w2 = nset_cur > 2 ? w : tw;
+    wlag[1] = w1;
+    wlag[2] = w2;
+    w->svl[1] += x;
+    uint8_t h = hist;
+    if (h) {
+        w->svl[0] += vh[1];
+        w1->svl[2] += x;
+        if (h >= 2) w2->svl[3] += x;
+    }
 }
 
-/* Sample x (centred) of current channel done (1..m - 1). */
+/* Sample x (centred) of current channel done (1..m - 1): its own sums and its products
+ * with the earlier voltage samples go to this window; the products of the channel's
+ * earlier samples with this set's voltage sample, to their windows (wlag). Written out
+ * for lags -1..2 (one pointer per window, no loops): every cycle here is spent on 15 of
+ * every 16 conversions. */
+#if MW_LAG_LO != -1 || MW_LAG_HI != 2
+#error "current_sample is written for lags -1..2"
+#endif
+#define CH_AT(win, off) ((mw_chsums *)((char *)(win) + (off)))
+
+/* a * b, signed 16 x 16 -> 32 bits, inline (Atmel AVR201, "muls16x16_32"): 20 cycles
+ * where the call to libgcc's __mulhisi3 and its register shuffling cost about 60 here.
+ * mulsu leaves bit 15 of its product in C: the sbc extends the sign into the top byte. */
+static inline __attribute__((always_inline)) int32_t mul16s(int16_t a, int16_t b)
+{
+    int32_t r;
+    uint8_t zero;
+    __asm__("clr   %[z]\n\t"
+            "muls  %B[a], %B[b]\n\t"
+            "movw  %C[r], r0\n\t"
+            "mul   %A[a], %A[b]\n\t"
+            "movw  %A[r], r0\n\t"
+            "mulsu %B[a], %A[b]\n\t"
+            "sbc   %D[r], %[z]\n\t"
+            "add   %B[r], r0\n\t"
+            "adc   %C[r], r1\n\t"
+            "adc   %D[r], %[z]\n\t"
+            "mulsu %B[b], %A[a]\n\t"
+            "sbc   %D[r], %[z]\n\t"
+            "add   %B[r], r0\n\t"
+            "adc   %C[r], r1\n\t"
+            "adc   %D[r], %[z]\n\t"
+            "clr   __zero_reg__"
+            : [r] "=&r"(r), [z] "=&r"(zero)
+            : [a] "a"(a), [b] "a"(b)
+            : "r0");
+    return r;
+}
 ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
 {
     uint8_t k = (uint8_t)(done - 1u);
+    uint16_t off = (uint16_t)(offsetof(mw_sums, ch) + k * sizeof(mw_chsums));
+    mw_chsums *c = CH_AT(w, off);
+    ihist *hp = &ih[k];
     if (snap) { /* before this set's sample: the sum over the sets before the crossing */
-        w->x1_si[k] = w->si[k];
-        if (snap == 2) w->x0_si[k] = w->si[k];
+        c->x1_si = c->si;
+        if (snap == 2) c->x0_si = c->si;
     }
-    w->si[k] += x;
-    w->sii[k] += (int32_t)x * x;
-    w->svi[k] += (int32_t)x * v_cur;
-    if (have_prev) bufs[tail == NONE ? cur : tail].svni[k] += (int32_t)i_last[k] * v_cur;
-    i_last[k] = x;
-    if (done == m - 1u) {
-        if (tail != NONE) {
+    int16_t v0 = vh[0];
+    c->si += x;
+    c->sii += mul16s(x, x);
+    c->svi[1] += mul16s(x, v0);
+    uint8_t h = hist;
+    if (h) {
+        c->svi[0] += mul16s(x, vh[1]);
+        CH_AT(wlag[1], off)->svi[2] += mul16s(hp->i1, v0);
+        if (h >= 2) CH_AT(wlag[2], off)->svi[3] += mul16s(hp->i2, v0);
+    }
+    hp->i2 = hp->i1;
+    hp->i1 = x;
+    if (done == mlast) { /* the set is complete */
+        if (h < NVH) hist = (uint8_t)(h + 1u);
+        if (tail != NONE && nset_cur >= MW_LAG_HI) { /* its last lagged product is in */
             publish(tail);
             tail = NONE;
         }
-        tail_pending = 0;
-        have_prev = 1;
         snap = 0;
     }
 }
@@ -227,7 +329,7 @@ ISR(ADC_vect)
 
     uint32_t idx = conv + missed; /* index of the conversion that just completed */
     conv = idx + 1u;
-    mw_sums *w = &bufs[cur];
+    mw_sums *w = wcur;
     if (missed) {
         w->missed += missed;
         resync = 1;
@@ -239,7 +341,7 @@ ISR(ADC_vect)
             return;
         }
         resync = 0;
-        have_prev = 0;
+        hist = 0;
         expect = 0;
     }
     if (done != expect) { /* cannot happen without a miss; be safe */

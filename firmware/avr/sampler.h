@@ -8,8 +8,8 @@
  * the next voltage sample and the window is flagged with the number of conversions lost.
  * Channels A8..A15 need ADCSRB.MUX5 as well as ADMUX.
  *
- * Windows: three buffers rotate between the ISR (current window; the closing window,
- * which still receives the products of its last set with the next voltage sample) and
+ * Windows: three buffers rotate between the ISR (current window; the closing window, which
+ * still receives the products of its last two sets with the next two voltage samples) and
  * the main loop (ready / being read), so the main loop never has to block interrupts to
  * copy a window; buffers are cleared by the main loop on release, never in the ISR. */
 #ifndef MW_SAMPLER_H

@@ -31,6 +31,8 @@
 
 #define MW_CONFIG_VERSION 1
 #define MW_CONFIG_IMAGE_SIZE 151
+#define MW_CONFIG_ADDR 0 /* a plain address, not an EEMEM variable: the ELF then carries no
+                            .eeprom section that a programmer or simavr would write */
 #define MW_CALREC_ADDR 160
 #define MW_CALREC_SIZE 28
 #define MW_CALREC_TEXT_MAX 16

@@ -4,10 +4,11 @@
  * DC offset: taken from the window's own samples over the whole mains cycles between its
  * first and last rising crossing (no filter, no start-up transient, and no bias from a
  * window that holds a non-integer number of cycles); the plain window means without mains.
- * Real power: the voltage at the instant of each current sample is reconstructed from the
- * voltage samples before and after it with exact sinusoidal interpolation at the measured
- * mains frequency (linear interpolation would lose ~0.5 % at 50 Hz), then shifted by the
- * channel's phase calibration. Units: volts, amps, watts, hertz. */
+ * Real power: the voltage at the instant of each current sample (shifted by the channel's
+ * phase calibration) is reconstructed from the four voltage samples around it, v(s-1) ..
+ * v(s+2), with a filter made exact at the measured mains frequency and at its 5th (or 3rd)
+ * harmonic; applied to the ISR's lagged correlations after the fact (docs/firmware.md,
+ * "Metrology", compares the methods). Units: volts, amps, watts, hertz. */
 #ifndef MW_METROLOGY_H
 #define MW_METROLOGY_H
 #include <stdint.h>
@@ -37,5 +38,32 @@ void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, 
 /* Mean of the voltage samples (ADC code - 512) in the window, rounded: the threshold the
  * ISR uses to detect crossings in the next window. */
 int16_t mw_metrology_vmean(const mw_sums *s);
+
+/* The interpolation filter: weights w[j] of the voltage samples v(s + MW_LAG_LO + j) that
+ * give the voltage at fraction a of the set interval past v(s), theta = 2 pi f x (set
+ * interval). Exact at the fundamental and at the 5th harmonic, or the 3rd where 5 theta
+ * >= 2.2 rad (too near the voltage samples' Nyquist frequency); two-tap sinusoidal
+ * beyond. Prepared once per window (the system depends on theta only: LU-factorised),
+ * then solved for each channel's a. */
+typedef struct {
+    float theta;
+    uint8_t ok, h2;
+    uint8_t perm[MW_NLAG];
+    float lu[MW_NLAG][MW_NLAG];
+    float rdiag[MW_NLAG]; /* 1 / lu[r][r] */
+} mw_interp;
+void mw_interp_init(mw_interp *ip, float theta, float cos_theta, float sin_theta);
+/* c, sn: cos and sin of theta a (the caller may have them cheaper than a sine each) */
+void mw_interp_weights(const mw_interp *ip, float a, float c, float sn, float *w);
+/* The filters of each current channel, kept from window to window (metrology.c). */
+typedef struct {
+    float theta;
+    uint8_t m;
+    uint8_t valid[MW_MAX_I];
+    float phase_deg[MW_MAX_I];
+    float w[MW_MAX_I][MW_NLAG];
+} mw_wcache;
+/* Both at once. */
+void mw_metrology_weights(float theta, float a, float *w);
 
 #endif

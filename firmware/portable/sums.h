@@ -3,16 +3,43 @@
  * longest window (1 s) with the fewest channels (2): 4808 sets * 512^2 < 2^31.
  *
  * A "set" is one voltage sample followed by one sample of each current channel. For
- * current channel k the ISR keeps both sum(i*v(s)) and sum(i*v(s+1)), where v(s) is the
- * voltage sample of the set and v(s+1) that of the next set, so the main loop can place
- * the voltage at the exact instant of the current sample (phase correction) afterwards. At
- * each rising voltage crossing it also snapshots Σv and Σi, so the DC offsets can be taken
- * over a whole number of mains cycles of the window's own samples. */
+ * current channel k the ISR keeps the correlations sum(i(s) * v(s + j)) at the lags
+ * j = MW_LAG_LO..MW_LAG_HI, where v(s) is the voltage sample of set s (taken before the
+ * current sample) and v(s + 1) that of the next set: the main loop then reconstructs the
+ * voltage at the exact instant of each current sample with an interpolation filter over
+ * these neighbouring voltage samples (metrology.h), after the fact, at the frequency it
+ * measured. A product with a later voltage sample belongs to the window of its current
+ * sample, so a closing window keeps receiving them during the first MW_LAG_HI sets of the
+ * next one. sum(v(s + j)) over the same sets is kept for each lag, for the DC offsets. At
+ * each rising voltage crossing the ISR also snapshots sum(v) and sum(i), so the DC offsets
+ * can be taken over a whole number of mains cycles of the window's own samples. */
 #ifndef MW_SUMS_H
 #define MW_SUMS_H
 #include <stdint.h>
 
 #include "afe.h"
+
+/* The lags of the voltage samples correlated with each current sample: v(s-1) .. v(s+2),
+ * four taps around the current sample's instant (between v(s) and v(s+1)). */
+#define MW_LAG_LO (-1)
+#define MW_LAG_HI 2
+#define MW_NLAG (MW_LAG_HI - MW_LAG_LO + 1)
+
+/* One current channel's sums (one block, so the ISR addresses them from one pointer). */
+typedef struct {
+    int32_t si, sii;
+    int32_t svi[MW_NLAG]; /* sum i(s) * v(s + MW_LAG_LO + j) */
+    /* sum i over the sets before the first / last crossing (see mw_sums) */
+    int32_t x0_si, x1_si;
+} mw_chsums;
+
+/* One kind of crossing (rising or falling), for a least-squares line through all of them:
+ * crossing c at instant t_c, in 1/256 of a set since the window began (linear between
+ * the samples around it): n, t_0, sum(t_c - t_0) and sum(c (t_c - t_0)). */
+typedef struct {
+    uint8_t n;
+    uint32_t t0, st, sct;
+} mw_edges;
 
 typedef struct {
     uint16_t nsets;  /* sample sets in the window */
@@ -21,21 +48,18 @@ typedef struct {
     uint32_t seq;    /* window number since sampling started (gaps = lost windows) */
     uint32_t conv0;  /* conversion counter at the window's first voltage sample */
     uint32_t conv1;  /* ... at the first voltage sample of the next window */
-    int32_t sv, svv; /* sum v(s), sum v(s)^2 */
-    int32_t svn;     /* sum v(s+1) */
-    int32_t si[MW_MAX_I], sii[MW_MAX_I];
-    int32_t svi[MW_MAX_I];  /* sum i*v(s) */
-    int32_t svni[MW_MAX_I]; /* sum i*v(s+1) */
-    /* rising crossings of the voltage through the previous window's mean (with hysteresis):
-     * count, and for the first and last one the set index before the crossing and the two
-     * samples around it (for linear interpolation of the instant) */
+    int32_t sv, svv;       /* sum v(s), sum v(s)^2 */
+    int32_t svl[MW_NLAG]; /* sum v(s + MW_LAG_LO + j) over the sets of ch[].svi[j] */
+    /* crossings of the voltage through one threshold per window (the previous window's
+     * mean, with hysteresis): rising ones (count, set index of the first and last) and,
+     * for the frequency, rising and falling ones as xe[0] and xe[1] */
     uint16_t ncross;
     uint16_t x0_set, x1_set;
-    int16_t x0_a, x0_b, x1_a, x1_b;
+    mw_edges xe[2];
     /* sums over the sets before the first / last crossing: their differences cover whole
      * mains cycles, from which the DC offsets are taken without bias */
     int32_t x0_sv, x1_sv;
-    int32_t x0_si[MW_MAX_I], x1_si[MW_MAX_I];
+    mw_chsums ch[MW_MAX_I];
 } mw_sums;
 
 #endif

@@ -16,7 +16,8 @@
 /* Makes directory path and its missing parents (mode 0777 less the umask), like mkdir -p;
  * trailing slashes are ignored. *made (may be NULL) is how many trailing components of path
  * it created (0 when path existed), for undoing with rmdir. Returns 0, or -1 with errno set
- * and "PATH: cannot create directory COMPONENT: reason" in err (err may be NULL). */
+ * and "PATH: cannot create directory COMPONENT: reason" in err (err may be NULL); then the
+ * directories it had made are removed again (rmdir). */
 int mw_fs_mkdirs(const char *path, int *made, char *err, size_t errlen);
 
 /* The first readable file of: each rel[] (NULL-terminated) taken from the folder of the

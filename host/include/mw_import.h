@@ -13,7 +13,9 @@
  * previous window ended, the first one a median spacing (of the channel's end-to-end
  * spacings) before its end; a spacing over 1.5 x the median is a hole: that window gets the
  * median length and the hole becomes a gap row (one row per span, shared by the channels
- * that have it). At most 64 channels, names of 1..127 bytes.
+ * that have it). At most 64 channels, names of 1..127 bytes. A file is at most
+ * MW_IMPORT_MAX_BYTES (1 GiB; a FIFO or pipe must end within 10 s: mw_lines.h); a NUL byte
+ * in a field is an error ("FILE:LINE:COLUMN: a NUL byte in the field"), never its end.
  *
  * The run is written with the mw_store API into a temporary directory next to RUNDIR,
  * closed (the WAL is checkpointed away), and renamed to RUNDIR — or, with force onto an
@@ -32,9 +34,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define MW_IMPORT_MAX_BYTES (1u << 30)
+
 typedef struct mw_import mw_import; /* a checked file, every window with its start and end */
 
-/* Parse and check text (len bytes, the contents of file, which names it in messages).
+/* The formats mw import reads (docs/cli.md, "Importing traces", says where each is
+ * documented): megawatt's CSV; PowerSensor3's dump file (host/import_powersensor3.c),
+ * Grid'5000 Kwollect's JSON (host/import_kwollect.c), pmlib's CSV (host/import_pmlib.c). */
+typedef enum {
+    MW_IMPORT_CSV,
+    MW_IMPORT_POWERSENSOR3,
+    MW_IMPORT_KWOLLECT,
+    MW_IMPORT_PMLIB,
+} mw_import_format;
+
+/* The format called name ("csv", "powersensor3", "kwollect", "pmlib"): 0 with *fmt, or -1. */
+int mw_import_format_from_name(const char *name, mw_import_format *fmt);
+/* The names, for messages: "csv, powersensor3, kwollect, pmlib". */
+const char *mw_import_format_names(void);
+
+/* mw_import_parse and mw_import_read for a file of format fmt. */
+mw_import *mw_import_parse_as(mw_import_format fmt, const char *file, const char *text,
+                              size_t len, char *err, size_t errlen);
+mw_import *mw_import_read_as(mw_import_format fmt, const char *file, char *err, size_t errlen);
+
+/* Parse and check CSV text (len bytes, the contents of file, which names it in messages).
  * Returns the trace, or NULL with "FILE:LINE[:COLUMN]: what is wrong" in err. */
 mw_import *mw_import_parse(const char *file, const char *text, size_t len, char *err,
                            size_t errlen);

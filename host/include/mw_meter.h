@@ -11,6 +11,19 @@
  * counts lost windows. Every window gets [t0_ns, t1_ns] in CLOCK_REALTIME ns from the clock
  * model's live fit (mw_clock.h), with its uncertainty.
  *
+ * Late windows. A window whose line arrives more than 1 s after the live fit's time is
+ * held back (it and every event after it) until it is clear which of two things happened.
+ * Either the host read late (the recorder stalled: a busy machine, kill -STOP) and the lines
+ * waited in the port's buffers: they come in a burst, the next line is on time again, and
+ * the held windows are stamped by the fit as usual (their meter time is right). Or the
+ * meter's time fell behind the host's (it stood still: a simulated board stopped with the
+ * recorder's process, a board halted): the lines keep coming at the meter's pace, each as
+ * late as the last. Held windows spanning 1 s of meter time that arrived at least half
+ * that pace start a new segment (restart, stepped_ns = how late) with a fresh clock, so
+ * they are stamped when they happened, not seconds early; the caller records the missing
+ * time as a gap. Held events are released as late-read ones after 2 s without a decision,
+ * when the port is lost or replaced, and at mw_meter_finish.
+ *
  * A session can also be fed bytes without a port (mw_meter_new + mw_meter_feed): tests and
  * benchmarks decode recorded or simulated streams exactly as the recorder does. */
 #ifndef MW_METER_H
@@ -41,6 +54,8 @@ typedef struct {
     int segment;            /* meter-time segment since the session began, from 0 */
     int restart;            /* 1 for the first window of a segment */
     uint32_t lost;          /* windows missing just before this one (sequence gap) */
+    int64_t stepped_ns;     /* > 0: the first window of a segment begun because the meter's
+                               time fell this far behind the host's (see above) */
     int64_t t0_ns, t1_ns;   /* the window in CLOCK_REALTIME ns (live clock fit) */
     int64_t uncertainty_ns; /* the clock model's uncertainty at this window */
     /* MW_METER_BOOT */
@@ -50,7 +65,7 @@ typedef struct {
 
 typedef struct {
     uint64_t bytes, lines, windows, bad_crc, bad_lines, dropped_bytes, lost_windows, restarts,
-        queue_overflows;
+        queue_overflows, time_steps;
 } mw_meter_stats;
 
 /* Open the meter on path and wait up to ident_ms for it to identify itself (opening resets
@@ -68,6 +83,10 @@ void mw_meter_feed(mw_meter *m, const void *buf, size_t n, int64_t arrival_mono_
 /* Next event, reading the port for up to timeout_ms. Returns 1 (event in *ev), 0 when
  * nothing came, -1 when the port is gone (queued events are still returned first). */
 int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms);
+
+/* The next queued event without reading the port: after mw_meter_finish, the held windows
+ * it released. Returns 1 (event in *ev) or 0. */
+int mw_meter_queued(mw_meter *m, mw_meter_event *ev);
 
 /* Send "cmd\r\n" and wait up to timeout_ms for the reply: the first line starting with
  * expect (e.g. "OK,RATE", "C,", "I,") or "E,". Events arriving meanwhile stay queued for
@@ -87,11 +106,11 @@ void mw_meter_set_port(mw_meter *m, mw_port *p);
 mw_clock *mw_meter_clock(mw_meter *m);
 void mw_meter_get_stats(const mw_meter *m, mw_meter_stats *st);
 
-/* Final fits. When a segment ends (the meter restarted its time) the clock model is refit
- * over all of the segment's pairs and that line is kept; mw_meter_finish() does the same
- * for the current segment at the end of a recording. mw_meter_map_segment maps meter time
- * of segment seg to CLOCK_REALTIME ns with that final line (the current segment: its
- * current fit) and gives its uncertainty. Returns 0, or -1 for an unknown segment. */
+/* Final fits (held windows are released first). When a segment ends (the meter restarted its time)
+ * the clock model is refit over all of the segment's pairs and that line is kept; mw_meter_finish()
+ * does the same for the current segment at the end of a recording. mw_meter_map_segment maps meter
+ * time of segment seg to CLOCK_REALTIME ns with that final line (the current segment: its current
+ * fit) and gives its uncertainty. Returns 0, or -1 for an unknown segment. */
 void mw_meter_finish(mw_meter *m);
 int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t *t_ns,
                          int64_t *uncertainty_ns);

@@ -18,12 +18,18 @@
  * thread); the caller's signal handlers ask, through two flags, for the idle baselines to
  * stop and for a signal to be passed on to the command.
  *
+ * A meter lost for good (its port still gone when the last stage ends, no window for 3 s or
+ * 4 of its periods before it, or never a window) gets a gap from its last window to the end,
+ * "meter lost (disconnected)" or "meter lost (no window)", and the outcome says so: the run
+ * does not silently cover less than it seems to.
+ *
  * Host energy continuity: per channel energy_mj = base + the meter's counter; when the meter
  * restarts (new segment) base becomes the last energy seen, so the run's energy never jumps
  * back (what the meter measured during a gap is lost and the gap says so). Gaps are stored
  * with their reason: "disconnected", "meter reset (CAUSE)" (the cause from the meter's boot
  * line: power-on, reset line, brown-out, watchdog, JTAG, bootloader), "sequence gap (N
- * windows lost)".
+ * windows lost)", "meter time fell behind (S s)" (the meter's time stood still while the
+ * host's went on, mw_meter.h: its counters went on, so the energy base stays).
  *
  * At the end (mw_record_finish) every segment is restamped with its final clock fit
  * (mw_meter_finish, mw_meter_map_segment), which is better than the live fit each window got
@@ -79,6 +85,8 @@ typedef struct {
  * when something was not stored (news->write_failed or news->commit_failed). */
 int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news);
 
+/* CLOCK_REALTIME ns when the session was made: the run's start_ns. */
+int64_t mw_record_start_ns(const mw_record *r);
 /* The session so far. */
 uint64_t mw_record_windows(const mw_record *r);         /* windows received */
 int mw_record_connected(const mw_record *r);            /* 0 while the port is gone */
@@ -111,10 +119,17 @@ typedef struct {
 } mw_record_command;
 
 typedef struct {
-    const char *status; /* "complete", "interrupted", "failed: command not found",
-                           "failed: command cannot start" */
-    int exit_code;      /* the command's exit status (128 + N: killed by signal N); 127 not
-                           found, 126 cannot start, 128 + N interrupted before it started */
+    const char *status;    /* "complete", "command failed" (it ran and exited non-zero or was
+                              killed), "interrupted", "failed: command not found",
+                              "failed: command cannot start"; with ", meter lost at S s" added
+                              when meter_lost (S since mw_record_start_ns) */
+    int exit_code;         /* the command's exit status (128 + N: killed by signal N); 127 not
+                              found, 126 cannot start, 128 + N interrupted before it started */
+    int meter_lost;        /* the meter was lost for good: its port still gone at the end, or
+                              no window for 3 s (or 4 periods) before it, or never a window */
+    int64_t meter_lost_ns; /* ... from then on (CLOCK_REALTIME ns): its last window's end, or
+                              the session's start */
+    char status_buf[128];  /* where status is composed then */
 } mw_record_outcome;
 
 /* Run the stages. The command gets MW_RUN_DIR, MW_TRACE_DB, MW_RECORD_HOST (and
@@ -126,7 +141,8 @@ typedef struct {
 int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *out);
 
 /* The end of a recording: every segment restamped with its final clock fit (a segment that
- * cannot be restamped keeps the live fit's times), then the metadata clock_drift_ppm,
+ * cannot be restamped keeps the live fit's times), the gap of a meter lost for good (from its
+ * last window as restamped), then the metadata clock_drift_ppm,
  * clock_uncertainty_ns (the worst of the segments' final fits), end_ns (now), status,
  * meter_bad_crc_lines, meter_lost_windows, meter_restarts and reconnects. Nothing is
  * committed. Every key is tried; returns 0, or -1 with the first failure in err. */

@@ -56,7 +56,10 @@ typedef struct {
 } mw_run_phase_filter;
 /* The filter "everything, by start": kinds NULL, rank MW_RUN_ANY_RANK. */
 mw_run_phase_filter mw_run_phase_all(void);
-/* f NULL: mw_run_phase_all(). The row's host, kind, name are never NULL ("" when empty). */
+/* f NULL: mw_run_phase_all(). The row's host, kind, name are never NULL ("" when empty).
+ * The phases are the rows of table phases and, in a schema 3 run, the events of a chatty
+ * process's phase_blocks (docs/run-store.md), merged in the cursor's order; among equal keys
+ * rows come first, then blocks in their insertion order (not the probe's own order). */
 mw_run_cursor *mw_run_phases(mw_store *s, const mw_run_phase_filter *f);
 int mw_run_phase_next(mw_run_cursor *c, mw_store_phase *out);
 
@@ -127,7 +130,7 @@ int mw_run_power_next(mw_run_cursor *c, mw_run_power *out);
 int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
                        mw_store_sample *out);
 
-/* ==== in-band sources (mw_inband.h; schema version 3, an older run has none) =========== */
+/* ==== in-band sources (mw_inband.h; schema version 4, an older run has none) =========== */
 typedef struct {
     int source;
     const char *name, *host, *kind, *domain, *device; /* never NULL */

@@ -17,22 +17,30 @@
 
 #include "mw_inband.h"
 
-#define MW_STORE_SCHEMA_VERSION 3
+#define MW_STORE_SCHEMA_VERSION 4
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;
 
 /* Make RUNDIR (and missing parents) and RUNDIR/trace.db with the schema. An existing RUNDIR
  * is refused unless force; with force, an old trace.db (and its -wal/-shm) is removed first
- * and other files are left alone. On error returns NULL, err names the path. */
+ * and other files are left alone. trace.db is made with O_CREAT|O_EXCL|O_NOFOLLOW. On error
+ * returns NULL, err names the path, and nothing half-made stays: what it made (trace.db and
+ * SQLite's files beside it, then the directories it made, if empty) is removed by name,
+ * no link followed. */
 mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errlen);
+/* Close a store just made by mw_store_create and remove what that made, as a failed create
+ * would (for a caller whose own next step failed). NULL is fine. */
+void mw_store_discard(mw_store *s);
 /* Open an existing run read-only (any schema version 1 up to ours; a newer one is refused).
  * Works while a writer has the run open (WAL). On error returns NULL, err names the path.
- * A file that is not a megawatt run store is refused with errno EINVAL ("PATH: not a
- * megawatt run store: ..."): schema version 0, or sqlite_schema holding anything but the
- * store's tables and indexes (a trigger, a view, another table or index), checked before
- * any statement runs; every other failure leaves errno EIO. Connections are opened
- * defensively (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF). */
+ * A file that is bad input is refused with errno EINVAL: not a megawatt run store ("PATH:
+ * not a megawatt run store: ...": schema version 0, or sqlite_schema holding anything but
+ * the store's tables and indexes, a trigger, a view, another table or index, checked before
+ * any statement runs), not a database at all, corrupt, unreadable (permissions), or of a
+ * newer schema version; every other failure (I/O, memory, a lock held too long) leaves
+ * errno EIO. The mw command exits 2 for the first kind and 1 for the second (docs/cli.md).
+ * Connections are opened defensively (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF). */
 mw_store *mw_store_open(const char *rundir, char *err, size_t errlen);
 /* Open an existing run for writing too, as a second writer beside the recorder (the
  * instrumentation adding phases): its writes wait up to 5 s (busy timeout) for the other
@@ -44,6 +52,10 @@ int mw_store_exists(const char *rundir);
 /* Commit what is pending and close. NULL is fine. */
 void mw_store_close(mw_store *s);
 const char *mw_store_error(const mw_store *s);
+/* 1 when the store's last error (mw_store_error) was the file's fault, not the system's:
+ * not a database, corrupt, or a value out of its column's range read by mw_run.h (a power
+ * that does not fit in int32_t). The mw command exits 2 for those, 1 otherwise. */
+int mw_store_bad_input(const mw_store *s);
 /* mw_store_error(s) into the caller's err (mw_err.h); returns -1. */
 int mw_store_error_to(const mw_store *s, char *err, size_t errlen);
 /* RUNDIR/trace.db */
@@ -139,7 +151,7 @@ int mw_store_phases_set_host_of_pid(mw_store *s, int64_t pid, const char *host);
  * and of its clock samples. Both updates are tried; the first failure is reported. */
 int mw_store_set_host_of_rank(mw_store *s, int rank, const char *host);
 
-/* In-band sources (mw_inband.h, schema version 3): a source of host, numbered by the store
+/* In-band sources (mw_inband.h, schema version 4): a source of host, numbered by the store
  * (*source); windows w[0..n) (any sources); a span a source could not be read. */
 int mw_store_inband_channel_add(mw_store *s, const char *host, const mw_inband_info *info,
                                 int *source);

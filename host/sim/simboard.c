@@ -32,13 +32,14 @@
 #define MW_SIM_F_CPU 16000000u
 #define MW_SIM_TXQ 4096u
 
-typedef enum { SRC_NONE = 0, SRC_MAINS, SRC_POWER, SRC_CURRENT, SRC_FN } src_kind;
+typedef enum { SRC_NONE = 0, SRC_MAINS, SRC_POWER, SRC_CURRENT, SRC_FN, SRC_VWAVE, SRC_IWAVE } src_kind;
 
 typedef struct {
     src_kind kind;
     mw_sim_wave wave;
     double pf, lag, p_w, i1_peak; /* lag = acos(pf), radians */
     mw_sim_power_fn fn;
+    mw_sim_wave_fn wfn; /* SRC_VWAVE (volts), SRC_IWAVE (amps) */
     void *ctx;
 } pin_source;
 
@@ -91,6 +92,9 @@ static double pin_value(mw_sim *sim, int pin, double t)
     switch (p->kind) {
     case SRC_MAINS:
         return vpk * sin(w * t);
+    case SRC_VWAVE:
+    case SRC_IWAVE:
+        return p->wfn(p->ctx, t);
     case SRC_CURRENT:
         i1 = p->i1_peak;
         break;
@@ -110,7 +114,8 @@ static double pin_value(mw_sim *sim, int pin, double t)
 static uint16_t pin_code(mw_sim *sim, int pin, double t)
 {
     double x = pin_value(sim, pin, t);
-    double ratio = sim->pins[pin].kind == SRC_MAINS ? MW_AFE_V_RATIO : MW_AFE_I_RATIO;
+    src_kind k = sim->pins[pin].kind;
+    double ratio = k == SRC_MAINS || k == SRC_VWAVE ? MW_AFE_V_RATIO : MW_AFE_I_RATIO;
     double volts = MW_AFE_BIAS_V + x / ratio;
     double code = floor(volts * 1024.0 / MW_AFE_VREF_V +
                         (sim->noise_lsb > 0 ? gsl_ran_gaussian(sim->rng, sim->noise_lsb) : 0));
@@ -299,6 +304,14 @@ void mw_sim_set_load_fn(mw_sim *sim, int pin, mw_sim_power_fn fn, void *ctx, dou
     set_src(sim, pin, SRC_FN, pf, wave);
     sim->pins[pin & 15].fn = fn;
     sim->pins[pin & 15].ctx = ctx;
+}
+
+void mw_sim_set_wave_fn(mw_sim *sim, int pin, int is_voltage, mw_sim_wave_fn fn, void *ctx)
+{
+    pin_source *p = &sim->pins[pin & 15];
+    p->kind = is_voltage ? SRC_VWAVE : SRC_IWAVE;
+    p->wfn = fn;
+    p->ctx = ctx;
 }
 
 void mw_sim_set_noise(mw_sim *sim, double lsb_rms, unsigned long seed)

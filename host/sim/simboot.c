@@ -1,11 +1,13 @@
 /* simboot — flash contents and resets of the simulated board (see mw_simboot.h). The HEX
- * parser reads a line at a time and hands each data record to a callback, so the same code
+ * parser reads a line at a time (mw_lines: the file bounded in size, line length and time) and hands each data record to a callback, so the same code
  * checks a file, loads it into flash and compares it with flash. Loading parses twice: once
  * to check the whole file, once to write, so a bad file never leaves flash half written.
  * Everything here touches simavr only through what its installed headers declare (avr_t's
  * flash, flashend, reset_pc and reset_flags; the UART's XON line). */
 #include "mw_simboot.h"
 #include "simboard_internal.h"
+
+#include "mw_lines.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,20 +31,27 @@ static int hexval(int c)
 long mw_simboot_parse_hex(const char *path, uint32_t limit, mw_simboot_hex_fn fn, void *ctx,
                           char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    /* 16 MiB and lines of 1 KiB (a record is at most 521 characters); a FIFO ends in 10 s */
+    static const mw_lines_limits limits = {16u << 20, 1024, MW_LINES_TIMEOUT_MS};
+    mw_lines in;
+    if (mw_lines_open(&in, path, &limits, err, errlen)) {
+        mw_lines_close(&in);
         return -1;
     }
-    char *line = NULL;
-    size_t cap = 0;
+    char *line;
+    size_t got;
     ssize_t n;
     long lineno = 0, total = 0;
     uint32_t base = 0;
-    int seen_eof = 0;
+    int seen_eof = 0, more;
     long rc = 0;
-    while (!seen_eof && (n = getline(&line, &cap, f)) != -1) {
-        lineno++;
+    while (!seen_eof && (more = mw_lines_next(&in, &line, &got, err, errlen)) != 0) {
+        if (more < 0) {
+            rc = -1;
+            break;
+        }
+        n = (ssize_t)got;
+        lineno = in.line;
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' ||
                          line[n - 1] == '\t'))
             line[--n] = 0;
@@ -122,8 +131,7 @@ long mw_simboot_parse_hex(const char *path, uint32_t limit, mw_simboot_hex_fn fn
         }
         if (rc) break;
     }
-    free(line);
-    fclose(f);
+    mw_lines_close(&in);
     if (rc) return rc;
     if (!seen_eof) {
         snprintf(err, errlen, "%s: no end-of-file record (truncated file?)", path);

@@ -1,12 +1,14 @@
 /* simcluster — see mw_simcluster.h. The sampler thread owns every table; the board's thread
  * only reads each pin's current power, an atomic double, so the two never lock. The config
- * file is read line by line with getline and split with strtok_r; numbers with strtod,
- * checked whole and finite. Noise comes from GSL's MT19937 with a fixed seed (reproducible
- * runs). The run's traffic directory is removed at the end by mw_fs_remove_dir: a link
+ * file is read through mw_lines (1 MiB, lines of 4096 bytes, 10 s for a FIFO) and split
+ * with strtok_r; numbers with mw_num_double (plain decimal only, in range). Noise comes from
+ * GSL's MT19937 with a fixed seed (reproducible runs). The run's traffic directory is removed at the end by mw_fs_remove_dir: a link
  * planted in its place is reported and left alone, never followed. */
 #include "mw_simcluster.h"
 
 #include "mw_fs.h"
+#include "mw_lines.h"
+#include "mw_num.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -121,12 +123,7 @@ static int cfg_fail(char *err, size_t n, const char *path, size_t line, const ch
 
 static int num(const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
+    return mw_num_double(s, lo, hi, out) ? -1 : 0;
 }
 
 static int pin_of(const char *s)
@@ -258,23 +255,21 @@ mw_simcluster *mw_simcluster_load(const char *path, char *err, size_t errlen)
     if (!path) {
         set_defaults(c);
     } else {
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            free(c);
-            return NULL;
-        }
-        char *line = NULL;
-        size_t cap = 0, ln = 0;
-        int rc = 0;
-        while (rc == 0 && getline(&line, &cap, f) >= 0) {
-            ln++;
+        mw_lines in;
+        char *line;
+        size_t ln = 0;
+        int rc = mw_lines_open(&in, path, &mw_lines_config, err, errlen), got;
+        while (rc == 0 && (got = mw_lines_next(&in, &line, NULL, err, errlen)) != 0) {
+            if (got < 0) {
+                rc = -1;
+                break;
+            }
+            ln = (size_t)in.line;
             char *hash = strchr(line, '#');
             if (hash) *hash = 0;
             rc = parse_line(c, line, path, ln, err, errlen);
         }
-        free(line);
-        fclose(f);
+        mw_lines_close(&in);
         if (rc == 0 && !c->nnodes) rc = cfg_fail(err, errlen, path, ln, "no node defined", NULL);
         if (rc != 0) {
             free(c);

@@ -1,12 +1,17 @@
-/* simprofile — see mw_simprofile.h. Lines are read with getline (any length) and split on
- * commas; numbers with strtod, checked for full consumption and finiteness. */
+/* simprofile — see mw_simprofile.h. The file is read through mw_lines (bounded: size, line
+ * length, 10 s for a FIFO; read errors and NUL bytes are errors) and lines are split on
+ * commas; numbers with mw_num_double (plain decimal: no nan, inf, hex or trailing text). */
 #include "mw_simprofile.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "mw_lines.h"
+#include "mw_num.h"
 
 struct mw_simprofile {
     int npins;
@@ -72,10 +77,9 @@ static int parse_row(mw_simprofile *p, char *s, const char *path, size_t line, c
     char *save = NULL;
     int col = 0;
     for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save), col++) {
-        char *f = trim(tok), *end;
-        errno = 0;
-        double v = strtod(f, &end);
-        if (!*f || *end || errno || !isfinite(v)) {
+        char *f = trim(tok);
+        double v;
+        if (mw_num_double(f, -DBL_MAX, DBL_MAX, &v)) {
             char what[96];
             snprintf(what, sizeof what, "%.40s' in column %d ('%s", f, col + 1,
                      col ? "watts" : "t_s");
@@ -99,26 +103,32 @@ static int parse_row(mw_simprofile *p, char *s, const char *path, size_t line, c
     return 0;
 }
 
+static const mw_lines_limits simprofile_limits = {
+    MW_SIMPROFILE_MAX_BYTES, MW_SIMPROFILE_MAX_LINE_BYTES, MW_LINES_TIMEOUT_MS};
+
 mw_simprofile *mw_simprofile_load(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    mw_lines in;
+    if (mw_lines_open(&in, path, &simprofile_limits, err, errlen)) {
+        mw_lines_close(&in);
         return NULL;
     }
     mw_simprofile *p = calloc(1, sizeof *p);
     if (!p) {
-        fclose(f);
+        mw_lines_close(&in);
         snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     for (int i = 0; i < 16; i++)
         p->col_of_pin[i] = -1;
-    char *buf = NULL;
-    size_t cap = 0, line = 0;
-    int header = 0, rc = 0;
-    while (rc == 0 && getline(&buf, &cap, f) >= 0) {
-        line++;
+    char *buf;
+    int header = 0, rc = 0, got;
+    while (rc == 0 && (got = mw_lines_next(&in, &buf, NULL, err, errlen)) != 0) {
+        if (got < 0) {
+            rc = -1;
+            break;
+        }
+        size_t line = (size_t)in.line;
         char *hash = strchr(buf, '#');
         if (hash) *hash = 0;
         char *s = trim(buf);
@@ -127,9 +137,9 @@ mw_simprofile *mw_simprofile_load(const char *path, char *err, size_t errlen)
                     : parse_header(p, s, path, line, err, errlen);
         header = 1;
     }
-    free(buf);
-    fclose(f);
-    if (rc == 0 && !p->nrows) rc = fail(err, errlen, path, line, "no data rows", NULL);
+    size_t last = (size_t)in.line;
+    mw_lines_close(&in);
+    if (rc == 0 && !p->nrows) rc = fail(err, errlen, path, last, "no data rows", NULL);
     if (rc) {
         mw_simprofile_free(p);
         return NULL;

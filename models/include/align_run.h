@@ -6,7 +6,9 @@
  * (mw_phase_class.h: mwb-pattern's "idle"), or, selecting by name too, named `what`. Each
  * process's (rank, pid) selected phases are merged into their union (mw_align_merge) so that
  * nested or per-thread phases count once; the unions come in rank, then pid order. Times
- * become seconds since an origin (the run's start). mw_align_selects() is the rule, numbers
+ * become seconds since an origin (the run's start). Or, selecting the computation, each
+ * process's computation by mw_phase_class.h's rule from all its phases on the host (for a
+ * program with only MPI phases: its time between MPI calls). mw_align_selects() is the rule, numbers
  * in; the readers stream the run store through its read API (mw_run.h) and return 0, or -1
  * with mw_store_error(s) set. Out of memory aborts (mw_alloc.h). */
 #ifndef MW_ALIGN_RUN_H
@@ -29,6 +31,9 @@ typedef struct {
     const char *host; /* NULL: any host */
     const char *what; /* the kind, or the kind or name */
     int by_name;      /* 1: kind or name `what`; 0: kind `what`, waiting phases left out */
+    int computation;  /* 1: instead, each process's computation by the one rule
+                         (mw_phase_class.h: its time outside MPI and waits, inferred where
+                         the program marked none), from all its phases; `what` unused */
 } mw_align_selector;
 
 /* 1 when the phase is one of the selected busy phases, else 0. */

@@ -1,5 +1,5 @@
 /* dvfs — energy and time of a message-passing program with iterations under CPU frequency
- * scaling, and the choice of each node's frequency, after seed 003 (Fanfakh's PhD thesis,
+ * scaling, and the choice of each node's frequency, after Fanfakh's PhD thesis (2016,
  * chapters 1-4). Equation and algorithm numbers below are the thesis's.
  *
  * Design. A problem is what one measured iteration (or one whole run) at the highest
@@ -22,7 +22,7 @@
  * here (every optimum is a closed form or a finite search); the tests check eq. 2.3 against
  * GSL's Brent minimiser.
  *
- * Reading decisions (also in docs/models.md, "DVFS (seed 003)"):
+ * Reading decisions (also in docs/models.md, "DVFS (Fanfakh)"):
  *  - T_old is the model's own time with every S_i = 1 (eq. 3.11 for all synchronous models;
  *    eq. 3.4 prints max_i(T_cp_i + T_cm_i), which is the same number when every node's
  *    T_cp_i + T_cm_i is the iteration's length, as measured times of a synchronous program

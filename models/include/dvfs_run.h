@@ -1,7 +1,7 @@
 /* dvfs_run — a recorded MPI run as the inputs of the DVFS models (dvfs.h), for mw dvfs.
  *
  * The run is taken as one iteration measured at the highest frequency (docs/models.md,
- * "DVFS (seed 003)"):
+ * "DVFS (Fanfakh)"):
  *  - each rank's times come from its phases (all kinds but mw, mark, counter; a rank is one
  *    (rank, host) pair): its span runs from the end of MPI_Init (else its first phase's
  *    start) to the start of MPI_Finalize (else its last phase's end); T_cm is the length of
@@ -86,8 +86,8 @@ typedef enum {
 } mw_dvfs_pd_status;
 /* Every rank's P_d from a spec (mw dvfs --pd): NULL, every rank measured (eq. 3.15); "W",
  * every rank W; "NODE=W,...", those ranks W (mw_dvfs_run_set_pd) and the others measured.
- * Numbers are whole, finite decimal numbers. On an error, spec[*at .. *at + *len) is the
- * token at fault (the NODE alone for MW_DVFS_PD_NO_NODE), or *at the index of the
+ * Numbers are plain decimal (mw_num.h), W from 0 to MW_DVFS_MAX_PD_W. On an error, spec[*at .. *at
+ * + *len) is the token at fault (the NODE alone for MW_DVFS_PD_NO_NODE), or *at the index of the
  * unmeasured rank. */
 mw_dvfs_pd_status mw_dvfs_run_powers(mw_dvfs_run *run, const char *spec, size_t *at, size_t *len);
 
@@ -119,6 +119,7 @@ void mw_dvfs_choose(const mw_dvfs_problem *p, mw_dvfs_model m, unsigned which,
 /* ---- the gear table and mw dvfs's defaults (shared by mw dvfs and mw plot --kind dvfs) ---- */
 
 #define MW_DVFS_MAX_GEARS 256 /* gears of a table, at most */
+#define MW_DVFS_MAX_PD_W 1e6  /* --pd, --ps: a megawatt per rank is past any meter */
 /* this machine's cpufreq table (kHz); $MW_CPUFREQ_FILE names another file (tests) */
 #define MW_DVFS_CPUFREQ_FILE "/sys/devices/system/cpu/cpu0/cpufreq/scaling_available_frequencies"
 #define MW_DVFS_PS_FRACTION 0.20             /* P_s = 0.20 P_d unless told (the thesis's runs) */

@@ -17,8 +17,8 @@
  * parts of the first and last windows outside the range. It also counts windows whose lines
  * were lost, so the two differ by those.
  *
- * Dynamic energy (seed 002): total - Pow_idle x time, the time being the windows' coverage
- * of the span (time with no window holds no measured energy either).
+ * Dynamic energy (Khaleghzadeh et al.): total - Pow_idle x time, the time being the windows'
+ * coverage of the span (time with no window holds no measured energy either).
  *
  * Functions returning int give 0 or -1 (with a message in err). Times are host ns. */
 #ifndef MW_ENERGY_H

@@ -1,4 +1,4 @@
-/* escobar — the runtime and energy model of seed 000 (Escobar et al., §5.2, eq. 3-9) for the
+/* escobar — the runtime and energy model of Escobar et al. (§5.2, eq. 3-9) for the
  * master-worker EEG feature selection (workloads/eeg, eeg-mofs), its parameters taken from
  * recorded runs, a least-squares fit of its time parameters to a sweep, and NRMSE.
  *
@@ -10,11 +10,11 @@
  *   eq. 8  T_cluster = N_Gm (T_master + max_i T_i + T_com)
  *   eq. 9  E_i = Pow_i T_i + Pow_i^idle (T_cluster - T_i);
  *          E_SW = Pow_SW T_com + Pow_SW^idle (T_cluster - T_com); E = sum E_i + E_SW.
- * Reading decisions (seed GUIDE "Models"): g = generations per local epoch, N_Lm = local
- * epochs per global epoch, N_Gm = global epochs; v3: N_Lm = 1, g = generations per global
- * epoch, T_Lm = 0. W/F is kept as one number per device, t = W/F, seconds per individual.
- * Several rounds: a global epoch hands out ceil(N_Spop / dN_Spop) chunks (the last one
- * possibly smaller) to the requesters as they become free (the workload's dynamic
+ * Reading decisions (docs/models.md, "Escobar runtime and energy model"): g = generations per
+ * local epoch, N_Lm = local epochs per global epoch, N_Gm = global epochs; v3: N_Lm = 1, g =
+ * generations per global epoch, T_Lm = 0. W/F is kept as one number per device, t = W/F, seconds
+ * per individual. Several rounds: a global epoch hands out ceil(N_Spop / dN_Spop) chunks (the last
+ * one possibly smaller) to the requesters as they become free (the workload's dynamic
  * distribution, simulated greedily: each chunk to the requester with the least busy time,
  * ties to the lowest index); a requester's T_i is the sum of eq. 7 over its chunks, so with
  * R equal requesters T_i = ceil(chunks / R) T_chunk: the saw-tooth over N_Spop. eq. 9 is

@@ -26,7 +26,7 @@
 
 #include "escobar.h"
 
-/* The paper's NRMSE (seed 000 §5.2, Fig. 5: time; Fig. 9: energy), index version - 2. */
+/* The paper's NRMSE (Escobar et al. §5.2, Fig. 5: time; Fig. 9: energy), index version - 2. */
 extern const double mw_escobar_paper_nrmse_time[2];   /* v2 0.439, v3 0.787 */
 extern const double mw_escobar_paper_nrmse_energy[2]; /* v2 0.403, v3 0.744 */
 

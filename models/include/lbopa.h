@@ -1,5 +1,5 @@
 /* lbopa — bi-objective (time, energy) distribution of a workload of n units over k devices,
- * seed 002 (Khaleghzadeh, Fahad, Reddy Manumachu, Lastovetsky): LBOPA (Algorithm 1) builds
+ * Khaleghzadeh, Fahad, Reddy Manumachu, Lastovetsky (2023): LBOPA (Algorithm 1) builds
  * the Pareto front of T(X) = max_i f_i(x_i) and E(X) = sum_i b_i x_i over the splits X with
  * sum_i x_i = n; PARTITION (Algorithm 2) gives the split for a time on it; LBOPA-TE
  * (Algorithm 3) keeps the part of it that is Pareto-optimal for time and total energy
@@ -82,7 +82,7 @@ int mw_pareto_time_for_energy_s(const mw_pareto_front *f, double e_J, double *t_
 int mw_lbopa_partition(const mw_pareto_front *f, double t_s, double *x_units);
 /* The integer split closest to x in the Euclidean norm with the same sum n (x must sum to
  * the integer n within 1e-6): floor every x_i, then give the remaining units one each to the
- * largest fractional parts (ties: the lower b, then the lower index). Seed 002 §5.1. */
+ * largest fractional parts (ties: the lower b, then the lower index). Khaleghzadeh et al. §5.1. */
 int mw_lbopa_round(const mw_lbopa_device *dev, int k, const double *x_units, long long n,
                    long long *xi);
 
@@ -112,7 +112,7 @@ int mw_pareto_te_time_for_energy_s(const mw_pareto_te *te, double e_J, double *t
 /* LBOPA-TE's least total energy: the end of its last piece, or emax_J without pieces. */
 double mw_pareto_te_least_energy_J(const mw_pareto_te *te);
 
-/* Profile builder (seed 002 §6.1): measurements of each device alone at several workload
+/* Profile builder (Khaleghzadeh et al. §6.1): measurements of each device alone at several workload
  * sizes become f_i (piecewise-linear through the mean time at each size) and g_i (b_i, the
  * least-squares slope through the origin of dynamic energy vs size). device = -1: all k
  * devices together, each given x_units (for the additivity check). energy_J is the total
@@ -131,7 +131,7 @@ typedef struct {
 int mw_lbopa_profile_build(const mw_lbopa_meas *m, size_t nm, int k, double ps_W,
                            mw_lbopa_profile *out, char *err, size_t errlen);
 void mw_lbopa_profile_free(mw_lbopa_profile *p);
-/* Additivity (seed 002 §6.1): at every size where all devices were measured alone and
+/* Additivity (Khaleghzadeh et al. §6.1): at every size where all devices were measured alone and
  * together, |sum_i E_dyn,i - E_dyn,together| / E_dyn,together (means over repetitions);
  * mean_rel the mean over those sizes, nsizes their number. -1 when there is none. The paper
  * accepts the profiles as additive at a mean difference within its precision, 2.5 %. */

@@ -1,4 +1,4 @@
-/* levels — a channel's two power levels, Pow_idle and Pow_work (seed 000), estimated three
+/* levels — a channel's two power levels, Pow_idle and Pow_work (Escobar et al.), estimated three
  * ways from its window powers (W):
  *   mw_levels_kde   the paper's method: Gaussian kernel density (Silverman's bandwidth
  *                   1.06 sd n^(-1/5), computed binned with an FFT so it scales to millions

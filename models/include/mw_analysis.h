@@ -19,9 +19,9 @@
  * A phase group (kind, name) on a channel is the union of its intervals over the ranks that
  * channel measures (models/include/energy.h's rule: a channel with a host measures that host's
  * ranks, one without every rank; the recorder's kind mw phases cover every channel). A
- * window is working for the phase split when the union of the channel's ranks' working
- * phases (compute, user, omp, gpu, cuda, but not a program's own waiting phases:
- * mw_phase_class.h) covers more than half of it. Energies are exact integers of picojoules
+ * window is working for the phase split when the union of the channel's ranks' computation
+ * (mw_phase_class.h's one rule: a rank's time outside MPI and waits, its working phases
+ * compute, user, omp, gpu, cuda marked, the rest inferred) covers more than half of it. Energies are exact integers of picojoules
  * (models/include/energy.h); a figure that does not exist is NAN from the helpers below.
  *
  * Functions returning int give 0, or -1 with a one-line message in err (no trailing
@@ -91,6 +91,9 @@ typedef struct {
     double idle_power_w;                  /* "idle_power_w" when idle_source */
     mw_analysis_estimate kde, gmm, split; /* "kde" (also "pow_idle_w"...), "gmm", "split" */
     double constant_power_w;              /* the power when kde.constant */
+    int64_t work_ns;            /* "work_s": the union of its ranks' computation, clipped */
+    mw_energy_pj work_energy_pj; /* "work_energy_j": the channel's energy during it */
+    int64_t work_covered_ns;     /* window time during it */
 } mw_analysis_channel;
 
 /* A phase group (kind, name); per channel figures in arrays indexed like the run's
@@ -111,7 +114,9 @@ typedef struct {
     size_t *channels; /* "channels": indices into the run's channels */
     size_t nchannels;
     int64_t start_ns, end_ns;               /* "start_s", "end_s": its phases' span, clipped */
-    int64_t work_ns;                        /* "work_s": its working phases' union, clipped */
+    int64_t work_ns;     /* "work_s": its computation (mw_phase_class.h's rule), clipped */
+    int64_t inferred_ns; /* "work_inferred_s": the part of work_ns that no working phase of
+                            the program covers (its time outside MPI and waits) */
     mw_energy_pj energy_pj, work_energy_pj; /* "energy_j", "work_energy_j" */
     int64_t covered_ns, work_covered_ns;    /* window time of those two */
 } mw_analysis_rank;
@@ -121,6 +126,7 @@ struct mw_analysis_work; /* the state while the run is fed; NULL once finished *
 typedef struct {
     char *dir;                 /* "run" */
     char status[128];          /* "status" (meta status, "unknown" when none) */
+    int64_t probe_dropped;     /* meta probe_dropped_events: events the probes dropped */
     int64_t origin_ns;         /* "start_ns": times below are printed since it */
     int64_t from_ns, to_ns;    /* the range asked (INT64_MIN, INT64_MAX: open) */
     int64_t first_ns, last_ns; /* "from_s", "to_s": the data's extent in the range */
@@ -189,6 +195,13 @@ double mw_analysis_idle_w(const mw_analysis_estimate *e);
 double mw_analysis_work_w(const mw_analysis_estimate *e);
 /* "idle_power_source" as JSON says it; NULL for MW_ANALYSIS_IDLE_NONE */
 const char *mw_analysis_idle_source_name(mw_analysis_idle_source s);
+/* Coverage: the time of the recorder's phases (kind "mw": idle-before, command, idle-after)
+ * in the range, and the least window time any channel has inside them. Returns 1 when the
+ * meter covers less of it than it should (more than 1 % of it, and over 0.5 s, without
+ * windows: a meter lost for good, gaps), with "the meter covers C s of the S s run" in note;
+ * 0 when it covers it, or the run has no such phases (nothing in note). */
+int mw_analysis_coverage(const mw_analysis_run *r, int64_t *span_ns, int64_t *covered_ns,
+                         char *note, size_t notelen);
 /* "start_s"-like instants of the run: t_ns - origin_ns, exact */
 static inline __int128 mw_analysis_since_ns(const mw_analysis_run *r, int64_t t_ns)
 {

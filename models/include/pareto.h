@@ -1,4 +1,4 @@
-/* pareto — the computation of "mw pareto" (seed 002, lbopa.h) from a workload profile
+/* pareto — the computation of "mw pareto" (Khaleghzadeh et al., lbopa.h) from a workload profile
  * (mw_profile.h), apart from its options and its printing:
  *   - the devices: a= lines are linear time functions with their b; devices with measured
  *     points go through the profile builder one by one (mw_lbopa_profile_build: the mean

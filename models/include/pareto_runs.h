@@ -1,5 +1,5 @@
-/* pareto_runs — a seed-002 workload profile (docs/models.md "Profile file") built from run
- * directories, for "mw pareto RUNDIR...". See pareto_runs.c for the rules. The runs are read
+/* pareto_runs — a Khaleghzadeh et al. workload profile (docs/models.md "Profile file") built from
+ * run directories, for "mw pareto RUNDIR...". See pareto_runs.c for the rules. The runs are read
  * through the run store's cursors (mw_run.h); the profile comes back as text in the
  * profile-file format, which the caller parses with the one profile parser (so its
  * FILE:LINE messages are those of a profile file). */

@@ -1,6 +1,6 @@
-/* precision — the measurement methodology of seeds 000 and 002 (issue 8 part 4): a run is
- * repeated until the sample mean of the response (energy, time) lies within a relative
- * precision of the true mean at a confidence level — 2.5 % at 95 % in seed 002 — by
+/* precision — the measurement methodology of Escobar et al. and Khaleghzadeh et al. (issue 8 part
+ * 4): a run is repeated until the sample mean of the response (energy, time) lies within a relative
+ * precision of the true mean at a confidence level — 2.5 % at 95 % in Khaleghzadeh et al. — by
  * Student's t (observations independent and normal). After n >= 2 repetitions with mean m
  * and sample sd s the half-width of the interval is h = t_{(1+level)/2, n-1} s / sqrt(n)
  * (mw_stats_mean_ci); the precision reached is h / |m|. mw_sweep (issue 10) calls

@@ -1,4 +1,4 @@
-/* stats — the tests seed 000 uses to compare runs (Table 6) and confidence intervals.
+/* stats — the tests Escobar et al. uses to compare runs (Table 6) and confidence intervals.
  * GSL provides the distributions (gsl_cdf_*); samples are not modified. Every function
  * returns 0, or -1 for unusable input (an empty sample, NaN) with no NaN written. */
 #ifndef MW_STATS_H

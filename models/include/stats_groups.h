@@ -1,4 +1,4 @@
-/* stats_groups — groups of runs compared on one figure (mw stats, seed 000 Table 6): per
+/* stats_groups — groups of runs compared on one figure (mw stats, Escobar et al. Table 6): per
  * group the number of values, their mean, sd (two values or more) and the Student-t
  * confidence interval of the mean; for two groups the two-sample Kolmogorov–Smirnov and
  * Mann–Whitney tests, for two groups or more Kruskal–Wallis (stats.h, two-sided). Numbers

@@ -1,4 +1,4 @@
-# boxplot.gp — kind boxplot (seed 000 Fig. 8): one panel per node (channel), with its own
+# boxplot.gp — kind boxplot (Escobar et al. 2019 Fig. 8): one panel per node (channel), with its own
 # power scale; in it, for each eeg-mofs version or sweep configuration, a box of the runs'
 # Pow_idle and one of their Pow_work side by side (box: quartiles; line: median; whiskers:
 # minimum and maximum), every run's value as a point over its box. docs/plots.md describes

@@ -19,12 +19,12 @@ do for [i = 1:24] {
     set style line i lc rgb series_color[(i - 1) % 8 + 1] lw 1.5 dt 1 + (i - 1) % 5 pt 1 + (i - 1) % 13 ps 1.0
 }
 
-# Phase classes (mw's order: compute, comm, wait, gpu, other) — colour and fill pattern
-# (3 solid, 4 and 5 diagonal hatching, 1 cross-hatching, 6 sparse hatching), distinguishable
-# in black and white.
-array cls_name[5] = ['compute', 'comm', 'wait', 'gpu', 'other']
-array cls_color[5] = ['#009E73', '#0072B2', '#E69F00', '#CC79A7', '#7f7f7f']
-array cls_pattern[5] = [3, 4, 5, 1, 6]
+# Phase classes (mw's order: compute, comm, wait, gpu, other, then the computation inferred
+# where no phase marked it) — colour and fill pattern (3 solid, 4 and 5 diagonal hatching, 1
+# cross-hatching, 6 and 7 sparse hatching), distinguishable in black and white.
+array cls_name[6] = ['compute', 'comm', 'wait', 'gpu', 'other', 'compute (inferred)']
+array cls_color[6] = ['#009E73', '#0072B2', '#E69F00', '#CC79A7', '#7f7f7f', '#009E73']
+array cls_pattern[6] = [3, 4, 5, 1, 6, 7]
 
 # Loops over lists of words ("1 3 4"): gnuplot evaluates a loop's element once even when the
 # list is empty (then w is ""), and reads its data file: word_index("") is 1, and every such

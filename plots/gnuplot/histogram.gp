@@ -1,4 +1,4 @@
-# histogram.gp — kind histogram (seed 000 Fig. 7): one channel's window powers in
+# histogram.gp — kind histogram (Escobar et al. 2019 Fig. 7): one channel's window powers in
 # ceil(sqrt(n)) bins with the paper's kernel density scaled to windows per bin and its two
 # modes (Pow_idle, Pow_work) marked (left); Pow_idle and Pow_work by the three estimators of
 # mw analyze, kde, gmm (+- component sd) and the phase split (+- sample sd), side by side

@@ -38,9 +38,13 @@ enum {
     MW_PLOT_CLS_GPU,     /* gpu, cuda */
     MW_PLOT_CLS_OTHER,   /* any other kind a program recorded */
     MW_PLOT_NCLS,
+    /* not a kind: a rank's computation that no phase marked, inferred by the one rule
+     * (mw_phase_class.h: its time outside MPI and waits); its block comes after the gaps */
+    MW_PLOT_CLS_INFERRED = MW_PLOT_NCLS,
+    MW_PLOT_NCLS_ALL,
     MW_PLOT_CLS_MW = -1 /* the recorder's own stages (kind mw) */
 };
-extern const char *const mw_plot_class_names[MW_PLOT_NCLS];
+extern const char *const mw_plot_class_names[MW_PLOT_NCLS_ALL];
 /* the class of a phase of this kind and name (name may be NULL) */
 int mw_plot_class_of(const char *kind, const char *name);
 
@@ -48,13 +52,16 @@ typedef struct {
     int channel;
     char name[MW_PLOT_NAME], host[MW_PLOT_NAME];
     int has_host;
-    int selected; /* shown (--channel) */
+    int selected;    /* shown (--channel; by default every channel but unconnected ones) */
+    int unconnected; /* no host and a mean power below MW_PLOT_UNCONNECTED_W: nothing there */
     mw_energy_window *w;
     size_t n, cap;
     mw_energy_trace t; /* over w, ordered by time */
     int have_base;     /* an idle baseline with windows in it */
     double base_w;     /* the mean power over it, W */
 } mw_plot_channel;
+
+#define MW_PLOT_UNCONNECTED_W 1.0
 
 typedef struct {
     int rank, thread, cls;
@@ -193,7 +200,11 @@ void mw_plot_var_range(FILE *f, const char *lo_var, const char *hi_var, double l
 void mw_plot_tsv_num(FILE *f, double v);
 /* a TSV text field: tabs and newlines as spaces, "-" when empty */
 void mw_plot_tsv_text(FILE *f, const char *s);
-/* s as a file-name part: characters other than [A-Za-z0-9._-] become '_' */
+/* s as a file-name part, unique and stable: s itself when it is made of [A-Za-z0-9._-] only
+ * and fits; else s with every other character as '_', cut to fit, then '~' and 16 hex
+ * digits of a 64-bit FNV-1a digest of s ("a b" -> "a_b~...", "a/b" -> "a_b~..." with other
+ * digits, "a_b" -> "a_b"): two names give the same part only when their digests collide. */
+#define MW_PLOT_SAFE_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 void mw_plot_safe_name(char *out, size_t len, const char *s);
 
 /* ---- the kinds (plot_kinds_*.c) ---------------------------------------------------- */

@@ -47,6 +47,8 @@ typedef struct {
     char *dir;
     char *title;         /* how the page names it: the directory, or "LABEL, repetition N" */
     int sweep;           /* index of its sweep, -1 for a run given directly */
+    char *like;          /* what it is like, for statistics across runs: "SWEEPDIR: LABEL"
+                            for a sweep's run, else its recorded command (NULL: none) */
     mw_analysis_run *an; /* its analysis (owned), after rp_report_analyse */
     char **key, **val;
     size_t nmeta;
@@ -93,6 +95,9 @@ typedef struct {
     mw_escobar_study *fit_mode; /* in fit mode, or NULL (fit_mode_note) */
     char fit_note[512];         /* why no predict table, as mw fit said it */
     char fit_mode_note[512];    /* why no fit, as mw fit said it */
+    char **fit_warnings;        /* mw fit's own warnings on the way ("v3: fitted t_lm_s ..."),
+                                   each carried to the page */
+    size_t nfit_warnings;
     size_t nescobar;
     rp_fig *fig;
     size_t nfig;

@@ -1,4 +1,4 @@
-/* bench_dvfs — run time of seed 003's frequency selection (models/dvfs.c) against the number
+/* bench_dvfs — run time of Fanfakh's frequency selection (models/dvfs.c) against the number
  * of nodes, printed as a Markdown section for docs/performance.md, next to the thesis's own
  * figures: Algorithm 3 (homogeneous) 1.52 us for 4 nodes and 6.65 us for 32 (section 2.6);
  * Algorithm 5 (heterogeneous) 0.04 ms for 4 nodes and 0.15 ms for 144 (section 3.3.5).
@@ -109,7 +109,7 @@ int main(void)
     for (size_t k = 0; k < 18; k++)
         homo_ghz[k] = 2.5 - 0.1 * (double)k;
 
-    printf("## DVFS frequency selection (seed 003)\n\n");
+    printf("## DVFS frequency selection (Fanfakh 2016)\n\n");
     printf("`make bench` (tests/bench/bench_dvfs.c), on this machine (a shared, loaded VM: "
            "±20 %%). The thesis's Table 3.1 platform (four node types in equal proportions); "
            "time per call, best of 5 means. Thesis: Algorithm 3 1.52 µs (4 nodes), 6.65 µs (32); "

@@ -1,5 +1,5 @@
-/* bench_lbopa — LBOPA (models/lbopa.c, seed 002 Algorithm 1) run time against the number of
- * devices k = 2 ... 256, printed as a Markdown section for docs/performance.md; with it
+/* bench_lbopa — LBOPA (models/lbopa.c, Khaleghzadeh et al. Algorithm 1) run time against the
+ * number of devices k = 2 ... 256, printed as a Markdown section for docs/performance.md; with it
  * PARTITION (Algorithm 2) and LBOPA-TE (Algorithm 3) on the same front. Devices: linear time
  * functions (speeds 1 ... 10 units/s) and, in a second row per k, piecewise-linear ones
  * through 8 points; b from 0.1 to 5 J/unit; n = 10^6 units; P_S = 100 W. Times are the best
@@ -85,7 +85,7 @@ static double time_it(const mw_lbopa_device *d, int k, int what)
 int main(void)
 {
     static mw_lbopa_device d[256];
-    printf("## LBOPA: Pareto front of a workload split (seed 002)\n\n");
+    printf("## LBOPA: Pareto front of a workload split (Khaleghzadeh et al. 2023)\n\n");
     printf(
         "`tests/bench/bench_lbopa.c`: the front of n = 10^6 units over k devices (LBOPA),\n"
         "the split for one time on it (PARTITION) and its total-energy part at P_S = 100 W\n"

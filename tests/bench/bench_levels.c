@@ -6,7 +6,7 @@
  *    where the density is above 1 % of its peak; goal >= 50x faster at <= 1 % error on
  *    1 M samples;
  *  - the whole estimators' time (KDE, GMM) and the levels they find.
- * Samples: a node at seed 000 Table 5's N1 v2 levels (156.30 W idle, 224.72 W working), 40 %
+ * Samples: a node at Escobar et al. Table 5's N1 v2 levels (156.30 W idle, 224.72 W working), 40 %
  * of the time idle in phases of 15 s on average, window noise sd 1.5 W idle / 4 W working,
  * windows that straddle a change mixing both, rounded to 1 mW. Fast timings are the best of
  * 5 runs, the direct sum runs once. */
@@ -117,7 +117,7 @@ int main(void)
 
     printf("## Power levels (Pow_idle / Pow_work)\n\n");
     printf("`make bench` (tests/bench/bench_levels.c), on this machine (2 cores shared with other "
-           "jobs). Samples: a node at seed 000 Table 5's N1 v2 levels (%.2f W idle, %.2f W "
+           "jobs). Samples: a node at Escobar et al. Table 5's N1 v2 levels (%.2f W idle, %.2f W "
            "working), idle %.0f %% of the time in phases of 15 s on average, window noise sd "
            "1.5 W idle / 4 W working, windows straddling a change mixing both.\n\n",
            IDLE_W, WORK_W, 100 * IDLE_SHARE);

@@ -91,7 +91,9 @@ readonly_at_start() {
   if [ "$(id -u)" = 0 ]; then
     # root writes anywhere: ask as nobody (the firmware must be readable to nobody)
     chmod o+rx "$TMP"
-    setpriv --reuid=65534 --regid=65534 --clear-groups "$MW" record -o "$d/run" --meter sim \
+    # (with a HOME of its own: nobody may not read root's ~/.config/megawatt/channels, and an
+    # unreadable channels file is an error)
+    HOME=$TMP XDG_CONFIG_HOME= setpriv --reuid=65534 --regid=65534 --clear-groups "$MW" record -o "$d/run" --meter sim \
       -- touch "$TMP/rodir.child" 2>"$out"
   else
     "$MW" record -o "$d/run" --meter sim -- touch "$TMP/rodir.child" 2>"$out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mw fit --model escobar (seed 000 eq. 3-9) end to end: three short eeg-mofs v3 runs (3 MPI
+# mw fit --model escobar (Escobar et al., eq. 3-9) end to end: three short eeg-mofs v3 runs (3 MPI
 # ranks, N_Spop 1, 2, 3: 1, 1 and 2 rounds of chunks of 48, 24, 16 individuals) recorded on the simulated board with a switch channel; predict mode
 # (each run's own parameters, then one run as --calibration) and fit mode exit 0 with one
 # row per run, the NRMSE line with the paper's values, finite predicted times within a

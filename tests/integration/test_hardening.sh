@@ -98,7 +98,7 @@ world_writable() { find "$1" -mindepth 1 ! -type l -perm -0002 -printf '%m %p\n'
 # missing parents), a report, a sweep, all inside the existing DIR (logs beside it)
 make_all() {
   local d=$1 log=$1.log
-  "$MW" record -q -o "$d/run" --meter sim -- "$PATTERN" --bits 4 --bit-ms 100 --threads 1 \
+  MW_KEEP_SPILL=1 "$MW" record -q -o "$d/run" --meter sim -- "$PATTERN" --bits 4 --bit-ms 100 --threads 1 \
     >"$log" 2>&1 || echo "record failed: $(tail -2 "$log")"
   "$MW" plot "$d/run" --kind trace --kind energy >"$log" 2>&1 ||
     echo "plot failed: $(tail -2 "$log")"

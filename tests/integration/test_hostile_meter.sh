@@ -53,8 +53,11 @@ endless_line_while_recording() {
   start_hostile "$l" endless-after || { CASE_OK=0; return; }
   peak "$MW" record -q -o "$r" --meter "$l" -- sleep 7 2>"$TMP/after.err"
   stop_hostile
-  expect_eq "exit" "$RC" 0
-  expect_eq "status" "$(q "$r" "select value from meta where key='status'")" complete
+  # no window after the endless line began: the meter is lost for good (exit 1, the status
+  # and a gap say from when; test_hostile_lost.sh)
+  expect_eq "exit" "$RC" 1
+  expect_grep "status" "^complete, meter lost at [0-9.]* s$" <(q "$r" "select value from meta where key='status'")
+  expect_eq "gap" "$(q "$r" "select reason from gaps")" "meter lost (no window)"
   expect_num "windows before the endless line" "$(q "$r" "select count(*) from samples")" 5 40
   echo "    peak memory ${PEAK_KB} kB"
   expect_num "peak memory (kB)" "$PEAK_KB" 1 "$MEM_LIMIT_KB"

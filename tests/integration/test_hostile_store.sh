@@ -124,10 +124,30 @@ escapes() {
   expect_grep "mw analyze --json" 'a\\u001b\[31mred\\nx' "$TMP/an.json"
 }
 
+# Every message on standard error escapes control bytes, whatever it carries: a path, a
+# channel name, a library's text (mw_out_guard_stderr). Each command below fails with a
+# message naming the hostile path or name; not one control byte but the line ends reaches
+# the terminal.
+stderr_escapes() {
+  local bad="$TMP/x$(printf '\033[2J\033]0;pwn\a\rEVIL')" d
+  local cmd
+  for cmd in show ls analyze "export --format csv" plot report align "dvfs --freqs 2,1" merge; do
+    "$MW" $cmd "$bad" > /dev/null 2> "$TMP/err.txt"
+    expect_eq "mw $cmd: exit" "$?" 2
+    no_ctl "$TMP/err.txt" "mw $cmd's message"
+    expect_grep "mw $cmd: the path, escaped" 'x\\x1b\[2J\\x1b\]0;pwn\\x07\\rEVIL' "$TMP/err.txt"
+  done
+  d=$(hostile esc2 "UPDATE channels SET name = 'a' || char(27) || '[31mred' WHERE channel = 1")
+  "$MW" analyze "$d" --idle-power "$(printf 'a\033[31mred')=nan" > /dev/null 2> "$TMP/err.txt"
+  expect_eq "mw analyze --idle-power: exit" "$?" 2
+  no_ctl "$TMP/err.txt" "mw analyze --idle-power's message"
+}
+
 run_case trigger
 run_case view
 run_case unknown_table
 run_case normal_opens
 run_case sweep_trigger
 run_case escapes
+run_case stderr_escapes
 finish

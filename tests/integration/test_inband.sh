@@ -17,7 +17,7 @@
 #                  busy (seed 000's levels: 156.30 W idle, 224.72 W working), beside a
 #                  powercap tree whose package draws 60 W, 100 W while the command runs, and
 #                  dram 12 W (written by this script, which logs what it wrote): mw analyze
-#                  --json gives N1's in-band power over the idle baseline and the command as
+#                  --json (valid under its schema) gives N1's in-band power over the idle baseline and the command as
 #                  the log says (72 W and 112 W when the machine is quiet), their shares of
 #                  the wall, the rest, and the dynamic share; mw plot --kind inband draws
 #                  the node's figure, its top band averaging the in-band power; mw report
@@ -27,7 +27,8 @@
 #                  offset within the simulation's own lags (the cluster's CPU sampling, the
 #                  machine's load; the unit test has the exact check); a run without in-band
 #                  sources: exit 2
-#   bad_options    --inband gpu, --inband rapl,, --inband-hz 0, 101, abc: exit 2, one line
+#   bad_options    --inband gpu, --inband rapl,, --inband-hz 0, 101, abc, 0x10, either option
+#                  given twice: exit 2, one line, nothing made
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
 
@@ -209,6 +210,7 @@ share_simcluster() {
   wait "$wp"
   "$MW" analyze --json "$r" >"$TMP/share.json"
   expect_eq "analyze: exit" "$?" 0
+  check "analyze: valid under its schema" python3 tests/integration/validate_json.py "$TMP/share.json"
   local j=$TMP/share.json n='.runs[0].inband[0]'
   expect_eq "one node" "$(jget "$j" '.runs[0].inband | length')" 1
   expect_eq "its wall" "$(jget "$j" "$n.host + \" \" + $n.wall_channels")" "N1 N1"
@@ -281,6 +283,7 @@ align_inband() {
   [ $st = 1 ] && [ "$(jq -r '.inband[0].note' "$TMP/align.json")" != null ] && st=0
   expect_eq "exit status" "$st" 0
   expect_eq "node" "$(jq -r '.inband[0].host + " " + .inband[0].wall' "$TMP/align.json")" "N1 N1"
+  check "align: valid under its schema" python3 tests/integration/validate_json.py "$TMP/align.json"
   # the simulation's own lags and the load on the machine blur this one (the cluster's
   # power follows CPU time sampled every 50 ms, and a loaded machine delays both): the unit
   # test (test_inband_align) checks the estimate against offsets set by construction; here
@@ -301,9 +304,12 @@ align_inband() {
 bad_options() {
   expect_mw_usage record "--inband gpu" "--inband: 'gpu' is not" -o "$TMP/b1" --inband gpu -- true
   expect_mw_usage record "--inband rapl," "--inband: 'rapl,' is not" -o "$TMP/b2" --inband rapl, -- true
-  expect_mw_usage record "--inband-hz 0" "--inband-hz: '0' is not a rate in 1..100" -o "$TMP/b3" --inband-hz 0 -- true
-  expect_mw_usage record "--inband-hz 101" "--inband-hz: '101'" -o "$TMP/b4" --inband-hz 101 -- true
-  expect_mw_usage record "--inband-hz abc" "--inband-hz: 'abc'" -o "$TMP/b5" --inband-hz abc -- true
+  expect_mw_usage record "--inband-hz 0" "--inband-hz: '0' is out of range (1 to 100 Hz)" -o "$TMP/b3" --inband-hz 0 -- true
+  expect_mw_usage record "--inband-hz 101" "--inband-hz: '101' is out of range" -o "$TMP/b4" --inband-hz 101 -- true
+  expect_mw_usage record "--inband-hz abc" "--inband-hz: 'abc' is not a number" -o "$TMP/b5" --inband-hz abc -- true
+  expect_mw_usage record "--inband-hz 0x10" "--inband-hz: '0x10' is not a number" -o "$TMP/b6" --inband-hz 0x10 -- true
+  expect_mw_usage record "--inband twice" "mw record: --inband given twice" -o "$TMP/b7" --inband rapl --inband nvml -- true
+  expect_mw_usage record "--inband-hz twice" "mw record: --inband-hz given twice" -o "$TMP/b8" --inband-hz 10 --inband-hz 10 -- true
   expect_eq "nothing made" "$(ls "$TMP" | grep -c '^b[0-9]')" 0
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_pareto_runs — 'mw pareto RUNDIR... --units COUNTER': a seed-002 profile built from run
+# test_pareto_runs — 'mw pareto RUNDIR... --units COUNTER': a Khaleghzadeh et al. profile built from run
 # directories.
 #  - Synthetic runs (mw import of step power traces, then the phases a recording would hold)
 #    whose sizes, times and dynamic energies are known exactly: device N2 (host h2) idles
@@ -117,7 +117,7 @@ d = json.load(open(sys.argv[1]))
 runs = d["runs"]["runs"]
 devs = sorted({r["device"] for r in runs})
 xs = [r["x_units"] for r in runs]
-# dynamic power of N2: 160.01 - 146.08 = 13.93 W (seed 000 Table 5 v2, the simulated levels)
+# dynamic power of N2: 160.01 - 146.08 = 13.93 W (Escobar et al. 2019 Table 5 v2, the simulated levels)
 p = [r["e_dyn_J"] / r["t_s"] for r in runs]
 # the windows at the command's ends lose some (docs/models.md: -12 % at 1.8 s, -6 % at 3.6 s)
 ok = all(-0.20 < (v - 13.93) / 13.93 < 0.05 for v in p)

@@ -131,8 +131,8 @@ defaults_one_run() {
   expect_eq "energy: 1200x700" "$(png_size "$R/plots/energy.png")" "1200 700"
   # kinds that do not apply are skipped with one line each
   expect_grep "dvfs skipped" "kind dvfs skipped: no MPI ranks" "$TMP/d.err"
-  expect_grep "model skipped" "kind model skipped" "$TMP/d.err"
-  expect_grep "pareto skipped" "kind pareto skipped" "$TMP/d.err"
+  # model and pareto need other inputs: not news for a plain run
+  expect_eq "no model/pareto chatter" "$(grep -c 'kind model\|kind pareto' "$TMP/d.err")" 0
   expect_eq "only skip lines on stderr" "$(grep -vc 'skipped' "$TMP/d.err")" 0
   # the scripts are self-contained: gnuplot redraws a figure from its folder, silently
   rm -f "$R/plots/trace.png"
@@ -244,24 +244,53 @@ rows = {l[0]: dict(zip(head, l)) for l in lines if not l[0].startswith("#") and 
 bad = []
 whole = rows["whole run"]
 dyn = 0
+# a channel with nothing connected (no host, below 1 W on average) is left out of the figure
+conn = [c for c in an["channels"] if c["host"] is not None or abs(c["mean_power_w"]) >= 1]
 for ch in an["channels"]:
+    if ch not in conn:
+        if ch["name"] + "_j" in whole: bad.append("unconnected %s drawn" % ch["name"])
+        continue
     got = float(whole[ch["name"] + "_j"])
     if abs(got - ch["energy_j"]) > 1e-5: bad.append("%s: %s vs %s J" % (ch["name"], got, ch["energy_j"]))
     dyn += ch["dynamic_energy_j"]
 if abs(float(whole["dynamic_j"]) - dyn) > 1e-4: bad.append("dynamic %s vs %s" % (whole["dynamic_j"], dyn))
-if abs(float(whole["total_j"]) - sum(c["energy_j"] for c in an["channels"])) > 1e-4: bad.append("total")
+if abs(float(whole["total_j"]) - sum(c["energy_j"] for c in conn)) > 1e-4: bad.append("total")
 if abs(float(whole["static_j"]) + float(whole["dynamic_j"]) - float(whole["total_j"])) > 1e-4: bad.append("static + dynamic")
 for ph in an["phases"]:
     r = rows.get("%s:%s" % (ph["kind"], ph["name"]))
     if r is None: bad.append("no row %s:%s" % (ph["kind"], ph["name"])); continue
     if abs(float(r["duration_s"]) - ph["duration_s"]) > 2e-6: bad.append("duration of " + r["label"])
     for c in ph["channels"]:
+        if c["name"] not in [x["name"] for x in conn]: continue
         if abs(float(r[c["name"] + "_j"]) - c["energy_j"]) > 1e-5: bad.append("%s on %s" % (r["label"], c["name"]))
 print("; ".join(bad) if bad else "ok")
 PY
 )
   expect_eq "energy data against mw analyze" "$out" ok
   expect_grep "static/dynamic split drawn" "^have_split = 1$" "$R/plots/energy.gp"
+  # the right panel: the dynamic energy alone on its own axis (0 and every row's dynamic
+  # energy inside it, the axis no taller than needed: the static part does not set it), and
+  # the whole run's static and total energy in its key
+  out=$(python3 - "$R/plots/energy.tsv" "$R/plots/energy.gp" <<'PY'
+import re, sys
+lines = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+head = ["label"] + [l for l in lines if l[0].startswith("# label")][0][1:]
+rows = [dict(zip(head, l)) for l in lines if not l[0].startswith("#") and len(l) > 1]
+gp = open(sys.argv[2]).read()
+var = lambda k: float(re.search(r"^%s = (\S+)$" % k, gp, re.M).group(1))
+lo, hi = var("right_ymin"), var("right_ymax")
+dyn = [float(r["dynamic_j"]) for r in rows[:int(var("nrows"))]]
+bad = []
+if not (lo <= min(dyn + [0]) and hi >= max(dyn)): bad.append("range %g..%g misses %s" % (lo, hi, dyn))
+if hi > 1.1 * max(dyn) + 1: bad.append("range %g set by more than the dynamic energy %g" % (hi, max(dyn)))
+w = [r for r in rows if r["label"] == "whole run"][0]
+if abs(var("static_run_j") - float(w["static_j"])) > 1e-3: bad.append("static_run_j")
+if abs(var("total_run_j") - float(w["total_j"])) > 1e-3: bad.append("total_run_j")
+print("; ".join(bad) if bad else "ok")
+PY
+)
+  expect_eq "energy: dynamic on its own axis" "$out" ok
+  expect_grep "unconnected channel named in the trace" "nothing connected, left out: ch3" "$R/plots/trace.gp"
 }
 
 svg_and_channel() {
@@ -325,8 +354,36 @@ several_runs() {
 import json, sys
 d, tab, fit, an3, run = sys.argv[1:]
 bad = []
-# model.tsv: the rows of mw fit --table (same runs, predict mode)
-rows = [l.split("\t") for l in open(d + "/model.tsv") if l.strip() and not l.startswith("#")]
+# model.tsv: the rows of mw fit --table (same runs, predict mode), a block per version; then
+# a block per version of the means per N_Spop
+gp = open(d + "/model.gp").read()
+nver = int(gp.split("\nnver = ")[1].split("\n")[0])
+blocks = [[l.split("\t") for l in b.split("\n") if l.strip() and not l.startswith("#")]
+          for b in open(d + "/model.tsv").read().split("\n\n\n")]
+rows = [r for b in blocks[:nver] for r in b]
+if len(blocks) != 2 * nver: bad.append("%d blocks for %d versions" % (len(blocks), nver))
+# the means: per N_Spop the runs' count and mean time and energy (computed here); with the
+# interval only from 3 runs on (t quantiles of 0.975 for 2..5 degrees of freedom)
+T975 = {2: 4.302653, 3: 3.182446, 4: 2.776445, 5: 2.570582}
+for k in range(nver):
+    byn = {}
+    for r in blocks[k]: byn.setdefault(int(r[0]), []).append(r)
+    means = {int(m[0]): m for m in blocks[nver + k]}
+    if sorted(means) != sorted(byn): bad.append("v%d: N_Spop %s vs %s" % (k, sorted(means), sorted(byn)))
+    for ns, rs in byn.items():
+        m = means.get(ns)
+        if m is None: continue
+        if int(m[1]) != len(rs): bad.append("n at %d" % ns)
+        for col, mcol in ((1, 2), (4, 5)):
+            x = [float(r[col]) for r in rs]
+            mean = sum(x) / len(x)
+            if abs(float(m[mcol]) - mean) > 1e-6 * max(1, abs(mean)): bad.append("mean at %d col %d" % (ns, col))
+            if len(x) < 3:
+                if m[mcol + 1] != "-" or m[mcol + 2] != "-": bad.append("an interval from %d runs" % len(x))
+            elif len(x) - 1 in T975:
+                sd = (sum((v - mean) ** 2 for v in x) / (len(x) - 1)) ** 0.5
+                h = T975[len(x) - 1] * sd / len(x) ** 0.5
+                if abs(float(m[mcol + 1]) - (mean - h)) > 1e-5 * max(1, h) or abs(float(m[mcol + 2]) - (mean + h)) > 1e-5 * max(1, h): bad.append("interval at %d" % ns)
 ref = [l.split() for l in open(tab) if not l.startswith("#")]
 if len(rows) != 4 or len(ref) != 4: bad.append("rows %d / %d" % (len(rows), len(ref)))
 for r, f in zip(rows, ref):
@@ -334,7 +391,6 @@ for r, f in zip(rows, ref):
     for col, fcol in ((1, 2), (2, 3), (4, 4), (5, 5)):
         if abs(float(r[col]) - float(f[fcol])) > 1e-6 * max(1, abs(float(f[fcol]))): bad.append("%s col %d: %s vs %s" % (r[7], col, r[col], f[fcol]))
 # NRMSE of mw fit --json in the legend
-gp = open(d + "/model.gp").read()
 for e in json.load(open(fit))["nrmse"]:
     for key, var in (("time", "t_pred_title"), ("energy", "e_pred_title")):
         want = "v%d model, each run''s parameters: NRMSE %s" % (e["version"], "-" if e[key] is None else "%.3f" % e[key])
@@ -386,10 +442,15 @@ for m in js["methods"]:
     r = meth.get(m["method"])
     if r is None: bad.append("no " + m["method"]); continue
     if abs(float(r[3]) - (1 - m["saving_pct"] / 100)) > 1e-9 or abs(float(r[4]) - m["distance_pct"]) > 1e-6: bad.append(m["method"])
+# every method but MaxDist has its own marker (block 3, one row each, in the order of block 1)
+others = [l.split("\t")[0] for l in lines[3].split("\n") if l and not l.startswith("#")]
+if others != [m for m in meth if m != "maxdist"]: bad.append("other methods %s" % others)
 print("; ".join(bad) if bad else "ok")
 PY
 )
   expect_eq "dvfs data against mw dvfs --json" "$out" ok
+  # no text label beside a marker (they collided with the markers); the key names each method
+  expect_eq "dvfs: no labels at the points" "$(grep -c 'with labels' "$TMP/dv/dvfs.gp")" 0
 }
 
 pareto_kind() {
@@ -425,6 +486,22 @@ PY
   expect_eq "no static power: exit" "$?" 0
   no_gnuplot_output "$TMP/ns.err"
   expect_grep "no static power: note" "no static power" "$TMP/ns/pareto.gp"
+  # the additivity check on the figure: alone 20 + 10 = 30 J at 100 units each; together 36 J
+  # is |30 - 36| / 36 = 16.67 % off (failed, > 2.5 %), together 30.3 J 0.99 % (passed)
+  local tj
+  for tj in 36 30.3; do
+    printf 'n 200\nstatic_power 10\ndevice a 100:1:20 200:2:40\ndevice b 100:2:10 200:4:20\ntogether 100:%s\n' \
+      "$tj" >"$TMP/add$tj.prof"
+    "$MW" plot "$TMP/add$tj.prof" -o "$TMP/add$tj" >/dev/null 2>"$TMP/add.err"
+    expect_eq "additivity $tj: exit" "$?" 0
+    no_gnuplot_output "$TMP/add.err"
+  done
+  expect_num "additivity failed: %" "$(sed -n 's/^additivity_pct = //p' "$TMP/add36/pareto.gp")" 16.66 16.67
+  expect_grep "additivity failed: flag" "^additivity_failed = 1$" "$TMP/add36/pareto.gp"
+  expect_grep "additivity failed: said" "additivity check FAILED" "$TMP/add36/pareto.gp"
+  expect_num "additivity passed: %" "$(sed -n 's/^additivity_pct = //p' "$TMP/add30.3/pareto.gp")" 0.98 0.991
+  expect_grep "additivity passed: said" "additivity check passed" "$TMP/add30.3/pareto.gp"
+  expect_grep "no together runs: not checked" "^additivity_failed = 0$" "$TMP/plots/pareto.gp"
 }
 
 sweep_dir() {

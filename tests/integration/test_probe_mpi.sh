@@ -75,7 +75,7 @@ clock_sync_recovers_offsets() {
 gathered_without_shared_fs() {
   # each rank spills into its own local directory; MPI_Finalize gathers to the reference
   R=$TMP/gather
-  "$MW" record -q -o "$R" --meter sim -- "${MPIRUN[@]}" -np 3 -x MW_PROBE_GATHER_ALL=1 \
+  MW_KEEP_SPILL=1 "$MW" record -q -o "$R" --meter sim -- "${MPIRUN[@]}" -np 3 -x MW_PROBE_GATHER_ALL=1 \
     sh -c 'MW_PROBE_DIR='"$TMP"'/local-$OMPI_COMM_WORLD_RANK exec "$0"' "$PROG" >/dev/null 2>&1
   expect_eq "exit" "$?" 0
   expect_eq "local spill files" "$(ls "$TMP"/local-*/*.mwp 2>/dev/null | wc -l)" 3

@@ -17,7 +17,7 @@ plain_run() {
   expect_eq "host of node1" "$(q "$r" "select host from channels where name='node1'")" hpc1
   # 2 s of command at 4 Hz: at least 8 windows of each of the 5 channels
   expect_num "windows per channel" "$(q "$r" "select count(*) from samples where channel=1")" 8 14
-  # the simulated loads (seed 000 Table 5 idle powers): node0 156.3 W within 1 %
+  # the simulated loads (Escobar et al. 2019 Table 5 idle powers): node0 156.3 W within 1 %
   expect_num "node0 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=1")" 154.7 157.9
   expect_num "node2 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=3")" 171.1 174.5
   # windows tile host time: each starts exactly where the previous ended (one map of meter
@@ -52,6 +52,10 @@ plain_run() {
 exit_statuses() {
   "$MW" record -q -o "$TMP/ex3" --meter sim -- sh -c 'exit 3' 2>/dev/null
   expect_eq "child's exit status" "$?" 3
+  # a command that ran and failed (an mpirun that refused to start its ranks) is no complete run
+  expect_eq "exit 3: command failed" "$(q "$TMP/ex3" "select value from meta where key='status'")" \
+    "command failed"
+  expect_eq "exit 3: exit_status" "$(q "$TMP/ex3" "select value from meta where key='exit_status'")" 3
   "$MW" record -q -o "$TMP/ex127" --meter sim -- no-such-command-xyz 2>"$TMP/ex127.err"
   expect_eq "command not found" "$?" 127
   expect_grep "message" "no-such-command-xyz: command not found" "$TMP/ex127.err"
@@ -60,6 +64,8 @@ exit_statuses() {
   expect_eq "exit_status 127" "$(q "$TMP/ex127" "select value from meta where key='exit_status'")" 127
   "$MW" record -q -o "$TMP/sig" --meter sim -- sh -c 'kill -9 $$' 2>/dev/null
   expect_eq "killed child: 128+9" "$?" 137
+  expect_eq "killed child: command failed" \
+    "$(q "$TMP/sig" "select value from meta where key='status'")" "command failed"
 }
 
 bad_usage_and_ports() {

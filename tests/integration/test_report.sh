@@ -155,6 +155,17 @@ one_run() {
   expect_num "node0 Pow_idle: the profile's 100 W" "$(value "$(cell "$PAGE" levels-1 'data-channel="node0"' 2)")" 97 103
   expect_num "node0 Pow_work: the profile's 250 W" "$(value "$(cell "$PAGE" levels-1 'data-channel="node0"' 3)")" 245 255
   expect_eq "node0: two levels" "$(cell "$PAGE" levels-1 'data-channel="node0"' 4 | tr -d ' ')" "yes"
+  # the page opens with its findings: node0's levels (the profile's 100 and 250 W), the
+  # energy, the warnings, the trace
+  expect_eq "findings: the first section" "$(grep -o '<section id="[a-z]*"' "$PAGE" | head -1)" \
+    '<section id="findings"'
+  local fl
+  fl=$(sed -n '/id="findings-levels"/,/<\/table>/p' "$PAGE" | grep 'data-channel="node0"' |
+       grep -o '<td class="n">[0-9.]* W' | sed 's/.*>//; s/ W//' | tr '\n' ' ')
+  expect_num "findings: node0 Pow_idle (profile 100 W)" "$(echo "$fl" | awk '{print $1}')" 97 103
+  expect_num "findings: node0 Pow_work (profile 250 W)" "$(echo "$fl" | awk '{print $2}')" 245 255
+  expect_grep "findings: where the energy went" 'id="findings-energy"' "$PAGE"
+  expect_grep "findings: warnings or none" 'id="findings-warnings"' "$PAGE"
   # command time: the mw phase "command" of analyze
   local ct
   ct=$(grep -o '"kind": "mw", "name": "command", "intervals": 1, "duration_s": [0-9.]*' "$TMP/an.json" |
@@ -206,21 +217,24 @@ eeg_runs() {
   expect_eq "model: one row per run" "$(sed -n '/id="model-runs"/,/<\/table>/p' "$page" | grep -c '^<tr>')" 2
   expect_grep "model: the paper's NRMSE" '<td class="n">0.787</td>' "$page"
   expect_grep "model: fitted parameters" '<code>t_cpu_s</code>' "$page"
-  expect_eq "across runs: two runs per channel" \
-    "$(cell "$page" across-channels 'data-channel="n0"' 2)" 2
-  # n0's energy over the two runs: mean +- sd, and the Student-t interval with t(0.975, 1)
-  local msd ci
-  msd=$(cell "$page" across-channels 'data-channel="n0"' 3)
-  ci=$(cell "$page" across-channels 'data-channel="n0"' 4)
-  echo "  n0 across runs: $msd, 95 % interval $ci"
-  check "across runs: n0's Student-t interval" t_interval_ok "$msd" "$ci" 12.7062 2
+  # every note mw fit --mode fit gives on these runs is on the page (model and findings)
+  "$MW" fit --model escobar --mode fit "$TMP/eeg1" "$TMP/eeg2" >/dev/null 2>"$TMP/fit.err"
+  local line
+  while IFS= read -r line; do
+    line=$(printf '%s' "${line#mw fit: note: }" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')
+    expect_eq "fit note in the report: $line" "$(grep -cF "$line" "$page")" 2
+  done < <(grep '^mw fit: note: ' "$TMP/fit.err")
+  echo "  mw fit's notes: $(grep -c '^mw fit: note: ' "$TMP/fit.err")"
+  # like with like: two eeg-mofs runs of different N_Spop are not pooled into statistics
+  expect_eq "across runs: no table pooling unlike runs" "$(grep -c 'id="across-channels' "$page")" 0
+  expect_eq "across runs: a group per command" "$(grep -c 'nothing to compare it with' "$page")" 2
   expect_grep "no figures: said so" "no-figures" "$page"
   # a plain run has no model section
   expect_eq "plain run: no model section" "$(grep -c 'id="model"' "$RUN/report/index.html")" 0
 }
 
 sweep() {
-  "$MW" sweep -o "$TMP/sw" --param t=0.3,0.6 --reps 2 --meter sim -- sleep '{t}' \
+  "$MW" sweep -o "$TMP/sw" --param t=0.3,0.6 --reps 3 --meter sim -- sleep '{t}' \
     >"$TMP/sw.out" 2>&1
   expect_eq "sweep: exit" "$?" 0
   "$MW" report -q "$TMP/sw" >"$TMP/swrep.out" 2>&1
@@ -228,24 +242,46 @@ sweep() {
   local page="$TMP/sw/report/index.html"
   # figures across the runs in fig/, each run's own in fig/runN/, all loaded
   images "$page" >"$TMP/swimg.txt"
-  expect_num "sweep: figures of each run" "$(grep -c '^img [0-9]*x[0-9]* fig/run[1-4]/' "$TMP/swimg.txt")" 4 1000
+  expect_num "sweep: figures of each run" "$(grep -c '^img [0-9]*x[0-9]* fig/run[1-6]/' "$TMP/swimg.txt")" 6 1000
   expect_num "sweep: figures across runs" "$(grep -c '^img [0-9]*x[0-9]* fig/[^/]*$' "$TMP/swimg.txt")" 1 1000
   expect_eq "sweep: every image loaded" \
     "$(grep '^img ' "$TMP/swimg.txt" | grep -cv '^img [1-9][0-9]*x[1-9][0-9]* fig/')" 0
   check "sweep report: SWEEPDIR/report" test -s "$page"
   expect_eq "sweep: two configurations" \
     "$(sed -n '/id="sweep-1-runs"/,/<\/table>/p' "$page" | grep -c '^<tr><td><code>t=')" 2
-  expect_grep "sweep: 2 of 2 runs per configuration" '<td class="n">2 of 2</td>' "$page"
+  expect_grep "sweep: 3 of 3 runs per configuration" '<td class="n">3 of 3</td>' "$page"
   expect_grep "sweep: Kruskal-Wallis" 'Kruskal' "$page"
-  # command time over the 4 runs (0.3, 0.3, 0.6, 0.6 s): Student-t with t(0.975, 3)
+  # statistics like with like: each configuration on its own (never 0.3 s pooled with
+  # 0.6 s); t=0.3's three runs first: Student-t with t(0.975, 2)
+  expect_grep "sweep: a statistics group per configuration" 'id="across-runs-2"' "$page"
   local msd ci
   msd=$(cell "$page" across-runs '<td>Command time</td>' 3)
   ci=$(cell "$page" across-runs '<td>Command time</td>' 4)
-  echo "  command time across the sweep: $msd, 95 % interval $ci"
-  check "sweep: command time's Student-t interval" t_interval_ok "$msd" "$ci" 3.18245 4
-  expect_num "sweep: mean command time (0.3 and 0.6 s twice)" "$(value "$msd")" 0.44 0.52
-  expect_eq "sweep: four runs in the summary" \
-    "$(sed -n '/id="runs"/,/<\/table>/p' "$page" | grep -c ', repetition ')" 4
+  echo "  command time of t=0.3: $msd, 95 % interval $ci"
+  check "sweep: command time's Student-t interval" t_interval_ok "$msd" "$ci" 4.30265 3
+  # the two configurations apart (a sleep overruns on a loaded machine: generous above,
+  # but the ranges do not overlap)
+  expect_num "sweep: mean command time of t=0.3" "$(value "$msd")" 0.29 0.55
+  expect_num "sweep: mean command time of t=0.6" \
+    "$(value "$(cell "$page" across-runs-2 '<td>Command time</td>' 3)")" 0.59 0.85
+  expect_eq "sweep: six runs in the summary" \
+    "$(sed -n '/id="runs"/,/<\/table>/p' "$page" | grep -c ', repetition ')" 6
+}
+
+two_like_runs() {
+  # the same command twice (a copy of the step run): one group of n = 2, mean +- sd, and no
+  # interval: two runs cannot support one (t(0.975, 1) = 12.7 sd)
+  cp -r "$RUN" "$TMP/again"
+  "$MW" report -q --no-figures "$RUN" "$TMP/again" -o "$TMP/tworep" >/dev/null 2>&1
+  expect_eq "two runs: exit" "$?" 0
+  local page="$TMP/tworep/index.html"
+  expect_eq "two runs: two runs per channel" \
+    "$(cell "$page" across-channels 'data-channel="node0"' 2)" 2
+  local ci
+  ci=$(cell "$page" across-channels 'data-channel="node0"' 4)
+  echo "  node0 across two runs: 95 % interval $ci"
+  expect_eq "two runs: no interval from two runs" "$ci" "– (n = 2: too few runs)"
+  expect_grep "two runs: the findings give the values" "(n = 2: no interval)" "$page"
 }
 
 bad_input() {
@@ -280,5 +316,6 @@ run_case one_run
 run_case in_browser
 run_case eeg_runs
 run_case sweep
+run_case two_like_runs
 run_case bad_input
 finish

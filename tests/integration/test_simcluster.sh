@@ -2,7 +2,7 @@
 # The simulated cluster end to end (--meter sim:cluster, docs/simulated-cluster.md): the real
 # firmware on the simulated board, a real Open MPI run, the real collector and analysis.
 # Three ranks each run their own busy/idle m-sequence (mwb-pattern): the Pow_idle/Pow_work
-# that mw analyze recovers for each node are within 3 % of the configured levels (seed 000
+# that mw analyze recovers for each node are within 3 % of the configured levels (Escobar et al. 2019
 # Table 5), each node's busy phases coincide with its channel's high power (mw align, r >=
 # 0.9, lag within +-150 ms), every phase carries the node that ran it as host; an MPI
 # all-to-all raises the switch by >= 0.3 W and keeps it below 5 W (scripts/cluster-check.sh).
@@ -26,6 +26,8 @@ end_to_end() {
   expect_eq "channels" "$(q "$TMP/pat" "SELECT group_concat(name || '@' || ifnull(host, ''), ',')
                                         FROM (SELECT * FROM channels ORDER BY channel)")" \
     "N1@N1,N2@N2,N3@N3,switch@,ch5@"
+  expect_eq "names from the cluster, not a --channels nobody gave" \
+    "$(q "$TMP/pat" "SELECT value FROM meta WHERE key = 'channels_from'")" "simulated cluster"
   expect_eq "busy phases per node" "$(q "$TMP/pat" "SELECT group_concat(host || ':' || n, ' ') FROM
       (SELECT host, count(DISTINCT pid) AS n FROM phases WHERE name = 'busy' GROUP BY host)")" \
     "N1:1 N2:1 N3:1"

@@ -3,7 +3,7 @@
 # gives 8 valid runs, placeholders substituted in CMD's words (the command writes them into
 # its run directory), interleaved order (every repetition 1 before any repetition 2, round 2
 # rotated by one configuration), each run's energy over its command = the board's total
-# load (478.7 W, seed 000 Table 5 + switch) x the command's time; mw analyze and mw fit take
+# load (478.7 W, Escobar et al. 2019 Table 5 + switch) x the command's time; mw analyze and mw fit take
 # the sweep directory for its runs; a failing command is marked failed and the sweep goes
 # on (exit 1); SIGINT after the 2nd run stops the sweep (exit 130) and the same command
 # resumes it: only the 6 remaining runs execute, the 2 finished ones are untouched; the

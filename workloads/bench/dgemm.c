@@ -11,8 +11,8 @@
  * rounding of n terms is ~n 1e-16). A wrong index, a skipped or doubled tile would miss it.
  * Multiplications repeat until the deadline (program start + --seconds, set-up included);
  * one starts only while the deadline is more than half a mean multiplication away; with
- * --products N exactly N are done instead (a fixed problem size, for seed 002's profiles).
- * GFLOP/s counts 2 n^3 floating-point operations per multiplication (1 GFLOP = 1e9).
+ * --products N exactly N are done instead (a fixed problem size, for Khaleghzadeh et al.'s
+ * profiles). GFLOP/s counts 2 n^3 floating-point operations per multiplication (1 GFLOP = 1e9).
  * Probe: phases "init", "dgemm" (all multiplications), "check" (main thread), counters
  * "flops" and "products". */
 #define _POSIX_C_SOURCE 200809L

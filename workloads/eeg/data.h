@@ -1,4 +1,4 @@
-/* data.h — the synthetic EEG-like data set eeg-mofs works on (seed 000 §5: 178 patterns ×
+/* data.h — the synthetic EEG-like data set eeg-mofs works on (Escobar et al. §5: 178 patterns ×
  * 3,600 features, 3 classes; the Essex BCI recordings are not public).
  *
  * Pattern p belongs to class p mod C (balanced classes). Every feature is Gaussian noise

@@ -1,5 +1,5 @@
 /* eeg-mofs — multi-objective feature selection for EEG classification, the MPI master–
- * worker of seed 000 (§3–4, Algorithms 1–4, Table 4), instrumented with libmwprobe.
+ * worker of Escobar et al. (§3–4, Algorithms 1–4, Table 4), instrumented with libmwprobe.
  *
  * N individuals (feature masks) in N_Spop subpopulations of M = N/N_Spop evolve by NSGA-II
  * (nsga.h) with the K-means fitness (fitness.h) for G generations. Every `global_every`
@@ -80,7 +80,8 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: eeg-mofs [options]            (under mpirun: rank 0 is the master)\n"
-               "Multi-objective EEG feature selection (NSGA-II + K-means fitness), seed 000.\n"
+               "Multi-objective EEG feature selection (NSGA-II + K-means fitness), after\n"
+               "Escobar et al. 2019.\n"
                "  --strategy v2|v3      distribution (also --version v2|v3)          [v3]\n"
                "  --patterns N          patterns in the synthetic data set             [178]\n"
                "  --features N          features per pattern                          [3600]\n"
@@ -536,7 +537,7 @@ static unsigned char *msg_buf(size_t bytes)
 /* Waiting (--wait). Open MPI's blocking calls poll, so a rank waiting in MPI_Probe or a
  * collective keeps a core at work power; with `sleep` a rank tests for the message and
  * sleeps between tests (20 us, doubling to 1 ms: at most 1 ms late), so a node whose ranks
- * wait idles, as eq. 9 of seed 000 assumes. */
+ * wait idles, as eq. 9 of Escobar et al. assumes. */
 static void nap(long *ns)
 {
     struct timespec ts = {0, *ns};

@@ -1,4 +1,4 @@
-/* fitness.h — the K-means fitness of a feature mask (seed 000 §3, eq. 1–2, Algorithm 3).
+/* fitness.h — the K-means fitness of a feature mask (Escobar et al. §3, eq. 1–2, Algorithm 3).
  *
  * An individual is a mask of the data's features (bit f of word f/64 set = feature f
  * selected). Its fitness is computed on the patterns restricted to its d selected features

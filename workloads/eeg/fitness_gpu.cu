@@ -1,5 +1,5 @@
 /* fitness_gpu.cu — the K-means fitness of fitness.h on a CUDA GPU (interface in
- * fitness_gpu.h; seed 000 Algorithm 4: one thread block per individual).
+ * fitness_gpu.h; Escobar et al. Algorithm 4: one thread block per individual).
  *
  * Design. eeg_gpu_new copies the data to the device twice, row-major x (patterns ×
  * features, as eeg_data) and column-major xt (features × patterns, the paper's DS^t), plus

@@ -1,4 +1,4 @@
-/* fitness_gpu.h — the K-means fitness of fitness.h evaluated on a CUDA GPU (seed 000
+/* fitness_gpu.h — the K-means fitness of fitness.h evaluated on a CUDA GPU (Escobar et al.
  * Algorithm 4: one thread block per individual; the block's threads share the pattern
  * assignment and the centroid update). Same definition as fitness.h, step for step; the
  * results agree with eeg_fit_one within float rounding (not bitwise: the reductions run in

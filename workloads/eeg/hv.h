@@ -1,4 +1,4 @@
-/* hv.h — the final front and its hypervolume (seed 000 §5: Zitzler's hypervolume with
+/* hv.h — the final front and its hypervolume (Escobar et al. §5: Zitzler's hypervolume with
  * reference point (0, 0), maximum 1).
  *
  * Objectives are mapped to the maximised pair (1 − f1, f2) ∈ [0, 1]², so the hypervolume

@@ -1,4 +1,4 @@
-/* nsga.h — NSGA-II on one subpopulation of feature masks (seed 000 §3, Table 4; Deb et
+/* nsga.h — NSGA-II on one subpopulation of feature masks (Escobar et al. §3, Table 4; Deb et
  * al. 2002): binary tournament on (rank, crowding), uniform crossover, bit-inversion
  * mutation, fast non-dominated sorting with crowding distance, elitist (μ + λ) survival.
  *

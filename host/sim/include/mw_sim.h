@@ -62,6 +62,14 @@ typedef double (*mw_sim_power_fn)(void *ctx, int pin, uint64_t t_ns);
 void mw_sim_set_load_fn(mw_sim *sim, int pin, mw_sim_power_fn fn, void *ctx, double pf,
                         mw_sim_wave wave);
 
+/* Any waveform on a pin: fn returns the instantaneous mains volts (is_voltage) or line
+ * amps at true time t_s (seconds since open), through the same front-end, noise and
+ * quantisation. For waveforms the built-in sources cannot make (voltage harmonics, pulse
+ * currents); fn is called once per sample of that pin and must be cheap. Loads set with
+ * mw_sim_set_load follow the Vrms of mw_sim_set_mains, not this waveform. */
+typedef double (*mw_sim_wave_fn)(void *ctx, double t_s);
+void mw_sim_set_wave_fn(mw_sim *sim, int pin, int is_voltage, mw_sim_wave_fn fn, void *ctx);
+
 /* ADC noise, rms in LSB (default 0.5), and the seed of its generator (default 1). */
 void mw_sim_set_noise(mw_sim *sim, double lsb_rms, unsigned long seed);
 

@@ -27,7 +27,7 @@
  *     interval S         # sampling interval (default 0.05)
  * PIN is A1..A15. The k-th node (k = 0, 1, ...) takes rank k unless it lists its ranks;
  * other ranks go round-robin over the nodes without ranks= but the first (the front end).
- * Without a file: the levels of seed 000 Table 5 (v2): N1 156.30/224.72 W on A1 (rank 0),
+ * Without a file: the levels of Escobar et al. Table 5 (v2): N1 156.30/224.72 W on A1 (rank 0),
  * N2 146.08/160.01 W on A2, N3 172.76/226.38 W on A3, and a switch of 3.5/4.5 W on A4 that is
  * busy at gigabit line rate (125e6 B/s). This is a simulation: a real meter on
  * /dev/ttyACM0 measures real nodes instead, with the same commands. */

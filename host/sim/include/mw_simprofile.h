@@ -7,12 +7,17 @@
  *     12.5,224.7,146.1,4.2
  * Each row gives, from its time (seconds, strictly increasing, first row at 0) until the
  * next row's, the real power in W of the load on each named pin (a step profile); after
- * the last row its values hold. Errors name the file, line and column. */
+ * the last row its values hold. Errors name the file, line and column.
+ * Bounds (mw_lines.h): 64 MiB, lines of 64 KiB, no NUL byte; a FIFO or pipe must end within
+ * 10 s; a file that cannot be read is an error. */
 #ifndef MW_SIMPROFILE_H
 #define MW_SIMPROFILE_H
 #include <stddef.h>
 
 #include "mw_sim.h"
+
+#define MW_SIMPROFILE_MAX_BYTES (64u << 20)
+#define MW_SIMPROFILE_MAX_LINE_BYTES (64u << 10)
 
 typedef struct mw_simprofile mw_simprofile;
 

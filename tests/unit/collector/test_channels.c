@@ -3,6 +3,7 @@
  * and line, a host name too long for the run store refused rather than cut. */
 #include "../unit.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -74,10 +75,55 @@ static void errors_name_file_and_line(void **s)
     unlink(path);
 }
 
+/* a file named by MW_CHANNELS_FILE that cannot be read is an error naming it; only a missing
+ * file at the default place means default names */
+static void unreadable_files_are_errors(void **s)
+{
+    mw_channels ch;
+    char err[512], want[256], dir[] = "/tmp/mw-chfiles-XXXXXX", p[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/loop", dir);
+    assert_int_equal(symlink(p, p), 0);
+    setenv("MW_CHANNELS_FILE", p, 1);
+    assert_int_equal(mw_channels_load(&ch, 5, NULL, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: %s", p, strerror(ELOOP));
+    assert_string_equal(err, want);
+    unlink(p);
+
+    snprintf(p, sizeof p, "%s/missing", dir);
+    setenv("MW_CHANNELS_FILE", p, 1);
+    assert_int_equal(mw_channels_load(&ch, 5, NULL, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: %s (named by MW_CHANNELS_FILE)", p, strerror(ENOENT));
+    assert_string_equal(err, want);
+
+    /* a line of 4097 bytes is over the limit; 4096 is not (a comment) */
+    static char text[8300];
+    memset(text, 'x', sizeof text);
+    text[0] = '#';
+    text[4096] = '\n';
+    text[4097] = '#';
+    text[4097 + 4097] = '\n';
+    text[4097 + 4098] = 0;
+    write_file(text);
+    assert_int_equal(mw_channels_load(&ch, 5, NULL, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:2: a line longer than 4 KiB", path);
+    assert_string_equal(err, want);
+    unlink(path);
+
+    /* nothing at the default place: default names */
+    unsetenv("MW_CHANNELS_FILE");
+    setenv("XDG_CONFIG_HOME", dir, 1);
+    assert_int_equal(mw_channels_load(&ch, 5, NULL, err, sizeof err), 0);
+    assert_string_equal(ch.name[1], "ch1");
+    assert_string_equal(ch.source, "default names");
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(long_comment_is_one_line),
+        cmocka_unit_test(unreadable_files_are_errors),
         cmocka_unit_test(errors_name_file_and_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

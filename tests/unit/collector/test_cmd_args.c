@@ -1,6 +1,6 @@
 /* Unit tests for the arguments of "mw vmeter" and "mw flash": every bad argument exits 2
- * with one line naming it, missing files exit 1 naming the file (before any simulation
- * or avrdude runs), and --help documents every option. */
+ * with one line naming it, missing files exit 2 naming the file (bad input, docs/cli.md;
+ * before any simulation or avrdude runs), and --help documents every option. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,12 +83,12 @@ static void vmeter_analog_options(void **state)
 
 static void vmeter_missing_files(void **state)
 {
-    expect(1, "/nonexistent/fw.elf",
+    expect(2, "/nonexistent/fw.elf",
            (char *[]){"mw", "vmeter", "--elf", "/nonexistent/fw.elf", "--seconds", "1", "--stdout",
                       NULL});
     const char *elf = getenv("MW_FIRMWARE_ELF");
     if (!elf || !*elf) elf = "build/firmware/megawatt.elf";
-    expect(1, "/nonexistent/boot.hex",
+    expect(2, "/nonexistent/boot.hex",
            (char *[]){"mw", "vmeter", "--elf", (char *)elf, "--bootloader", "/nonexistent/boot.hex",
                       "--seconds", "1", "--stdout", NULL});
 }
@@ -104,7 +104,7 @@ static void flash_bad_arguments(void **state)
 
 static void flash_missing_hex(void **state)
 {
-    expect(1, "/nonexistent/fw.hex",
+    expect(2, "/nonexistent/fw.hex",
            (char *[]){"mw", "flash", "--port", "/dev/null", "/nonexistent/fw.hex", NULL});
 }
 

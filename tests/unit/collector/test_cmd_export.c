@@ -204,7 +204,7 @@ static void phases_gaps_meta(void **state)
                   "command,\"mw record -- ./app \"\"x,y\"\"\"\n"
                   "created_ns,1699999999000000000\n"
                   "end_ns,1700000003250000000\n"
-                  "schema_version,3\n"
+                  "schema_version,4\n"
                   "start_ns,1700000000000000000\n"
                   "status,complete\n",
                   (char *[]){"mw", "export", run, "--format", "csv", "--what", "meta", NULL});
@@ -212,7 +212,7 @@ static void phases_gaps_meta(void **state)
                   "{\n\"command\":\"mw record -- ./app \\\"x,y\\\"\",\n"
                   "\"created_ns\":\"1699999999000000000\",\n"
                   "\"end_ns\":\"1700000003250000000\",\n"
-                  "\"schema_version\":\"3\",\n"
+                  "\"schema_version\":\"4\",\n"
                   "\"start_ns\":\"1700000000000000000\",\n"
                   "\"status\":\"complete\"\n}\n",
                   (char *[]){"mw", "export", run, "--format", "json", "--what", "meta", NULL});
@@ -328,7 +328,8 @@ static void show(void **state)
              "status    complete\n"
              "start     2023-11-14T22:13:20+00:00\n"
              "end       2023-11-14T22:13:23+00:00\n"
-             "duration  3.250 s\n"
+             "duration  3.250 s (start to end: no command times recorded)\n"
+             "recorded  2.750 s of windows\n"
              "samples   20 in 2 channels\n"
              "gaps      1 (0.250 s)\n"
              "energy    281.250 J in all channels\n"
@@ -337,7 +338,7 @@ static void show(void **state)
              "  command         mw record -- ./app \"x,y\"\n"
              "  created_ns      1699999999000000000\n"
              "  end_ns          1700000003250000000\n"
-             "  schema_version  3\n"
+             "  schema_version  4\n"
              "  start_ns        1700000000000000000\n"
              "  status          complete\n"
              "\n"
@@ -359,7 +360,7 @@ static void show(void **state)
     assert_int_equal(run_mw((char *[]){"mw", "show", "--help", NULL}), 0);
     assert_non_null(strstr(out, "usage: mw show RUNDIR"));
     assert_int_equal(run_mw((char *[]){"mw", "ls", "-h", NULL}), 0);
-    assert_non_null(strstr(out, "usage: mw ls RUNDIR..."));
+    assert_non_null(strstr(out, "usage: mw ls RUNDIR|SWEEPDIR..."));
 }
 
 /* A reader while a writer holds an uncommitted transaction sees the committed rows. */

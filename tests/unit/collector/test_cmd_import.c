@@ -427,8 +427,10 @@ static void usage_and_places(void **state)
         char *argv[9];
     } bad[] = {
         {"missing FILE", {"mw", "import", "--format", "csv", "-o", run, NULL}},
-        {"missing --format csv", {"mw", "import", csv, "-o", run, NULL}},
-        {"--format: 'json' is not csv", {"mw", "import", "--format", "json", csv, "-o", run}},
+        {"missing --format (csv, powersensor3, kwollect, pmlib)",
+         {"mw", "import", csv, "-o", run, NULL}},
+        {"--format: 'json' is not one of csv, powersensor3, kwollect, pmlib",
+         {"mw", "import", "--format", "json", csv, "-o", run}},
         {"missing -o RUNDIR", {"mw", "import", "--format", "csv", csv, NULL}},
         {"'x'", {"mw", "import", "--format", "csv", csv, "x", "-o", run}},
         {"--frob", {"mw", "import", "--frob", NULL}},
@@ -442,7 +444,7 @@ static void usage_and_places(void **state)
     }
     assert_int_equal(count_entries(tmpdir), 1);
     assert_int_equal(run_mw((char *[]){"mw", "import", "--help", NULL}), 0);
-    assert_non_null(strstr(out, "usage: mw import --format csv FILE -o RUNDIR"));
+    assert_non_null(strstr(out, "usage: mw import --format FORMAT FILE -o RUNDIR"));
 
     /* an existing directory: refused, then --force replaces trace.db only */
     assert_int_equal(mkdir(run, 0777), 0);

@@ -9,13 +9,13 @@
  * C(6,3) = 0.1; Kruskal-Wallis ranks 1-3 / 4-6: H = 12/42 (36/3 + 225/3) - 21 = 27/7 =
  * 3.857143, p = P(chi2(1) > H) = erfc(sqrt(H/2)) = 0.04953.
  *
- * Level runs (seed 000 Table 5, N1): 2,400 windows (10 min at 4 Hz) alternating 100 idle and
+ * Level runs (Escobar et al. Table 5, N1): 2,400 windows (10 min at 4 Hz) alternating 100 idle and
  * 140 working windows with noise sd 1.5 W / 4 W. v2 run i (i = 0..4) idles at 156.30 + 0.2
  * (i - 2) W and works at 224.72 + 0.5 (i - 2) W, v3 at 156.58 + ... and 234.72 + ...: every
- * estimate lies within 1 W of its level (tests/unit/models/test_levels.c), so Pow_work(v2) < 226.7 <
- * 232.7 < Pow_work(v3) and Pow_idle < Pow_work in every run: fully separated groups of 5,
+ * estimate lies within 1 W of its level (tests/unit/models/test_levels.c), so Pow_work(v2) < 226.7
+ * < 232.7 < Pow_work(v3) and Pow_idle < Pow_work in every run: fully separated groups of 5,
  * KS and Mann-Whitney p = 2/252 = 0.0079365 (exact), Kruskal-Wallis H = 6.818182, p =
- * 0.009023 — seed 000 Table 6's 0.008 and 0.009. Channel "switch" is a constant 3.5 W (one
+ * 0.009023 — Escobar et al. Table 6's 0.008 and 0.009. Channel "switch" is a constant 3.5 W (one
  * level: no Pow_idle). */
 #include "../unit.h"
 
@@ -181,7 +181,8 @@ static void mean_power_json(void **state)
                           "--group", "A", energy_runs[0], energy_runs[1], energy_runs[2], "--group",
                           "B", energy_runs[3], energy_runs[4], energy_runs[5], NULL});
     assert_int_equal(rc, 0);
-    const char *head = "{\n  \"channel\": \"node0\",\n  \"method\": \"kde\",\n"
+    const char *head = "{\n  \"schema\": \"megawatt.stats/1\",\n  \"channel\": \"node0\",\n"
+                       "  \"method\": \"kde\",\n"
                        "  \"confidence\": 0.95,\n  \"groups\": [\n    {\"name\": \"A\", "
                        "\"quantity\": \"mean_power\", \"unit\": \"W\", \"n\": 3, \"mean\": "
                        "80.000000, \"sd\": 40.000000, \"ci_low\": -19.3655";

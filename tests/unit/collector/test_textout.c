@@ -1,7 +1,9 @@
 /* Unit tests for collector/textout.c's terminal escaping (mw_out_text and its _dup, _width,
  * _pad): control bytes below 0x20 and 0x7f become \n, \r, \t or \xHH; every other byte
  * (backslash, UTF-8, C1 bytes inside UTF-8) is written unchanged, so plain names print as
- * they always did; the table (texttable.c) stores its cells escaped. */
+ * they always did; the table (texttable.c) stores its cells escaped. And mw_out_json_string:
+ * valid UTF-8 kept, quotes, backslashes and controls escaped, every byte that is not part of
+ * a valid UTF-8 sequence (RFC 3629: overlong forms, surrogates, truncated) \ufffd. */
 #include "../unit.h"
 
 #include "texttable.h"
@@ -46,6 +48,31 @@ static void controls_escaped(void **state)
     free(d);
 }
 
+static void json_strings(void **state)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"node0", "\"node0\""},
+        {"\"a\\b\"\n\t\x01", "\"\\\"a\\\\b\\\"\\n\\t\\u0001\""},
+        {"\xce\xa9 \xc2\xb5 \xf0\x9f\x98\x80", "\"\xce\xa9 \xc2\xb5 \xf0\x9f\x98\x80\""}, /* Ω µ 😀 */
+        {"a\xff" "b", "\"a\\ufffd" "b\""},
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},           /* an overlong "/" */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""}, /* a surrogate */
+        {"cut\xe2\x82", "\"cut\\ufffd\\ufffd\""},       /* truncated at the end */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        mw_out_json_string(f, cases[i].in);
+        fclose(f);
+        assert_string_equal(buf, cases[i].out);
+        free(buf);
+    }
+}
+
 static void pad(void **state)
 {
     char buf[64];
@@ -78,6 +105,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_unchanged),
         cmocka_unit_test(controls_escaped),
+        cmocka_unit_test(json_strings),
         cmocka_unit_test(pad),
         cmocka_unit_test(table_cells_escaped),
     };

@@ -475,8 +475,8 @@ static void test_sampler_busy(void **state)
     rm_tree();
 }
 
-/* a version 3 run without in-band sources has no inband_ table and its cursors give
- * nothing; the first source makes the tables, (host, name) is unique; a version 2 run
+/* a version 4 run without in-band sources has no inband_ table and its cursors give
+ * nothing; the first source makes the tables, (host, name) is unique; a version 3 run
  * opens read-only, its in-band cursors give nothing; an unknown table is refused */
 static void test_old_store(void **state)
 {
@@ -487,7 +487,7 @@ static void test_old_store(void **state)
     mw_store *st = mw_store_create(dir, 0, err, sizeof err);
     assert_non_null(st);
     mw_store_close(st);
-    /* version 3 without an in-band source: no inband_ table (the run is no bigger), no rows */
+    /* version 4 without an in-band source: no inband_ table (the run is no bigger), no rows */
     snprintf(path, sizeof path, "%s/trace.db", dir);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -523,11 +523,11 @@ static void test_old_store(void **state)
     mw_run_close(c);
     assert_int_equal(n, 2);
     mw_store_close(st);
-    /* version 2: no inband_ tables */
+    /* version 3 (phase blocks, before in-band sources): no inband_ tables */
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db,
                                   "DROP TABLE inband_channels; DROP TABLE inband_samples; "
-                                  "DROP TABLE inband_gaps; PRAGMA user_version = 2",
+                                  "DROP TABLE inband_gaps; PRAGMA user_version = 3",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
@@ -546,8 +546,8 @@ static void test_old_store(void **state)
     assert_int_equal(mw_run_inband_gap_next(c, &src, &g), 0);
     mw_run_close(c);
     mw_store_close(st);
-    assert_null(mw_store_open_write(dir, err, sizeof err)); /* a writer needs version 3 */
-    assert_non_null(strstr(err, "schema version 2 is older"));
+    assert_null(mw_store_open_write(dir, err, sizeof err)); /* a writer needs version 4 */
+    assert_non_null(strstr(err, "schema version 3 is older"));
     /* an object that is no version's */
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "CREATE TABLE inband_extra (x)", NULL, NULL, NULL), SQLITE_OK);

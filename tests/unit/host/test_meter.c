@@ -3,7 +3,9 @@
  * count lost windows; a FIRST flag, a sequence number or meter time going backwards start a
  * new segment; garbage and bit flips never produce a corrupt window and decoding resumes at
  * the next valid line; boot and identification lines are recognised; window times come out
- * in host time within the clock model's reach. */
+ * in host time within the clock model's reach; lines read late (a stalled reader) keep
+ * their meter-time stamps, while a meter whose time stood still starts a new segment whose
+ * windows are stamped when they happened. */
 #include "../unit.h"
 
 #include <time.h>
@@ -287,12 +289,95 @@ static void window_times_follow_arrivals(void **state)
     mw_meter_close(m);
 }
 
+/* Windows 0..n) at 4 Hz, window k's line arriving late_ns(k) after the fastest delivery
+ * (as in window_times_follow_arrivals); every window popped into ev[k]. */
+static void feed_late(mw_meter *m, int n, int64_t (*late_ns)(int), mw_meter_event *ev)
+{
+    mw_clock_config cfg;
+    mw_clock_config_default(&cfg);
+    char buf[1200];
+    int got = 0;
+    for (int k = 0; k < n; k++) {
+        mw_frame f = make((uint32_t)k, k ? 0 : MW_FLAG_FIRST);
+        size_t len = line(&f, buf, sizeof buf);
+        mw_meter_feed(m, buf, len,
+                      1000000000LL + (int64_t)f.t1_us * 1000 + 26520000 + cfg.latency_ns +
+                          (int64_t)len * cfg.byte_ns + late_ns(k));
+        while (got < n && next_window(m, &ev[got]))
+            got++;
+    }
+    mw_meter_finish(m);
+    while (got < n && mw_meter_queued(m, &ev[got]))
+        if (ev[got].type == MW_METER_WINDOW) got++;
+    assert_int_equal(got, n);
+}
+
+/* the recorder stalled 4 s: windows 20..35 were read at once, when 35 arrived */
+static int64_t backlog_late(int k)
+{
+    return k >= 20 && k <= 35 ? (int64_t)(35 - k) * PERIOD_US * 1000 : 0;
+}
+
+static void late_reads_keep_meter_time(void **state)
+{
+    /* the lines waited in the port's buffers: stamped by meter time, one segment, no step */
+    mw_meter *m = mw_meter_new();
+    mw_meter_event ev[60];
+    feed_late(m, 60, backlog_late, ev);
+    for (int k = 0; k < 60; k++) {
+        assert_int_equal(ev[k].w.seq, k);
+        assert_int_equal(ev[k].segment, 0);
+        assert_int_equal(ev[k].stepped_ns, 0);
+        double err_us = (double)(ev[k].t1_ns - ev[0].t1_ns - (int64_t)k * PERIOD_US * 1000) * 1e-3;
+        assert_true(fabs(err_us) < 100);
+    }
+    mw_meter_stats st;
+    mw_meter_get_stats(m, &st);
+    assert_int_equal(st.time_steps, 0);
+    mw_meter_close(m);
+}
+
+/* the meter's time stood still 4 s before window 20 (a simulated board stopped with the
+ * recorder): every line from 20 on is 4 s late, at the meter's pace */
+static int64_t step_late(int k)
+{
+    return k >= 20 ? 4000000000LL : 0;
+}
+
+static void meter_time_step_starts_segment(void **state)
+{
+    mw_meter *m = mw_meter_new();
+    mw_meter_event ev[60];
+    feed_late(m, 60, step_late, ev);
+    for (int k = 0; k < 60; k++) {
+        assert_int_equal(ev[k].segment, k < 20 ? 0 : 1);
+        assert_int_equal(ev[k].restart, k == 0 || k == 20);
+    }
+    /* how late its line came: the step and the line's own delivery (UART, USB) */
+    assert_true(ev[20].stepped_ns > 3990000000LL && ev[20].stepped_ns < 4050000000LL);
+    /* stamped when they happened: a 4 s hole between 19 and 20, none elsewhere */
+    double hole_ms = (double)(ev[20].t0_ns - ev[19].t1_ns) * 1e-6;
+    assert_true(fabs(hole_ms - 4000) < 1);
+    for (int k = 21; k < 60; k++)
+        assert_true(llabs(ev[k].t0_ns - ev[k - 1].t1_ns) < 100000);
+    mw_meter_stats st;
+    mw_meter_get_stats(m, &st);
+    assert_int_equal(st.time_steps, 1);
+    assert_int_equal(st.restarts, 0);
+    mw_meter_close(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(decodes_values),          cmocka_unit_test(sequence_gap_counts_lost),
-        cmocka_unit_test(restarts_start_segments), cmocka_unit_test(garbage_and_bit_flips),
-        cmocka_unit_test(boot_and_ident_lines),    cmocka_unit_test(window_times_follow_arrivals),
+        cmocka_unit_test(decodes_values),
+        cmocka_unit_test(sequence_gap_counts_lost),
+        cmocka_unit_test(restarts_start_segments),
+        cmocka_unit_test(garbage_and_bit_flips),
+        cmocka_unit_test(boot_and_ident_lines),
+        cmocka_unit_test(window_times_follow_arrivals),
+        cmocka_unit_test(late_reads_keep_meter_time),
+        cmocka_unit_test(meter_time_step_starts_segment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

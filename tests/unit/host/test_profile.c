@@ -86,24 +86,30 @@ static void expect_error(const char *text, const char *want)
 static void every_rule_named(void **state)
 {
     (void)state;
-    expect_error("n 0\ndevice X a=1 b=1\n", "f.txt:1: n needs a number (n > 0, static_power >= 0)");
+    expect_error("n 0\ndevice X a=1 b=1\n",
+                 "f.txt:1: "
+                 "n needs a number (n 1e-09 to 1e+15, static_power 0 to 1e+15)");
     expect_error("n 3 4\n", "f.txt:1: n takes one value");
-    expect_error("static_power -1\n",
-                 "f.txt:1: static_power needs a number (n > 0, static_power >= 0)");
-    expect_error("static_power\n",
-                 "f.txt:1: static_power needs a number (n > 0, static_power >= 0)");
-    expect_error("n 1e400\n", "f.txt:1: n needs a number (n > 0, static_power >= 0)");
+    expect_error(
+        "static_power -1\n",
+        "f.txt:1: static_power needs a number (n 1e-09 to 1e+15, static_power 0 to 1e+15)");
+    expect_error(
+        "static_power\n",
+        "f.txt:1: static_power needs a number (n 1e-09 to 1e+15, static_power 0 to 1e+15)");
+    expect_error("n 1e400\n", "f.txt:1: "
+                              "n needs a number (n 1e-09 to 1e+15, static_power 0 to 1e+15)");
     expect_error("n 10\ndevice X a=1 b=1\nfrobnicate 3\n",
                  "f.txt:3: 'frobnicate' is not n, static_power, device or together");
     expect_error("n 3\ndevice\n", "f.txt:2: device needs a NAME");
     expect_error("device X a=1 b=1\ndevice X a=2 b=1\n", "f.txt:2: device 'X' given twice");
-    expect_error("device X a=0 b=1\n", "f.txt:1: 'a=0': needs a number > 0");
-    expect_error("device X a=1 b=x\n", "f.txt:1: 'b=x': needs a number > 0");
+    expect_error("device X a=0 b=1\n", "f.txt:1: 'a=0': needs a number from 1e-09 to 1e+15");
+    expect_error("device X a=1 b=x\n", "f.txt:1: 'b=x': needs a number from 1e-09 to 1e+15");
     expect_error("device X 1:2:3:4 b=1\n", "f.txt:1: '1:2:3:4' is not a=, b= or a point X:T[:E]");
     expect_error("device X 1:x b=1\n", "f.txt:1: '1:x' is not a=, b= or a point X:T[:E]");
     expect_error("device X q=3\n", "f.txt:1: 'q=3' is not a=, b= or a point X:T[:E]");
-    expect_error("device X 0:2 b=1\n", "f.txt:1: point '0:2': size and time must be > 0");
-    expect_error("device X 1:2:-1\n", "f.txt:1: point '1:2:-1': energy must be >= 0");
+    expect_error("device X 0:2 b=1\n",
+                 "f.txt:1: point '0:2': size and time must be 1e-09 to 1e+15");
+    expect_error("device X 1:2:-1\n", "f.txt:1: point '1:2:-1': energy must be 0 to 1e+15");
     expect_error("device X a=1 1:2 b=1\n", "f.txt:1: device 'X': a= or points, not both");
     expect_error("device X b=1\n", "f.txt:1: device 'X': needs a= or time points X:T");
     expect_error("device X 1:2:3 b=1\n", "f.txt:1: device 'X': b= or energies X:T:E, not both");
@@ -111,10 +117,27 @@ static void every_rule_named(void **state)
                  "f.txt:1: device 'X': needs b= or an energy at every point");
     expect_error("device X a=1\n", "f.txt:1: device 'X': needs b= or an energy at every point");
     expect_error("device X a=1 b=1\ntogether 1:0\n",
-                 "f.txt:2: '1:0' is not a point X:E (both > 0)");
+                 "f.txt:2: '1:0' is not a point X:E (both 1e-09 to 1e+15)");
     expect_error("device X a=1 b=1\ntogether 1:2:3\n",
-                 "f.txt:2: '1:2:3' is not a point X:E (both > 0)");
+                 "f.txt:2: '1:2:3' is not a point X:E (both 1e-09 to 1e+15)");
     expect_error("n 3\n# nothing\n", "f.txt:2: no device lines");
+    /* issue 19, case 13: absurd values are refused, naming the range, never computed with */
+    expect_error("device X a=1e300 b=1\n",
+                 "f.txt:1: 'a=1e300': needs a number from 1e-09 to 1e+15");
+    expect_error("device X a=1 b=1e16\n", "f.txt:1: 'b=1e16': needs a number from 1e-09 to 1e+15");
+    expect_error("device X 1:2:1e300\n", "f.txt:1: point '1:2:1e300': energy must be 0 to 1e+15");
+    expect_error("device X 1e300:2 b=1\n",
+                 "f.txt:1: point '1e300:2': size and time must be 1e-09 to 1e+15");
+    expect_error(
+        "static_power 1e300\n",
+        "f.txt:1: static_power needs a number (n 1e-09 to 1e+15, static_power 0 to 1e+15)");
+    /* and what is not plain decimal is not a number */
+    expect_error("n 0x10\n", "f.txt:1: "
+                             "n needs a number (n 1e-09 to 1e+15, static_power 0 to 1e+15)");
+    expect_error("n nan\n", "f.txt:1: "
+                            "n needs a number (n 1e-09 to 1e+15, static_power 0 to 1e+15)");
+    expect_error("device X a=inf b=1\n", "f.txt:1: 'a=inf': needs a number from 1e-09 to 1e+15");
+    expect_error("device X 1:2:nan\n", "f.txt:1: '1:2:nan' is not a=, b= or a point X:T[:E]");
     expect_error("", "f.txt:0: no device lines");
 }
 

@@ -4,7 +4,8 @@
  * stores a gap for lost windows and one for the reset with the boot line's cause, and, the
  * port being gone once the queue is drained, says the meter was lost; a pump while it is
  * gone tries the port, says nothing, stores nothing. mw_record_finish writes the closing
- * metadata. */
+ * metadata. A meter whose time stood still gets a new segment and a gap, its energy not
+ * rebased. */
 #include "../unit.h"
 
 #include <ftw.h>
@@ -143,10 +144,46 @@ static void windows_gaps_energy_and_loss(void **state)
                         "3\n");
 }
 
+static void meter_time_step_keeps_energy(void **state)
+{
+    /* the meter's time stood still 4 s between windows 9 and 10 (a simulated board stopped
+     * with its recorder), its counter going on: a new segment, a gap over the 4 s, the energy
+     * not rebased (a reset would add the last energy to the counter) */
+    char run[96], err[512];
+    snprintf(run, sizeof run, "%s/run", tmpdir);
+    mw_store *st = mw_store_create(run, 0, err, sizeof err);
+    if (!st) fail_msg("%s", err);
+    assert_int_equal(mw_store_channel_add(st, 1, "a", NULL, "A1"), 0);
+    assert_int_equal(mw_store_channel_add(st, 2, "b", NULL, "A2"), 0);
+    mw_meter *m = mw_meter_new();
+    int64_t t = 1700000000000000000LL;
+    for (uint32_t k = 0; k < 20; k++)
+        feed_window(m, k, k ? 0 : MW_FLAG_FIRST, 25000 * (int64_t)(k + 1),
+                    t + (int64_t)(k + 1) * PERIOD_US * 1000 + (k >= 10 ? 4000000000LL : 0));
+    mw_record *r = mw_record_new(m, st, "/nonexistent/mw-port", 2, 0);
+    mw_record_news n;
+    assert_int_equal(mw_record_pump(r, 0, &n), 0);
+    assert_int_equal(mw_record_finish(r, "complete", err, sizeof err), 0);
+    assert_int_equal(mw_store_commit(st), 0);
+    mw_record_free(r);
+    mw_meter_close(m);
+    mw_store_close(st);
+    assert_string_equal(rows("SELECT segment, count(*), min(seq), max(seq) FROM samples "
+                             "WHERE channel = 1 GROUP BY segment"),
+                        "0|10|0|9\n1|10|10|19\n");
+    assert_string_equal(rows("SELECT count(*) FROM samples WHERE energy_mj <> meter_energy_mj"),
+                        "0\n");
+    assert_string_equal(rows("SELECT reason, end_ns - start_ns BETWEEN 3999000000 AND 4001000000 "
+                             "FROM gaps"),
+                        "meter time fell behind (4.0 s)|1\n");
+    assert_string_equal(rows("SELECT value FROM meta WHERE key = 'meter_time_steps'"), "1\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(windows_gaps_energy_and_loss, setup, teardown),
+        cmocka_unit_test_setup_teardown(meter_time_step_keeps_energy, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

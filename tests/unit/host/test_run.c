@@ -3,10 +3,15 @@
  * channel by time and of all channels by (segment, seq, channel), every column round trip;
  * phase filters (kinds kept, kinds left out, exact name, one rank, ranked only, spans only,
  * by rank) each against the hand-listed rows it must return; hostile kinds and names are
- * data, never SQL; gaps, meta and counts; a cursor of the wrong kind is refused. */
+ * data, never SQL; gaps, meta and counts; a cursor of the wrong kind is refused. A forged
+ * 32-bit column out of its range (power_mw = INT64_MAX, vrms_mv = 2^31) is refused with the
+ * column and value named and mw_store_bad_input set, never truncated (INT32_MAX itself
+ * reads back); a trace.db that is not a database is refused with errno EINVAL. */
 #include "../unit.h"
 
+#include <errno.h>
 #include <ftw.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -229,13 +234,85 @@ static void gaps_meta_counts(void **state)
     done(s);
 }
 
+/* the written run, closed, with sql applied by SQLite itself, opened read-only again */
+static mw_store *forged(const char *sql)
+{
+    mw_store *w = written();
+    char db[160], dir[128], err[256];
+    snprintf(db, sizeof db, "%s", mw_store_path(w));
+    mw_store_close(w);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    snprintf(dir, sizeof dir, "%s/r", tmpdir);
+    mw_store *s = mw_store_open(dir, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(mw_store_bad_input(s), 0);
+    return s;
+}
+
+static void out_of_range_refused(void **state)
+{
+    mw_store *s = forged("UPDATE samples SET power_mw = 9223372036854775807 WHERE channel = 1 "
+                         "AND seq = 1; UPDATE samples SET power_mw = 2147483647 WHERE channel = 1 "
+                         "AND seq = 0");
+    mw_run_cursor *c = mw_run_windows(s, 1, MW_RUN_BY_TIME);
+    mw_store_sample w;
+    assert_int_equal(mw_run_window_next(c, &w), 1);
+    assert_int_equal(w.power_mw, INT32_MAX); /* the edge itself reads back */
+    assert_int_equal(mw_run_window_next(c, &w), -1);
+    assert_non_null(
+        strstr(mw_store_error(s), "power_mw = 9223372036854775807 is out of its range"));
+    assert_int_equal(mw_store_bad_input(s), 1);
+    mw_run_close(c);
+    c = mw_run_powers(s, -1, MW_RUN_BY_WINDOW);
+    mw_run_power p;
+    int rc;
+    while ((rc = mw_run_power_next(c, &p)) == 1)
+        assert_true(p.power_mw != -1); /* what truncation made of INT64_MAX */
+    assert_int_equal(rc, -1);
+    mw_run_close(c);
+    mw_store_close(s);
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+    s = forged("UPDATE samples SET vrms_mv = 2147483648 WHERE channel = 2 AND seq = 2");
+    c = mw_run_named_windows(s);
+    const char *name;
+    while ((rc = mw_run_named_window_next(c, &w, &name)) == 1)
+        ;
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(mw_store_error(s), "vrms_mv = 2147483648"));
+    assert_int_equal(mw_store_bad_input(s), 1);
+    mw_run_close(c);
+    mw_store_close(s);
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void not_a_database_is_bad_input(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/mw-run-XXXXXX");
+    assert_non_null(mkdtemp(tmpdir));
+    char db[128], err[256];
+    snprintf(db, sizeof db, "%s/trace.db", tmpdir);
+    FILE *f = fopen(db, "w");
+    assert_non_null(f);
+    fputs("hello, not a database\n", f);
+    fclose(f);
+    errno = 0;
+    assert_null(mw_store_open(tmpdir, err, sizeof err));
+    assert_int_equal(errno, EINVAL);
+    assert_non_null(strstr(err, "file is not a database"));
+    assert_int_equal(mw_store_bad_input(NULL), 0);
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(channels_in_order),
-        cmocka_unit_test(windows_by_time_and_by_window),
-        cmocka_unit_test(phase_filters),
-        cmocka_unit_test(gaps_meta_counts),
+        cmocka_unit_test(channels_in_order),    cmocka_unit_test(windows_by_time_and_by_window),
+        cmocka_unit_test(phase_filters),        cmocka_unit_test(gaps_meta_counts),
+        cmocka_unit_test(out_of_range_refused), cmocka_unit_test(not_a_database_is_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

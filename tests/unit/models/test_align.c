@@ -9,7 +9,14 @@
  * computed here straight from the bits, plus Gaussian noise (GSL's MT19937). The estimate
  * must recover d within 3 of its stated standard errors, the standard error must match
  * the spread of the estimates over 40 noise draws, and a run without a pattern must say so
- * (exit 2 from mw align). */
+ * (exit 2 from mw align).
+ *
+ * Weak patterns must give "cannot tell", never a number: random busy spans the power (a
+ * slowly wandering noise) owes nothing to, in 18 of 20 draws at least; a pattern buried
+ * under noise 20 times its gain; a pattern repeating every second, which any whole period
+ * fits as well; and a drift needs both ends significant (the last third made pure noise:
+ * no drift, the note naming the end); and mw align on such a run prints "cannot tell"
+ * (exit 1), with null offset and drift in its JSON. */
 #include "../unit.h"
 
 #include <ftw.h>
@@ -234,6 +241,131 @@ static void no_pattern(void **state)
     assert_true(isfinite(a.all.offset_s) && isfinite(a.all.sigma_s));
 }
 
+/* ---- weak patterns: "cannot tell" ----------------------------------------------------- */
+
+/* Windows of WINDOW_S over [0, dur) whose power is 100 W + AR(1) noise (sd sd_w, lag-1
+ * correlation 0.8: a slowly wandering power), and busy spans that are random runs (each bit
+ * of BIT_S busy with probability 1/2, from its own random stream): the power owes nothing to
+ * the pattern. */
+static void random_trace(trace *t, double dur, double sd_w, unsigned long seed)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    t->nw = 0;
+    double e = 0;
+    for (double a = 0; a + WINDOW_S <= dur; a += WINDOW_S) {
+        e = 0.8 * e + gsl_ran_gaussian(rng, sd_w * 0.6);
+        t->w[t->nw++] = (mw_align_window){a, a + WINDOW_S, 100 + e};
+    }
+    t->nsp = 0;
+    for (double a = 0.3; a + BIT_S <= dur; a += BIT_S) {
+        if (gsl_rng_uniform(rng) < 0.5) continue;
+        if (t->nsp && t->sp[t->nsp - 1].end_s == a)
+            t->sp[t->nsp - 1].end_s = a + BIT_S;
+        else
+            t->sp[t->nsp++] = (mw_align_span){a, a + BIT_S};
+    }
+    gsl_rng_free(rng);
+}
+
+/* A random pattern the power does not follow: cannot tell, in at least 18 of 20 draws (a
+ * test at p <= 1/40 says "significant" by chance in 2.5 % of them: 0.5 expected). */
+static void random_pattern_cannot_tell(void **state)
+{
+    int told = 0;
+    for (unsigned long k = 0; k < 20; k++) {
+        random_trace(&tr, 120, 2.0, 500 + k);
+        mw_align_result a;
+        int rc = mw_align_estimate(tr.w, tr.nw, tr.sp, tr.nsp, 0, &a);
+        assert_true(rc == MW_ALIGN_NOT_SIGNIFICANT || rc == MW_ALIGN_NO_PEAK || rc == 0);
+        if (rc == 0) told++;
+        if (rc == MW_ALIGN_NOT_SIGNIFICANT) {
+            assert_non_null(strstr(a.note, "cannot tell"));
+            assert_false(a.have_drift);
+            assert_false(a.all.significant);
+        }
+    }
+    print_message("random patterns: %d of 20 draws gave an offset\n", told);
+    assert_true(told <= 2);
+}
+
+/* The pattern is there but buried: a gain of 1 W under 20 W of noise (a correlation of about
+ * 0.025 over 480 windows): cannot tell. The same with a gain of 150 W: told, within its
+ * error. */
+static void buried_pattern(void **state)
+{
+    make_trace(&tr, 240, 0.037, 0, 0.113);
+    for (size_t i = 0; i < tr.nw; i++)
+        tr.clean_w[i] = IDLE_W + (tr.clean_w[i] - IDLE_W) / GAIN_W * 1.0;
+    add_noise(&tr, 20.0, 7);
+    mw_align_result a;
+    int rc = mw_align_estimate(tr.w, tr.nw, tr.sp, tr.nsp, 0, &a);
+    print_message("1 W under 20 W noise: rc %d, r %.3f, shifted up to %.3f: %s\n", rc,
+                  a.all.correlation, a.all.null_r, a.note);
+    assert_true(rc == MW_ALIGN_NOT_SIGNIFICANT || rc == MW_ALIGN_NO_PEAK);
+    make_trace(&tr, 240, 0.037, 0, 0.113);
+    add_noise(&tr, 20.0, 7);
+    assert_int_equal(mw_align_estimate(tr.w, tr.nw, tr.sp, tr.nsp, 0, &a), 0);
+    assert_true(a.all.significant && a.all.p_value <= MW_ALIGN_P_MAX);
+    assert_true(a.all.null_r < a.all.correlation);
+    expect_within("150 W under 20 W noise", a.all.offset_s, 0.037, a.all.sigma_s, 3);
+}
+
+/* A pattern that repeats faster than the search range (busy 0.75 s, idle 0.25 s, like a
+ * time step loop) from before the first window to after the last: the power follows it,
+ * but any offset plus a whole period fits as well, so the offset cannot be told; the
+ * estimate must say so, not pick one. */
+static void repetitive_pattern(void **state)
+{
+    tr.nw = 0;
+    for (double a = 0; a + WINDOW_S <= 120; a += WINDOW_S)
+        tr.w[tr.nw++] = (mw_align_window){a, a + WINDOW_S, 0};
+    tr.nsp = 0;
+    for (double a = -9.5; a <= 130; a += 1.0)
+        tr.sp[tr.nsp++] = (mw_align_span){a, a + 0.75};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 9);
+    for (size_t i = 0; i < tr.nw; i++) { /* 0.1 s late, +-2 W */
+        double a = tr.w[i].t0_s - 0.1, b = tr.w[i].t1_s - 0.1, busy = 0;
+        for (size_t k = 0; k < tr.nsp; k++) {
+            double lo = fmax(a, tr.sp[k].start_s), hi = fmin(b, tr.sp[k].end_s);
+            if (hi > lo) busy += hi - lo;
+        }
+        tr.w[i].power_w = IDLE_W + GAIN_W * busy / WINDOW_S + gsl_ran_gaussian(rng, 2.0);
+    }
+    gsl_rng_free(rng);
+    mw_align_result a;
+    int rc = mw_align_estimate(tr.w, tr.nw, tr.sp, tr.nsp, 0, &a);
+    print_message("period 1 s: rc %d, r %.3f, shifted up to %.3f\n", rc, a.all.correlation,
+                  a.all.null_r);
+    assert_int_equal(rc, MW_ALIGN_NOT_SIGNIFICANT);
+    assert_non_null(strstr(a.note, "cannot tell"));
+}
+
+/* Drift only from two significant ends: the power follows the pattern in the first two
+ * thirds and is pure noise in the last: an offset overall, no drift, and the note names the
+ * end. */
+static void drift_needs_both_ends(void **state)
+{
+    make_trace(&tr, 400, 0.037, 100e-6, 0.113);
+    add_noise(&tr, 2.0, 11);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 12);
+    double t_end = tr.w[tr.nw - 1].t1_s;
+    for (size_t i = 0; i < tr.nw; i++)
+        if (tr.w[i].t0_s > t_end * 0.62) tr.w[i].power_w = IDLE_W + gsl_ran_gaussian(rng, 2.0);
+    gsl_rng_free(rng);
+    mw_align_result a;
+    int rc = mw_align_estimate(tr.w, tr.nw, tr.sp, tr.nsp, 0, &a);
+    print_message("dead end: rc %d r %.3f null %.3f second %.3f at %.0f ms: %s\n", rc,
+                  a.all.correlation, a.all.null_r, a.all.second_r, a.all.second_offset_s * 1e3,
+                  a.note);
+    assert_int_equal(rc, 0);
+    assert_false(a.have_drift);
+    assert_non_null(strstr(a.note, "at the end of the pattern"));
+    assert_non_null(strstr(a.note, "cannot tell"));
+}
+
 static void merge(void **state)
 {
     mw_align_span s[] = {{5, 6}, {1, 2}, {1.5, 3}, {3, 4}, {7, 7}, {8, 9}, {8.2, 8.5}};
@@ -361,6 +493,30 @@ static void align_command(void **state)
     assert_int_equal(rc, 1);
     assert_non_null(strstr(out, "does not follow"));
 
+    /* the same phases over a power that owes them nothing (random, wandering): cannot tell,
+     * exit 1, the report printed without an offset, the JSON's offset null */
+    char weak[160];
+    snprintf(weak, sizeof weak, "%s-weak", run);
+    make_trace(&tr, 400, 0.037, 50e-6, 0.113);
+    {
+        trace *noise = malloc(sizeof *noise);
+        random_trace(noise, tr.w[tr.nw - 1].t1_s + 1, 2.0, 78);
+        for (size_t i = 0; i < tr.nw; i++)
+            tr.w[i].power_w = noise->w[i < noise->nw ? i : noise->nw - 1].power_w;
+        free(noise);
+    }
+    make_run(weak, 1);
+    rc = run_mw((char *[]){"mw", "align", weak, NULL});
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "offset       cannot tell"));
+    assert_non_null(strstr(out, "drift        cannot tell"));
+    assert_null(strstr(out, " ms +- "));
+    rc = run_mw((char *[]){"mw", "align", weak, "--json", NULL});
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "\"significant\": false"));
+    assert_non_null(strstr(out, "\"offset_ms\": null"));
+    assert_non_null(strstr(out, "\"drift_ppm\": null"));
+
     /* no such phases: no pattern, exit 2, one line */
     rc = run_mw((char *[]){"mw", "align", run, "--phases", "solve", NULL});
     assert_int_equal(rc, 2);
@@ -398,6 +554,10 @@ int main(void)
         cmocka_unit_test(uncertainty_calibrated),
         cmocka_unit_test(drift_recovered),
         cmocka_unit_test(no_pattern),
+        cmocka_unit_test(random_pattern_cannot_tell),
+        cmocka_unit_test(buried_pattern),
+        cmocka_unit_test(repetitive_pattern),
+        cmocka_unit_test(drift_needs_both_ends),
         cmocka_unit_test(merge),
         cmocka_unit_test_setup_teardown(align_command, setup, teardown),
         cmocka_unit_test_setup_teardown(align_without_pattern, setup, teardown),

@@ -30,7 +30,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 static void the_rule(void **state)
 {
-    mw_align_selector kind = {"h1", "user", 0}, name = {NULL, "idle", 1};
+    mw_align_selector kind = {"h1", "user", 0, 0}, name = {NULL, "idle", 1, 0};
     mw_store_phase p = {0, "h1", 0, "user", "work", 5, 6, 0, 1, -1};
     assert_true(mw_align_selects(&kind, &p));
     assert_false(mw_align_selects(&name, &p));
@@ -90,7 +90,7 @@ static mw_store *small_run(void)
 static void spans_and_windows(void **state)
 {
     mw_store *s = small_run();
-    mw_align_selector sel = {"h1", "user", 0};
+    mw_align_selector sel = {"h1", "user", 0, 0};
     int64_t count;
     assert_int_equal(mw_align_run_count(s, &sel, &count), 0);
     assert_int_equal(count, 4);
@@ -103,7 +103,7 @@ static void spans_and_windows(void **state)
     NEAR(sp[1].start_s, 0.2), NEAR(sp[1].end_s, 0.4);
     NEAR(sp[2].start_s, 0.5), NEAR(sp[2].end_s, 1);
     free(sp);
-    sel = (mw_align_selector){NULL, "idle", 1};
+    sel = (mw_align_selector){NULL, "idle", 1, 0};
     assert_int_equal(mw_align_run_count(s, &sel, &count), 0);
     assert_int_equal(count, 1);
     mw_align_channel list[MW_ALIGN_MAX_CHANNELS];

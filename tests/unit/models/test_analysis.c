@@ -6,7 +6,8 @@
  * [0, 1) (so idle powers 100, 50 and 10 W), rank 0 @n0 compute step [0.5, 2.5) (on node0
  * 50 + 200 + 100 = 350 J), rank 1 @n1 compute step [1, 2) (50 J on node1), rank 2 @nx (a
  * host without a channel) user solve [3, 4), and a rank-0 user phase named "Wait here" (a
- * program's own waiting: not work). Hence: node0 measures rank 0, node1 rank 1, the switch
+ * program's own waiting: not work; the unmarked [2.5, 3) between them is rank 0's inferred
+ * computation, mw_phase_class.h's rule). Hence: node0 measures rank 0, node1 rank 1, the switch
  * every rank; rank 2's energy is the switch's (10 J); the step group on the switch is the
  * union [0.5, 2.5) over both hosts (20 J).
  *
@@ -120,7 +121,9 @@ static void hand_ranks(void **state)
     assert_int_equal(mw_analysis_finish(r, err, sizeof err), 0);
     assert_int_equal(r->nranks, 3);
     /* rank 0 on n0: node0 only, over [0.5, 4): 50 + 200 + 100 = 350 J to 2.5 s, then
-     * 100 + 100 J; its work is the step only (the waiting phase is not work) */
+     * 100 + 100 J; its work is the step and, inferred, the unmarked [2.5, 3) between the
+     * step and its waiting phase (its time outside MPI and waits: 0.5 s at 200 W, 100 J);
+     * the waiting phase is not work */
     const mw_analysis_rank *k0 = &r->ranks[0];
     assert_int_equal(k0->rank, 0);
     assert_string_equal(k0->host, "n0");
@@ -129,8 +132,12 @@ static void hand_ranks(void **state)
     assert_int_equal(k0->start_ns, S_NS + SEC / 2);
     assert_int_equal(k0->end_ns, S_NS + 4 * SEC);
     assert_true(k0->energy_pj == PJ(550));
-    assert_int_equal(k0->work_ns, 2 * SEC);
-    assert_true(k0->work_energy_pj == PJ(350));
+    assert_int_equal(k0->work_ns, 5 * SEC / 2);
+    assert_int_equal(k0->inferred_ns, SEC / 2);
+    assert_true(k0->work_energy_pj == PJ(450));
+    /* rank 1: its step is all it did, marked */
+    assert_int_equal(r->ranks[1].work_ns, SEC);
+    assert_int_equal(r->ranks[1].inferred_ns, 0);
     /* rank 1 on n1: node1 only */
     assert_int_equal(r->ranks[1].nchannels, 1);
     assert_int_equal(r->ranks[1].channels[0], 1);
@@ -210,6 +217,9 @@ static void two_levels(void **state)
     for (int b = 1; b < 10; b += 2) /* work in blocks 1, 3, 5, 7, 9 of 20 windows */
         mw_analysis_add_phase(r, 0, "n0", "compute", "work", S_NS + b * 20 * SEC,
                               S_NS + (b + 1) * 20 * SEC);
+    for (int b = 2; b < 10; b += 2) /* and says it waits in between (else: inferred work) */
+        mw_analysis_add_phase(r, 0, "n0", "user", "idle", S_NS + b * 20 * SEC,
+                              S_NS + (b + 1) * 20 * SEC);
     for (int k = 0; k < 200; k++) {
         int32_t level = (k / 20) % 2 ? 200000 : 100000, noise = k % 2 ? 1000 : -1000;
         assert_int_equal(mw_analysis_add_window(r, 1, S_NS + k * SEC, S_NS + (k + 1) * SEC,
@@ -247,9 +257,10 @@ static void constant_and_across_runs(void **state)
     const mw_analysis_channel *sw = &a->channels[2];
     assert_true(sw->kde.constant);
     assert_true(sw->constant_power_w == 10.0);
-    /* the switch's work: [0.5, 2.5) and [3, 4), over half of windows 1 and 3 */
-    assert_int_equal(sw->split.working_windows, 2);
-    assert_int_equal(sw->split.idle_windows, 2);
+    /* the switch's work: rank 0's [0.5, 3) (step, then inferred), rank 1's [1, 2) and
+     * rank 2's [3, 4): over half of windows 1, 2 and 3 */
+    assert_int_equal(sw->split.working_windows, 3);
+    assert_int_equal(sw->split.idle_windows, 1);
     const mw_analysis_run *runs[] = {a, b};
     mw_analysis_aggregate agg;
     mw_analysis_aggregate_runs(runs, 2, &agg);
@@ -505,6 +516,55 @@ static void read_from_store(void **state)
     assert_non_null(strstr(err, "not a run"));
 }
 
+/* The recorder's phases: idle-before [0, 1 s), command [1, 11 s); windows of 250 ms on two
+ * channels up to `upto_s`, channel 2 missing the windows of [2, 2.5 s). */
+static mw_analysis_run *coverage_run(double upto_s)
+{
+    mw_analysis_run *r = mw_analysis_new("cov", S_NS, NULL);
+    assert_int_equal(mw_analysis_add_channel(r, 1, "a", NULL, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_add_channel(r, 2, "b", NULL, err, sizeof err), 0);
+    mw_analysis_add_phase(r, -1, "rec", "mw", "idle-before", S_NS, S_NS + SEC);
+    mw_analysis_add_phase(r, -1, "rec", "mw", "command", S_NS + SEC, S_NS + 11 * SEC);
+    mw_analysis_add_phase(r, 0, "rec", "compute", "x", S_NS + 2 * SEC, S_NS + 3 * SEC);
+    for (int64_t a = 0; a + SEC / 4 <= (int64_t)(upto_s * 1e9); a += SEC / 4) {
+        assert_int_equal(
+            mw_analysis_add_window(r, 1, S_NS + a, S_NS + a + SEC / 4, 1000, err, sizeof err), 0);
+        if (a < 2 * SEC || a >= 5 * SEC / 2)
+            assert_int_equal(
+                mw_analysis_add_window(r, 2, S_NS + a, S_NS + a + SEC / 4, 1000, err, sizeof err),
+                0);
+    }
+    assert_int_equal(mw_analysis_finish(r, err, sizeof err), 0);
+    return r;
+}
+
+static void coverage(void **state)
+{
+    /* the meter lost at 3 s: channel 2 (the less covered) has 3 - 0.5 s of the 11 s */
+    mw_analysis_run *r = coverage_run(3);
+    int64_t span, cov;
+    char note[160];
+    assert_int_equal(mw_analysis_coverage(r, &span, &cov, note, sizeof note), 1);
+    assert_int_equal(span, 11 * SEC);
+    assert_int_equal(cov, 5 * SEC / 2);
+    assert_string_equal(note, "the meter covers 2.5 s of the 11.0 s run");
+    mw_analysis_free(r);
+    /* to the end but for channel 2's 0.5 s hole: no more than 0.5 s missing, no warning */
+    r = coverage_run(11);
+    assert_int_equal(mw_analysis_coverage(r, &span, &cov, note, sizeof note), 0);
+    assert_int_equal(cov, 21 * SEC / 2);
+    assert_string_equal(note, "");
+    mw_analysis_free(r);
+    /* no recorder's phases (an imported run): nothing to say */
+    r = mw_analysis_new("imp", S_NS, NULL);
+    assert_int_equal(mw_analysis_add_channel(r, 1, "a", NULL, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_add_window(r, 1, S_NS, S_NS + SEC, 1000, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_finish(r, err, sizeof err), 0);
+    assert_int_equal(mw_analysis_coverage(r, &span, &cov, note, sizeof note), 0);
+    assert_int_equal(span, 0);
+    mw_analysis_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +576,7 @@ int main(void)
         cmocka_unit_test(streaming_equals_trace),
         cmocka_unit_test(replay_refuses),
         cmocka_unit_test(read_from_store),
+        cmocka_unit_test(coverage),
     };
     return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* The DVFS models and frequency selection (models/dvfs.c, seed 003) against independent
+/* The DVFS models and frequency selection (models/dvfs.c, Fanfakh) against independent
  * answers:
  *  - the homogeneous model: eq. 3.1/3.2 at equal scaling factors equal eq. 2.4/2.13 written
  *    out here; at S = 1 the predicted energy equals the energy of a synthetic measured

@@ -1,4 +1,4 @@
-/* The seed-000 runtime/energy model (models/escobar.c) against answers worked by hand:
+/* The Escobar et al. runtime/energy model (models/escobar.c) against answers worked by hand:
  *
  *  - time and energy of a small v2 cluster (eq. 5-9), arithmetic below in hand_v2;
  *  - the saw-tooth over N_Spop: v3, 2 CPU requesters, N = 240, g = 30, t = 1 ms, P = 1:

@@ -1,4 +1,4 @@
-/* LBOPA, PARTITION, LBOPA-TE (models/lbopa.c, seed 002)
+/* LBOPA, PARTITION, LBOPA-TE (models/lbopa.c, Khaleghzadeh et al.)
  * against answers found independently:
  *  - a 3-device front by hand (below): end-points, Pf(t), PARTITION's split, the time for an
  *    energy budget and LBOPA-TE at three static powers;

@@ -3,7 +3,7 @@
  *
  * Traces: 4,800 windows (20 min at 4 Hz) of a node that alternates idle and working phases
  * of exponentially distributed lengths (a cycle of 60 s on average, the idle share f of it
- * idle), at the levels of seed 000 Table 5 (mean Pow_idle / Pow_work of each node and
+ * idle), at the levels of Escobar et al. Table 5 (mean Pow_idle / Pow_work of each node and
  * version), with per-window noise of sd 1.5 W idle and 4 W working (a node's power
  * fluctuates by a few W from window to window), rounded to the meter's 1 mW. A window that
  * straddles a change of phase holds the time-weighted mix of both levels, as the meter's
@@ -35,7 +35,7 @@
 #define TOL_GMM_W 0.5
 #define TOL_SPLIT_W 1.0
 
-/* seed 000 Table 5: Pow_idle, Pow_work (W) of N1..N3, v2 and v3 */
+/* Escobar et al. Table 5: Pow_idle, Pow_work (W) of N1..N3, v2 and v3 */
 static const double table5[][2] = {
     {156.30, 224.72}, {156.58, 234.72}, {146.08, 160.01},
     {154.38, 177.36}, {172.76, 226.38}, {170.14, 244.58},

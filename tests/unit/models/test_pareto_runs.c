@@ -1,4 +1,4 @@
-/* pareto_runs (models/pareto_runs.c): a seed-002 profile from run directories, on runs
+/* pareto_runs (models/pareto_runs.c): a Khaleghzadeh et al. profile from run directories, on runs
  * written through the run store whose figures are known by construction (as
  * tests/integration/test_pareto_runs.sh): device N2 (host h2) idles at 100 W and works at
  * 150 W, N3 (host h3) idles at 50 W and works at 90 W (94 W in the together run), a switch

@@ -1,5 +1,5 @@
-/* The measurement-precision statistic (models/precision.c, seed 002's methodology: repeat
- * until the mean is within 2.5 % at 95 % confidence) against t intervals computed by hand
+/* The measurement-precision statistic (models/precision.c, Khaleghzadeh et al.'s methodology:
+ * repeat until the mean is within 2.5 % at 95 % confidence) against t intervals computed by hand
  * with t(0.975, 4) = 2.776445 and t(0.975, 1) = 12.706205 from a t table. */
 #include <math.h>
 

@@ -2,14 +2,14 @@
  * textbooks and R's documentation, or counted by brute force:
  *  - exact KS and Mann–Whitney p on two fully separated samples of 5: 2 of the C(10,5) =
  *    252 equally likely interleavings are as extreme, p = 2/252 = 0.0079365 (the 0.008 of
- *    seed 000 Table 6);
+ *    Escobar et al. Table 6);
  *  - exact KS and Mann–Whitney p of random samples of sizes (5,5), (4,7), (3,9), (6,6)
  *    equal the fraction of all C(N, na) splits of the pooled values that are as extreme,
  *    enumerated here;
  *  - Mann–Whitney on Hollander & Wolfe (1973) p. 27–28, the example of R's ?wilcox.test:
  *    W = 35, one-sided p = 0.1272, so two-sided 0.2544 (= 2 × 382/3003 by enumeration);
  *  - Mann–Whitney with ties, normal approximation worked by hand below;
- *  - Kruskal–Wallis: two separated groups of 5, H = 6.8182 (by hand), p = 0.0090 (seed 000
+ *  - Kruskal–Wallis: two separated groups of 5, H = 6.8182 (by hand), p = 0.0090 (Escobar et al.
  *    Table 6's 0.009); Hollander & Wolfe (1973) p. 116, R's ?kruskal.test example: H =
  *    0.77143, df 2, p = 0.68; a tied example worked by hand below;
  *  - the Kolmogorov distribution at λ = 0.5 and 1 by hand, and its tabulated 10 %, 5 %, 1 %
@@ -190,7 +190,7 @@ static void kruskal_wallis(void **state)
 {
     mw_test t;
     /* two separated groups of 5: R = 15, 40; H = 12/110 (225/5 + 1600/5) - 33 = 6.818182;
-     * chi-square(1) p = erfc(sqrt(H/2)) = 0.009023 (seed 000 Table 6: 0.009) */
+     * chi-square(1) p = erfc(sqrt(H/2)) = 0.009023 (Escobar et al. Table 6: 0.009) */
     double a[] = {1, 2, 3, 4, 5}, b[] = {6, 7, 8, 9, 10};
     const double *g2[] = {a, b};
     size_t s2[] = {5, 5};

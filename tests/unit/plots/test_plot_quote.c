@@ -214,6 +214,33 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
+/* mw_plot_safe_name: safe names as they are; others sanitized plus '~' and the 64-bit FNV-1a
+ * digest of the name (the digests computed independently, in Python, whose FNV-1a gives the
+ * published vectors: "a" af63dc4c8601ec8c, "foobar" 85944171f73967e8) */
+static void safe_names(void **state)
+{
+    (void)state;
+    char out[128], x200[201];
+    static const char *const cases[][2] = {
+        {"node0", "node0"},
+        {"a_b", "a_b"},
+        {"a b", "a_b~e63f991904833892"},
+        {"a/b", "a_b~e620c3190468cf61"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mw_plot_safe_name(out, sizeof out, cases[i][0]);
+        assert_string_equal(out, cases[i][1]);
+    }
+    /* too long for the buffer: cut, and the digest of the whole name added */
+    memset(x200, 'x', 200);
+    x200[200] = 0;
+    mw_plot_safe_name(out, sizeof out, x200);
+    assert_int_equal(strlen(out), 127);
+    assert_int_equal(strspn(out, "x"), 110);
+    assert_string_equal(out + 110, "~6ee14c8caecd5c45");
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -339,6 +366,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixed_strings),  cmocka_unit_test(long_string),
+        cmocka_unit_test(safe_names),
         cmocka_unit_test(random_strings), cmocka_unit_test(variables),
         cmocka_unit_test(tic_labels),     cmocka_unit_test(figure_in_hostile_folder),
     };

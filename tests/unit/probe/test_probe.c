@@ -541,6 +541,48 @@ static void test_ring_full(void **state)
     unsetenv("MW_PROBE_RING_EVENTS");
 }
 
+/* The default keeps up with a thread that does nothing but make events (1 M of them, 30
+ * times the old fixed ring of 32768): the queue grows while the writer lags, nothing drops. */
+static void test_default_no_drops(void **state)
+{
+    start_active(0);
+    enum { N = 1000000 };
+    for (int i = 0; i < N; i++)
+        mw_counter("flood", i);
+    spill s;
+    finish_and_read(&s);
+    assert_false(s.has_d);
+    assert_int_equal(s.nev, N);
+    for (size_t i = 0; i < s.nev; i++) /* every event once, in order */
+        assert_int_equal(s.ev[i].bytes, (int64_t)i);
+    spill_free(&s);
+}
+
+/* MW_PROBE_EXCLUDE: the names it lists make no events (phases, marks, counters), others do;
+ * a name that only contains a listed one, or is its prefix, is not excluded. */
+static void test_exclude(void **state)
+{
+    setenv("MW_PROBE_EXCLUDE", "MPI_Test,skip", 1);
+    start_active(0);
+    mw_phase_begin("outer");
+    mw_phase_begin("skip");
+    mw_mark("MPI_Test");
+    mw_counter("skip", 3);
+    mw_mark("MPI_Tes");
+    mw_mark("MPI_Testall");
+    mw_phase_end("skip");
+    mw_phase_end("outer");
+    spill s;
+    finish_and_read(&s);
+    unsetenv("MW_PROBE_EXCLUDE");
+    assert_false(s.has_d); /* nothing dropped, nothing unmatched */
+    assert_int_equal(s.nev, 3);
+    const char *want[] = {"MPI_Tes", "MPI_Testall", "outer"};
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(s.names[s.ev[i].name], want[i]);
+    spill_free(&s);
+}
+
 /* ---- short-lived threads -------------------------------------------------------------- */
 
 static void *one_event(void *p)
@@ -644,6 +686,8 @@ int main(void)
         cmocka_unit_test(test_names_and_internal),
         cmocka_unit_test(test_unmatched_and_depth),
         cmocka_unit_test(test_ring_full),
+        cmocka_unit_test(test_default_no_drops),
+        cmocka_unit_test(test_exclude),
         cmocka_unit_test(test_short_threads),
         cmocka_unit_test(test_fork_kill),
     };

@@ -1,5 +1,5 @@
-/* The simulated cluster (host/sim/simcluster.c): the configuration file (defaults from seed 000
- * Table 5, errors naming file and line), the rank-to-node rule, the linear power model, and
+/* The simulated cluster (host/sim/simcluster.c): the configuration file (defaults from Escobar et
+ * al. Table 5, errors naming file and line), the rank-to-node rule, the linear power model, and
  * the live sampler against real processes: a child that burns the CPU and then sleeps, with
  * its MPI rank in its environment, must drive its node between the configured levels, and a
  * traffic file growing at line rate must drive the switch to its busy level. After a run
