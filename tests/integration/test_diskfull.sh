@@ -26,9 +26,10 @@ common_checks() { # DIR
   expect_eq "integrity" "$(q "$d/run" "pragma integrity_check")" ok
   local before; before=$(cat "$d/before" 2>/dev/null)
   expect_num "samples stored before the disk filled" "$before" 20 100
-  # everything a reader saw before the fault is still there, unchanged
+  # everything a reader saw before the fault is still there, unchanged (on a loaded machine
+  # few windows may come before the fault: no window old enough to check is no failure)
   expect_eq "what was stored is intact" "$(q "$d/run" "select count(*) >= $before from samples where seq < $before / 5")" 1
-  expect_eq "no window missing before the fault" "$(q "$d/run" "select count(distinct seq) = max(seq) + 1 from samples where seq < $before / 5 - 5")" 1
+  expect_eq "no window missing before the fault" "$(q "$d/run" "select coalesce(count(distinct seq) = max(seq) + 1, 1) from samples where seq < $before / 5 - 5")" 1
 }
 
 enospc_transient() {
