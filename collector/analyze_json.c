@@ -190,7 +190,9 @@ static void json_run(FILE *out, const mw_analysis_run *r)
         fputs(k ? ",\n" : "\n", out);
         json_rank(out, r, &r->ranks[k]);
     }
-    fputs(r->nranks ? "\n   ]}" : "]}", out);
+    fputs(r->nranks ? "\n   ]" : "]", out);
+    mw_analyze_inband_json(out, r);
+    fputs("}", out);
 }
 
 static void json_aggregate(FILE *out, const mw_analysis_aggregate *a)

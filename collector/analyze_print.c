@@ -302,6 +302,7 @@ static void text_run(FILE *out, const mw_analysis_run *r)
         fputs("\nranks (energy of the channels measuring the rank's host)\n", out);
         text_ranks(out, r);
     }
+    mw_analyze_inband_text(out, r);
 }
 
 static void text_aggregate(FILE *out, const mw_analysis_aggregate *a)

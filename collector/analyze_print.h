@@ -10,6 +10,10 @@
 
 void mw_analyze_print_text(FILE *out, const mw_analysis_run *const *runs, size_t nruns);
 void mw_analyze_print_json(FILE *out, const mw_analysis_run *const *runs, size_t nruns);
+/* a run's in-band section (collector/analyze_inband.c): text (nothing without in-band
+ * sources) and the JSON key "inband" (null without) */
+void mw_analyze_inband_text(FILE *out, const mw_analysis_run *r);
+void mw_analyze_inband_json(FILE *out, const mw_analysis_run *r);
 
 /* ---- shared by the two (the JSON form when text is 0) ---- */
 /* a length of time: text "1.234 s", JSON "1.234000" */

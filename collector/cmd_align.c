@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "align.h"
+#include "align_inband.h"
 #include "align_run.h"
 #include "builtin.h"
 #include "cli.h"
@@ -35,13 +36,13 @@ typedef struct {
     const char *rundir;
     const char *channel; /* NULL: pick */
     const char *phases;  /* NULL: compute, else user */
-    int json;
+    int json, inband;    /* --inband: against the in-band power (align_inband.c) */
 } align_opts;
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: mw align RUNDIR [--channel NAME] [--phases KIND|NAME] [--json]\n\n"
+            "usage: mw align RUNDIR [--channel NAME] [--phases KIND|NAME] [--inband] [--json]\n\n"
             "Estimates how far the meter's windows are off the host's timeline, from a load\n"
             "pattern in the run's phases: the busy phases' shape (1 while a process is busy,\n"
             "0 idle), averaged over every window shifted by a trial offset, is correlated with\n"
@@ -57,6 +58,8 @@ static void usage(FILE *out)
             "  --phases KIND|NAME   the busy phases: those of this kind or name (default: kind\n"
             "                       compute, else kind user, else the computation inferred\n"
             "                       from the MPI phases: each process's time outside MPI)\n"
+            "  --inband             instead, each node's wall channel against its in-band\n"
+            "                       power (RAPL, GPUs: mw record --inband; docs/inband.md)\n"
             "  --json               one JSON object instead of text\n"
             "  -h, --help           this text\n\n"
             "Offsets are in ms, positive when the meter's timeline is late (a change of power\n"
@@ -74,6 +77,7 @@ static int parse_args(int argc, char **argv, align_opts *o)
         {"channel", required_argument, NULL, 'c'},
         {"phases", required_argument, NULL, 'p'},
         {"json", no_argument, NULL, 'j'},
+        {"inband", no_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -95,6 +99,9 @@ static int parse_args(int argc, char **argv, align_opts *o)
             break;
         case 'j':
             o->json = 1;
+            break;
+        case 'i':
+            o->inband = 1;
             break;
         case 'h':
             usage(stdout);
@@ -382,6 +389,7 @@ int cmd_align(int argc, char **argv)
         fprintf(stderr, "mw align: %s: not a run (no %s there)\n", o.rundir, MW_STORE_DB_NAME);
         return MW_EXIT_USAGE;
     }
+    if (o.inband) return mw_align_inband_cmd(o.rundir, o.json);
     char err[1024];
     align_run r = {.rundir = o.rundir};
     if (!(r.s = mw_store_open(o.rundir, err, sizeof err))) {

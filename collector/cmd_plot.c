@@ -10,7 +10,7 @@
  * that is none of these, a --channel no run has, or several inputs without -o exit 2 with
  * one line naming it, and nothing is created.
  *
- * Kinds. Per run: trace, timeline, histogram, energy, dvfs; over several runs: boxplot,
+ * Kinds. Per run: trace, timeline, histogram, energy, inband, dvfs; over several runs: boxplot,
  * model; per profile: pareto. Without --kind: one run gets trace, timeline, histogram and
  * energy, dvfs when it has MPI ranks and a frequency table (--freqs, or this machine's
  * cpufreq), model when it is an eeg-mofs run; several runs get boxplot, and model when
@@ -59,6 +59,8 @@ static void usage(FILE *out)
             "             estimates side by side (one run)\n"
             "  energy     energy of the run and of each phase, per node, and its static and\n"
             "             dynamic parts (one run)\n"
+            "  inband     per node, its wall power with its in-band sources (RAPL, GPUs)\n"
+            "             stacked below it (one run recorded with them; docs/inband.md)\n"
             "  dvfs       normalised energy and performance against the CPU scaling factor,\n"
             "             with mw dvfs's MaxDist choice (one MPI run; needs --freqs or cpufreq)\n"
             "  boxplot    Pow_idle and Pow_work per node across runs, per eeg-mofs version or\n"
@@ -103,7 +105,7 @@ static int parse_args(int argc, char **argv, mw_plot_request *o)
             if (k < 0)
                 return mw_cli_usage_error(CMD,
                                           "--kind '%s': not one of trace, timeline, histogram, "
-                                          "energy, dvfs, boxplot, model, pareto",
+                                          "energy, inband, dvfs, boxplot, model, pareto",
                                           optarg);
             o->kinds[k] = 1;
             o->any_kind = 1;

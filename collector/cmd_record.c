@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "record_inband.h"
 #include "record_signals.h"
 #include "channels.h"
 #include "cli.h"
@@ -60,7 +61,8 @@ typedef struct {
     const char *rundir, *meter, *channels;
     double idle_s;
     int force, quiet;
-    char **cmd; /* after "--" */
+    mw_rec_inband inband; /* --inband, --inband-hz */
+    char **cmd;           /* after "--" */
 } rec_opts;
 
 typedef struct {
@@ -93,7 +95,8 @@ static void usage(FILE *out)
     mw_channels_file(cfg, sizeof cfg);
     fprintf(out,
             "usage: mw record -o RUNDIR [--meter PORT|auto|sim[:PROFILE|:cluster[=FILE]]]\n"
-            "                 [--idle S] [--channels LIST] [--force] [--quiet] -- CMD [ARGS...]\n\n"
+            "                 [--idle S] [--channels LIST] [--inband LIST] [--inband-hz HZ]\n"
+            "                 [--force] [--quiet] -- CMD [ARGS...]\n\n"
             "Records the meter while CMD runs, into RUNDIR/trace.db (docs/run-store.md), and\n"
             "exits with CMD's exit status (127: CMD not found, 128+N: killed by signal N).\n"
             "CMD gets MW_RUN_DIR, MW_TRACE_DB and MW_RECORD_HOST in its environment (with\n"
@@ -115,6 +118,7 @@ static void usage(FILE *out)
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
             "                       e.g. node0,node1,node2,node3,switch (default: the file\n"
             "                       %s, else ch1, ch2, ...)\n"
+            MW_REC_INBAND_USAGE
             "  -q, --quiet          no status line\n"
             "  -h, --help           this text\n\n"
             "On a terminal one status line shows the time, W per channel and the energy so\n"
@@ -132,10 +136,12 @@ static int parse_args(int argc, char **argv, rec_opts *o)
         {"output", required_argument, NULL, 'o'}, {"meter", required_argument, NULL, 'm'},
         {"idle", required_argument, NULL, 'i'},   {"channels", required_argument, NULL, 'c'},
         {"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'},         MW_REC_INBAND_OPTIONS,
+        {NULL, 0, NULL, 0}};
     mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
+    mw_rec_inband_init(&o->inband);
     int c;
     /* "+": stop at the first non-option, so CMD's own options are never taken as ours */
     while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
@@ -164,6 +170,10 @@ static int parse_args(int argc, char **argv, rec_opts *o)
             o->idle_s = v;
             break;
         }
+        case MW_REC_INBAND_OPT:
+        case MW_REC_INBAND_HZ_OPT:
+            if ((c = mw_rec_inband_option(&o->inband, c, optarg)) >= 0) return c;
+            break;
         case 'h':
             usage(stdout);
             return MW_EXIT_OK;
@@ -436,7 +446,9 @@ int cmd_record(int argc, char **argv)
         .command = on_command,
     };
     mw_record_outcome out;
+    mw_rec_inband_start(&r->o.inband, r->st, r->o.rundir, r->host, r->o.quiet); /* said */
     mw_record_run(r->rec, &c, &out); /* what was not stored was said */
+    if (mw_rec_inband_stop(&r->o.inband, r->st, r->o.quiet)) r->store_failed = 1;
     const char *status = out.status;
     int exit_code = out.exit_code;
     r->stage = STAGE_DONE;

@@ -14,11 +14,15 @@
  * a time) once the next unread block's first key is no later than every open block's current
  * event: memory holds the blocks that overlap in time (about one per thread), not the run.
  * Rows of phases come before block events of the same key, blocks among themselves by id.
- * The filter's kinds and name become a keep flag per phase_names id. */
+ * The filter's kinds and name become a keep flag per phase_names id.
+ *
+ * Version 4 adds the in-band tables, made with a run's first in-band source: a run without
+ * them (versions 1 to 3, or 4 without in-band sources) has no rows in them. */
 #include "mw_run.h"
 
 #include "mw_alloc.h"
 #include "phase_codec.h"
+#include "store_inband.h"
 #include "store_internal.h"
 
 #include <inttypes.h>
@@ -28,7 +32,17 @@
 
 #define RUN_MAX_BINDS 64
 
-typedef enum { CUR_CHANNELS, CUR_WINDOWS, CUR_PHASES, CUR_GAPS, CUR_META, CUR_POWERS } cursor_kind;
+typedef enum {
+    CUR_CHANNELS,
+    CUR_WINDOWS,
+    CUR_PHASES,
+    CUR_GAPS,
+    CUR_META,
+    CUR_POWERS,
+    CUR_INBAND_CHANNELS,
+    CUR_INBAND_WINDOWS,
+    CUR_INBAND_GAPS
+} cursor_kind;
 
 typedef struct run_blocks run_blocks;
 
@@ -736,4 +750,102 @@ int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, m
     int rc = mw_run_window_next(c, out);
     mw_run_close(c);
     return rc;
+}
+
+/* ---- in-band sources (schema version 4; an older run has none) ---------------------------- */
+
+/* 1 when the run has the in-band tables (version 4 makes them with its first source) */
+static int has_inband(mw_store *s)
+{
+    sqlite3_stmt *st;
+    if (mw_store_schema(s) < MW_STORE_INBAND_SINCE ||
+        sqlite3_prepare_v2(mw_store_sqlite(s), MW_STORE_INBAND_EXISTS, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    int yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
+static mw_run_cursor *inband_open(mw_store *s, cursor_kind kind, const char *sql, const char *what)
+{
+    if (!has_inband(s)) sql = "SELECT 1 WHERE 0";
+    return cursor_open(s, kind, sql, what);
+}
+
+mw_run_cursor *mw_run_inband_channels(mw_store *s)
+{
+    return inband_open(s, CUR_INBAND_CHANNELS,
+                       "SELECT source, name, host, kind, domain, device, range_uj, additive, "
+                       "sampled FROM inband_channels ORDER BY source",
+                       "reading the in-band sources");
+}
+
+int mw_run_inband_channel_next(mw_run_cursor *c, mw_run_inband_channel *out)
+{
+    int rc = cursor_step(c, CUR_INBAND_CHANNELS), bad = 0;
+    if (rc != 1) return rc;
+    sqlite3_stmt *st = c->st;
+    *out = (mw_run_inband_channel){
+        .source = COL_I32(c, 0, &bad),
+        .name = text_or(st, 1, ""),
+        .host = text_or(st, 2, ""),
+        .kind = text_or(st, 3, ""),
+        .domain = text_or(st, 4, ""),
+        .device = text_or(st, 5, ""),
+        .range_uj = (uint64_t)col_in(c, 6, 0, INT64_MAX, &bad),
+        .additive = (int)col_in(c, 7, 0, 1, &bad),
+        .sampled = (int)col_in(c, 8, 0, 1, &bad),
+    };
+    return bad ? -1 : 1;
+}
+
+mw_run_cursor *mw_run_inband_windows(mw_store *s, int source)
+{
+    static const char *const sql[2] = {
+        "SELECT source, seq, t0_ns, t1_ns, power_mw, energy_uj, counter_uj, flags FROM "
+        "inband_samples ORDER BY source, seq",
+        "SELECT source, seq, t0_ns, t1_ns, power_mw, energy_uj, counter_uj, flags FROM "
+        "inband_samples WHERE source = ?1 ORDER BY source, seq"};
+    mw_run_cursor *c =
+        inband_open(s, CUR_INBAND_WINDOWS, sql[source >= 0], "reading the in-band windows");
+    if (c && source >= 0 && sqlite3_bind_parameter_count(c->st) == 1)
+        sqlite3_bind_int(c->st, 1, source);
+    return c;
+}
+
+int mw_run_inband_window_next(mw_run_cursor *c, mw_inband_window *out)
+{
+    int rc = cursor_step(c, CUR_INBAND_WINDOWS), bad = 0;
+    if (rc != 1) return rc;
+    sqlite3_stmt *st = c->st;
+    *out = (mw_inband_window){
+        .source = COL_I32(c, 0, &bad),
+        .seq = COL_U32(c, 1, &bad),
+        .t0_ns = sqlite3_column_int64(st, 2),
+        .t1_ns = sqlite3_column_int64(st, 3),
+        .power_mw = sqlite3_column_int64(st, 4),
+        .energy_uj = sqlite3_column_int64(st, 5),
+        .counter_uj = sqlite3_column_int64(st, 6),
+        .flags = COL_U32(c, 7, &bad),
+    };
+    return bad ? -1 : 1;
+}
+
+mw_run_cursor *mw_run_inband_gaps(mw_store *s)
+{
+    return inband_open(s, CUR_INBAND_GAPS,
+                       "SELECT source, start_ns, end_ns, reason FROM inband_gaps "
+                       "ORDER BY source, start_ns, id",
+                       "reading the in-band gaps");
+}
+
+int mw_run_inband_gap_next(mw_run_cursor *c, int *source, mw_run_gap *out)
+{
+    int rc = cursor_step(c, CUR_INBAND_GAPS), bad = 0;
+    if (rc != 1) return rc;
+    *source = COL_I32(c, 0, &bad);
+    out->start_ns = sqlite3_column_int64(c->st, 1);
+    out->end_ns = sqlite3_column_int64(c->st, 2);
+    out->reason = text_or(c->st, 3, "");
+    return bad ? -1 : 1;
 }

@@ -24,6 +24,7 @@
 
 #include "mw_err.h"
 #include "mw_fs.h"
+#include "store_inband.h"
 #include "store_internal.h"
 
 #include <errno.h>
@@ -169,6 +170,8 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    events INTEGER NOT NULL,\n"
                                    "    data BLOB NOT NULL\n"
                                    ");\n";
+/* (version 4 adds the inband_ tables, made with a run's first in-band source:
+ * store_inband.h; a version 4 run without an in-band source has none) */
 
 struct mw_store {
     sqlite3 *db;
@@ -393,8 +396,9 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 to 3 (version 1 lacks clock_sync, 1 and 2
- * lack phase_names and phase_blocks). */
+/* The objects of the run store's schema, versions 1 to 4 (version 1 lacks clock_sync, 1 and 2
+ * lack phase_names and phase_blocks; the inband_ tables, version 4, are made with a run's
+ * first in-band source: store_inband.c, so a version 4 run may lack them too). */
 static const char *const store_objects[] = {
     "table meta",         "table channels",
     "table samples",      "index samples_channel_time",
@@ -402,7 +406,8 @@ static const char *const store_objects[] = {
     "index gaps_time",    "table phases",
     "index phases_time",  "index phases_rank_time",
     "table clock_sync",   "table phase_names",
-    "table phase_blocks", NULL,
+    "table phase_blocks", MW_STORE_INBAND_OBJECTS,
+    NULL,
 };
 
 /* The connection's common settings: defensive (mw_sqlite_defend), and for a writer WAL,
@@ -704,6 +709,11 @@ int mw_store_error_to(const mw_store *s, char *err, size_t errlen)
 sqlite3 *mw_store_sqlite(mw_store *s)
 {
     return s->db;
+}
+
+int mw_store_write_begin(mw_store *s)
+{
+    return begin_write(s);
 }
 
 int mw_store_db_error(mw_store *s, const char *what)

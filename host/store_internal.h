@@ -11,6 +11,9 @@
 sqlite3 *mw_store_sqlite(mw_store *s);
 /* Sets mw_store_error(s) to "PATH: what: SQLite's message"; returns -1. */
 int mw_store_db_error(mw_store *s, const char *what);
+/* Begin the write transaction if none is open (what every mw_store_*_add does first);
+ * -1 on a reader or when BEGIN fails. */
+int mw_store_write_begin(mw_store *s);
 /* Sets mw_store_error(s) to "PATH: " and the message, and mw_store_bad_input(s); returns
  * -1: a value in the file that the read API cannot hand out as it is. */
 int mw_store_bad_value(mw_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

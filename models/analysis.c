@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "inband_share.h"
 #include "mw_alloc.h"
 #include "mw_phase_class.h"
 
@@ -552,6 +553,7 @@ void mw_analysis_free(mw_analysis_run *r)
 {
     if (!r) return;
     work_free(r);
+    mw_inband_share_free(r->inband);
     for (size_t c = 0; c < r->nchannels; c++)
         free(r->channels[c].ranks);
     free(r->channels);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "inband_share.h"
 #include "mw_alloc.h"
 #include "mw_analysis.h"
 #include "mw_run.h"
@@ -144,6 +145,7 @@ int mw_analysis_read(const char *dir, const mw_analysis_options *o, mw_analysis_
     mw_run_snapshot_end(s);
     mw_store_close(s);
     if (!rc) rc = mw_analysis_finish(r, err, errlen);
+    if (!rc) rc = mw_inband_share_read(dir, r->from_ns, r->to_ns, &r->inband, err, errlen);
     if (rc) {
         mw_analysis_free(r);
         return -1;

@@ -37,8 +37,8 @@
 #include "mw_sweepindex.h"
 
 
-const char *const mw_plot_kind_names[MW_PLOT_NKINDS] = {"trace", "timeline", "histogram", "energy",
-                                                        "dvfs",  "boxplot",  "model",     "pareto"};
+const char *const mw_plot_kind_names[MW_PLOT_NKINDS] = {
+    "trace", "timeline", "histogram", "energy", "inband", "dvfs", "boxplot", "model", "pareto"};
 
 int mw_plot_kind_index(const char *name)
 {
@@ -221,6 +221,7 @@ static void choose_kinds(const job_state *j, int want[MW_PLOT_NKINDS])
     if (j->nruns == 1) {
         want[MW_PLOT_KIND_TRACE] = want[MW_PLOT_KIND_TIMELINE] = 1;
         want[MW_PLOT_KIND_HISTOGRAM] = want[MW_PLOT_KIND_ENERGY] = 1;
+        want[MW_PLOT_KIND_INBAND] = j->peek[0].has_inband; /* silent without */
         if (!j->peek[0].has_ranks)
             skipped(j, j->runs[0], "dvfs", "no MPI ranks in the run");
         else if (!have_freq_table(q))
@@ -280,6 +281,7 @@ static void plot_per_run(job_state *j, const int want[MW_PLOT_NKINDS], mw_plot_j
         if (want[MW_PLOT_KIND_TIMELINE]) mw_plot_timeline(pj, run);
         if (want[MW_PLOT_KIND_HISTOGRAM]) mw_plot_histogram(pj, run);
         if (want[MW_PLOT_KIND_ENERGY]) mw_plot_energy(pj, run);
+        if (want[MW_PLOT_KIND_INBAND]) mw_plot_inband(pj, run);
         if (want[MW_PLOT_KIND_DVFS]) mw_plot_dvfs(pj, run);
         mw_plot_run_free(run);
     }

@@ -367,6 +367,13 @@ int mw_plot_run_peek(const char *dir, mw_plot_peek *out, char *err, size_t errle
         out->has_ranks = n == 1;
         mw_run_close(c);
     }
+    if (rc >= 0) { /* in-band sources (schema 3; none in older runs) */
+        mw_run_cursor *c = mw_run_inband_channels(s);
+        mw_run_inband_channel ic;
+        rc = c ? (n = mw_run_inband_channel_next(c, &ic)) : -1;
+        out->has_inband = n == 1;
+        mw_run_close(c);
+    }
     if (rc < 0) snprintf(err, errlen, "%s", mw_store_error(s));
     mw_store_close(s);
     return rc < 0 ? -1 : 0;

@@ -41,6 +41,8 @@ static const struct {
      "Pow_idle and Pow_work per node across runs, per eeg-mofs version or sweep configuration"},
     {"model", "Model against measurements",
      "Measured and modelled time and energy over N_Spop, per version, NRMSE in the legend"},
+    {"inband", "In-band power beside the wall",
+     "Per node, its wall power with its in-band sources (RAPL, GPUs) stacked below it"},
     {"dvfs", "DVFS",
      "Normalised energy and performance against the CPU scaling factor, with mw dvfs's "
      "MaxDist choice"},
@@ -629,6 +631,7 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
           "<li><a href=\"#levels\">Power levels</a></li><li><a href=\"#stats\">Statistics</a>"
           "</li>",
           f);
+    if (rp_has_inband(rp)) fputs("<li><a href=\"#inband\">In-band</a></li>", f);
     if (rp->nescobar) fputs("<li><a href=\"#model\">Model</a></li>", f);
     fputs("<li><a href=\"#figures\">Figures</a></li><li><a href=\"#metadata\">Metadata</a></li>"
           "</ul></nav>\n</header>\n<main>\n",
@@ -639,6 +642,7 @@ void rp_write_page(FILE *f, const rp_report *rp, char *const *inputs, int ninput
     section_energy(f, rp);
     section_phases(f, rp);
     section_levels(f, rp);
+    rp_section_inband(f, rp);
     section_stats(f, rp);
     rp_section_model(f, rp);
     section_figures(f, rp, figures);

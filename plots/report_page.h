@@ -43,6 +43,8 @@ int rp_meta_ll(const rp_run *r, const char *key, long long *v); /* 0, or -1: mis
 void rp_section_sweep(FILE *f, const rp_report *rp); /* nothing without a sweep */
 void rp_section_model(FILE *f, const rp_report *rp); /* nothing without eeg-mofs runs */
 void rp_section_meta(FILE *f, const rp_report *rp);
+void rp_section_inband(FILE *f, const rp_report *rp); /* nothing without in-band sources */
+int rp_has_inband(const rp_report *rp);
 /* The papers the page names (Escobar et al. 2019, ...), in full. */
 void rp_references(FILE *f);
 void rp_section_findings(FILE *f, const rp_report *rp); /* report_findings.c: first */

@@ -129,4 +129,21 @@ int mw_run_power_next(mw_run_cursor *c, mw_run_power *out);
  * -1 on error. */
 int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
                        mw_store_sample *out);
+
+/* ==== in-band sources (mw_inband.h; schema version 4, an older run has none) =========== */
+typedef struct {
+    int source;
+    const char *name, *host, *kind, *domain, *device; /* never NULL */
+    uint64_t range_uj;
+    int additive, sampled;
+} mw_run_inband_channel;
+/* by source */
+mw_run_cursor *mw_run_inband_channels(mw_store *s);
+int mw_run_inband_channel_next(mw_run_cursor *c, mw_run_inband_channel *out);
+/* one source's windows (every source's when source < 0), by source then seq */
+mw_run_cursor *mw_run_inband_windows(mw_store *s, int source);
+int mw_run_inband_window_next(mw_run_cursor *c, mw_inband_window *out);
+/* the spans a source could not be read, by source then start */
+mw_run_cursor *mw_run_inband_gaps(mw_store *s);
+int mw_run_inband_gap_next(mw_run_cursor *c, int *source, mw_run_gap *out);
 #endif

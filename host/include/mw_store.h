@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MW_STORE_SCHEMA_VERSION 3
+#include "mw_inband.h"
+
+#define MW_STORE_SCHEMA_VERSION 4
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;
@@ -148,4 +150,12 @@ int mw_store_phases_set_host_of_pid(mw_store *s, int64_t pid, const char *host);
 /* host becomes the host of every phase of MPI rank `rank` but the recorder's own (kind "mw")
  * and of its clock samples. Both updates are tried; the first failure is reported. */
 int mw_store_set_host_of_rank(mw_store *s, int rank, const char *host);
+
+/* In-band sources (mw_inband.h, schema version 4): a source of host, numbered by the store
+ * (*source); windows w[0..n) (any sources); a span a source could not be read. */
+int mw_store_inband_channel_add(mw_store *s, const char *host, const mw_inband_info *info,
+                                int *source);
+int mw_store_inband_windows_add(mw_store *s, const mw_inband_window *w, size_t n);
+int mw_store_inband_gap_add(mw_store *s, int source, int64_t start_ns, int64_t end_ns,
+                            const char *reason);
 #endif

@@ -140,6 +140,8 @@ typedef struct {
     char **hosts; /* the phases' hosts, sorted (a rank's host points here) */
     size_t nhosts;
     struct mw_analysis_work *work;
+    struct mw_inband_share *inband; /* "inband" (inband_share.h): NULL without in-band sources
+                                       (filled by mw_analysis_read) */
 } mw_analysis_run;
 
 /* ---- feeding a run --------------------------------------------------------------------- */

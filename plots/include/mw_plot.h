@@ -108,6 +108,7 @@ typedef struct {
     char names[MW_PLOT_MAX_CHANNELS][MW_PLOT_NAME];
     long long eeg_version;
     int has_ranks;
+    int has_inband; /* in-band sources (mw record --inband) */
 } mw_plot_peek;
 int mw_plot_run_peek(const char *dir, mw_plot_peek *out, char *err, size_t errlen);
 /* The counter NAME of rank (-2: any rank, the first recorded); 0 when found, else -1. */
@@ -222,6 +223,8 @@ int mw_plot_timeline(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_histogram(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r);
 int mw_plot_dvfs(const mw_plot_job *j, const mw_plot_run *r);
+/* per node with in-band sources (plot_kinds_inband.c, docs/inband.md) */
+int mw_plot_inband(const mw_plot_job *j, const mw_plot_run *r);
 /* several runs (read one at a time); labels[i]: the run's sweep configuration (or NULL) */
 int mw_plot_boxplot(const mw_plot_job *j, char *const *dirs, const char *const *labels, size_t n);
 int mw_plot_model(const mw_plot_job *j, char *const *dirs, size_t n);
@@ -234,6 +237,7 @@ enum {
     MW_PLOT_KIND_TIMELINE,
     MW_PLOT_KIND_HISTOGRAM,
     MW_PLOT_KIND_ENERGY,
+    MW_PLOT_KIND_INBAND,
     MW_PLOT_KIND_DVFS, /* the last per-run kind */
     MW_PLOT_KIND_BOXPLOT,
     MW_PLOT_KIND_MODEL,

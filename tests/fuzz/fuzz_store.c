@@ -167,7 +167,7 @@ static const char *const edits[] = {
     "UPDATE clock_sync SET offset_ns = ?1",
     /* no parameter: the schema itself */
     "PRAGMA user_version = 1",
-    "PRAGMA user_version = 4", /* newer than this mw */
+    "PRAGMA user_version = 5", /* newer than this mw */
     "DROP TABLE gaps",
     "DROP TABLE phases",
     "DROP TABLE channels",

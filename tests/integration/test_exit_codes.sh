@@ -135,6 +135,11 @@ c_record() {
   refused "record --idle 1e308" "--idle: '1e308' is out of range (0 to 86400 s)" \
     record -o "$TMP/r4" --idle 1e308 --meter sim -- true
   refused "record -o twice" "--output given twice" record -o "$TMP/r5" -o "$TMP/r6" --meter sim -- true
+  not_numbers record --inband-hz "-o $TMP/r4 --meter sim" "-- true"
+  refused "record --inband-hz 1e308" "--inband-hz: '1e308' is out of range (1 to 100 Hz)" \
+    record -o "$TMP/r4" --inband-hz 1e308 --meter sim -- true
+  refused "record --inband twice" "--inband given twice" \
+    record -o "$TMP/r5" --inband none --inband rapl --meter sim -- true
   check "record: nothing made by refusals" test ! -e "$TMP/r4" -a ! -e "$TMP/r5" -a ! -e "$TMP/r6"
 }
 

@@ -555,7 +555,7 @@ static void meter_difference(void **state)
     has("\"mean_power_w\": 100.000, \"idle_power_w\": null, \"idle_power_source\": null, "
         "\"dynamic_energy_j\": null");
     has("\"split\": null");
-    has("\"phases\": [],\n   \"ranks\": []}");
+    has("\"phases\": [],\n   \"ranks\": [],\n   \"inband\": null}");
     has("\"from_s\": 0.500000, \"to_s\": 3.250000, \"duration_s\": 2.750000");
     /* with an idle power given */
     assert_int_equal(

@@ -189,16 +189,16 @@ static int teardown(void **state)
 static void kind_names(void **state)
 {
     (void)state;
-    static const char *const want[] = {"trace", "timeline", "histogram", "energy",
+    static const char *const want[] = {"trace", "timeline", "histogram", "energy", "inband",
                                        "dvfs",  "boxplot",  "model",     "pareto"};
-    assert_int_equal(MW_PLOT_NKINDS, 8);
+    assert_int_equal(MW_PLOT_NKINDS, 9);
     for (int k = 0; k < MW_PLOT_NKINDS; k++) {
         assert_string_equal(mw_plot_kind_names[k], want[k]);
         assert_int_equal(mw_plot_kind_index(want[k]), k);
     }
     assert_int_equal(mw_plot_kind_index("Trace"), -1);
     assert_int_equal(mw_plot_kind_index(""), -1);
-    assert_int_equal(MW_PLOT_KIND_DVFS, 4);
+    assert_int_equal(MW_PLOT_KIND_DVFS, 5);
 }
 
 /* req refused with rc and a message containing want; nothing seen, outdir not made */
