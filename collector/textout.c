@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "mw_alloc.h"
+#include "mw_utf8.h"
 
 /* v / step rounded half away from zero, "int.frac" with `decimals` decimals (step = one
  * unit of the last decimal), then " unit" when unit is not empty. */
@@ -37,26 +38,11 @@ const char *mw_out_fixed(char *buf, size_t len, __int128 v, __int128 step, int d
     return buf;
 }
 
-/* The length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs, surrogates or
- * code points above U+10FFFF). */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80) return 1;
-    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-    if (!n || s[0] > 0xf4) return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90)) return 0; /* overlong */
-    if (s[0] == 0xed && s[1] >= 0xa0) return 0;                                   /* surrogate */
-    if (s[0] == 0xf4 && s[1] >= 0x90) return 0;                                   /* > U+10FFFF */
-    return n;
-}
-
 void mw_out_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
+        size_t n = mw_utf8_len(p);
         if (!n) { /* JSON is UTF-8 (RFC 8259): a byte that is not becomes U+FFFD */
             fputs("\\ufffd", out);
             p++;

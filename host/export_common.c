@@ -8,6 +8,7 @@
 
 #include "export_internal.h"
 #include "mw_alloc.h"
+#include "mw_utf8.h"
 #include "mw_run.h"
 
 static uint64_t fnv1a(const char *s)
@@ -33,25 +34,10 @@ static void strings_grow(mw_exp_strings *t)
     t->nslot = nslot;
 }
 
-/* The length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs, surrogates or
- * code points above U+10FFFF). */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80) return 1;
-    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-    if (!n || s[0] > 0xf4) return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90)) return 0; /* overlong */
-    if (s[0] == 0xed && s[1] >= 0xa0) return 0;                                  /* surrogate */
-    if (s[0] == 0xf4 && s[1] >= 0x90) return 0;                                  /* > U+10FFFF */
-    return n;
-}
-
 static int utf8_valid(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
+        size_t n = mw_utf8_len(p);
         if (!n) return 0;
         p += n;
     }
@@ -62,7 +48,7 @@ char *mw_exp_utf8(const char *s)
 {
     char *clean = mw_xcalloc(3 * strlen(s) + 1, 1), *o = clean;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
+        size_t n = mw_utf8_len(p);
         if (n) {
             memcpy(o, p, n);
             o += n;

@@ -556,24 +556,6 @@ static int export_into(otf2_job *j, mw_store *s, const char *tmp)
     return rc;
 }
 
-/* The process's umask without changing it (as host/import.c: a library may share the
- * process with threads creating files). */
-static mode_t process_umask(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned mask;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "Umask: %o", &mask) == 1) {
-            fclose(f);
-            return (mode_t)mask;
-        }
-    if (f) fclose(f);
-    mode_t m = umask(0);
-    umask(m);
-    return m;
-}
-
 static void remove_tmp(const char *tmp)
 {
     char sub[4300];
@@ -616,7 +598,7 @@ int mw_export_otf2(mw_store *s, const char *dir, char *err, size_t errlen)
     OTF2_Error_RegisterCallback(old, NULL);
     job_free(&j);
     int e = EIO;
-    if (!rc && chmod(tmp, 0777 & ~process_umask()) != 0) {
+    if (!rc && chmod(tmp, 0777 & ~mw_fs_umask()) != 0) {
         e = errno;
         rc = mw_err(msg, sizeof msg, "%s: %s", dir, strerror(e));
     }

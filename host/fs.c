@@ -199,3 +199,19 @@ int mw_fs_remove_dir(const char *path, char *err, size_t errlen)
     }
     return 0;
 }
+
+mode_t mw_fs_umask(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned mask;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", &mask) == 1) {
+            fclose(f);
+            return (mode_t)mask;
+        }
+    if (f) fclose(f);
+    mode_t m = umask(0);
+    umask(m);
+    return m;
+}

@@ -785,24 +785,6 @@ static int put_in_place(const char *tmp, const char *rundir, int force)
     return rc;
 }
 
-/* The process's umask without changing it (a library may share the process with threads
- * creating files): /proc/self/status "Umask:", else the set-and-restore of umask(2). */
-static mode_t process_umask(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned mask;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "Umask: %o", &mask) == 1) {
-            fclose(f);
-            return (mode_t)mask;
-        }
-    if (f) fclose(f);
-    mode_t m = umask(0);
-    umask(m);
-    return m;
-}
-
 int mw_import_write(const mw_import *d, const char *rundir, int force, mw_import_summary *sum,
                     char *err, size_t errlen)
 {
@@ -815,7 +797,7 @@ int mw_import_write(const mw_import *d, const char *rundir, int force, mw_import
         snprintf(err, errlen, "%s: cannot create: %s", rundir, strerror(errno));
         return -1;
     }
-    chmod(tmp, 0777 & ~process_umask()); /* mkdtemp makes 0700; a run directory 0777 & ~umask */
+    chmod(tmp, 0777 & ~mw_fs_umask()); /* mkdtemp makes 0700; a run directory 0777 & ~umask */
     write_counts n = {0};
     if (write_store(d, tmp, &n, err, errlen)) {
         remove_tmp_run(tmp);

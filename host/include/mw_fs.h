@@ -10,6 +10,7 @@
  * and left alone, never followed. */
 #ifndef MW_FS_H
 #define MW_FS_H
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -48,4 +49,8 @@ int mw_fs_commit(const char *tmp, const char *dir, const char *name, char *err, 
  * followed; a sub-directory is left, and so is path then). Returns 0 (also when path does not
  * exist), or -1 with errno set and "PATH: reason" in err (err may be NULL). */
 int mw_fs_remove_dir(const char *path, char *err, size_t errlen);
+
+/* The process's umask without changing it (a library may share the process with threads
+ * creating files): /proc/self/status "Umask:", else the set-and-restore of umask(2). */
+mode_t mw_fs_umask(void);
 #endif
