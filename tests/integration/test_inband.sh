@@ -66,7 +66,10 @@ rapl_tree() {
   domain "$root" intel-rapl:0 package-0 0 $range
   domain "$root" intel-rapl:0:0 core 0 $range
   domain "$root" intel-rapl:1 package-1 777 $range
-  MW_POWERCAP_ROOT=$root "$MW" record -o "$r" --meter sim --inband rapl -- sleep 5 \
+  # the command ends when the test is done writing (at most 60 s), then 0.5 s later (five
+  # reads at 10 Hz see the last value): a fixed sleep ran out on a loaded machine first
+  MW_POWERCAP_ROOT=$root "$MW" record -o "$r" --meter sim --inband rapl -- sh -c \
+    "for i in \$(seq 1200); do [ -e '$TMP/rapl.stop' ] && break; sleep 0.05; done; sleep 0.5" \
     2>"$TMP/rapl.err" &
   local pid=$!
   check "sources stored" wait_sources "$r"
@@ -94,6 +97,7 @@ rapl_tree() {
   write_until 2000
   domain "$root" intel-rapl:1 package-1 777 $range
   write_until 3000
+  touch "$TMP/rapl.stop"
   wait "$pid"
   expect_eq "exit status" "$?" 0
   local pkg="(select source from inband_channels where name='rapl:package-0')"
