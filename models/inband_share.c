@@ -73,7 +73,14 @@ double mw_inband_share_dyn_inband_w(const mw_inband_share_node *nd,
 double mw_inband_share_dyn_pct(const mw_inband_share_node *nd, const mw_inband_share_span *sp)
 {
     double w = mw_inband_share_dyn_wall_w(nd, sp), b = mw_inband_share_dyn_inband_w(nd, sp);
-    if (!isfinite(w) || !isfinite(b) || fabs(w) < MW_INBAND_SHARE_MIN_DYN_W) return NAN;
+    if (!isfinite(w) || !isfinite(b)) return NAN;
+    /* a ratio of two differences near zero is noise (an idle stage against the idle
+     * baseline gave "1032 %"): only a rise of the wall above the larger of 1 W and 5 % of
+     * the node's idle wall power */
+    const mw_inband_share_span *i = idle_of(nd);
+    double min_w = MW_INBAND_SHARE_MIN_DYN_FRAC * i->wall_w;
+    if (min_w < MW_INBAND_SHARE_MIN_DYN_W) min_w = MW_INBAND_SHARE_MIN_DYN_W;
+    if (w < min_w) return NAN;
     return 100.0 * b / w;
 }
 

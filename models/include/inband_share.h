@@ -18,7 +18,8 @@
 #include "energy.h"
 
 #define MW_INBAND_SHARE_NAME 128
-#define MW_INBAND_SHARE_MIN_DYN_W 1.0
+#define MW_INBAND_SHARE_MIN_DYN_W 1.0     /* W */
+#define MW_INBAND_SHARE_MIN_DYN_FRAC 0.05 /* of the idle wall power */
 
 typedef struct {
     char name[MW_INBAND_SHARE_NAME]; /* "rapl:package-0" */
@@ -65,7 +66,8 @@ double mw_inband_share_pct(const mw_inband_share_span *sp);
 double mw_inband_share_rest_w(const mw_inband_share_span *sp);
 /* over the node's idle span: the increase of wall and in-band powers, and the share of the
  * wall's increase the in-band increase covers (%); NAN without an idle span, and the share
- * also when the wall's increase is under MW_INBAND_SHARE_MIN_DYN_W either way (noise) */
+ * also unless the wall rose by at least MW_INBAND_SHARE_MIN_DYN_W and MW_INBAND_SHARE_MIN_DYN_FRAC
+ * of its idle power (a ratio of two differences near zero is noise) */
 double mw_inband_share_dyn_wall_w(const mw_inband_share_node *nd, const mw_inband_share_span *sp);
 double mw_inband_share_dyn_inband_w(const mw_inband_share_node *nd,
                                     const mw_inband_share_span *sp);
