@@ -5,9 +5,8 @@
  * the meter. The recording itself is libmw's (mw_record.h): it stores every window of every
  * channel, keeps the energy continuous across meter resets, reopens a lost port while the
  * command goes on, and runs the stages (idle baseline before, the command, idle baseline
- * after). This file gives it the command and the signal flags, and says what happened: each
- * news on stderr, and on a terminal one status line (the stage, W per channel, the energy so
- * far) refreshed after the turns of the loop. At the end the instrumented command's events
+ * after). This file gives it the command and the signal flags; what happened is said by
+ * record_news.c (each news on stderr, and on a terminal one status line). At the end the instrumented command's events
  * are merged (mw_merge.h), a simulated cluster's bookkeeping is done (mw_simcluster.h), and
  * the session restamps every segment and writes the closing metadata.
  *
@@ -40,6 +39,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "record_cmd.h"
 #include "record_inband.h"
 #include "record_signals.h"
 #include "channels.h"
@@ -52,42 +52,6 @@
 #include "mw_store.h"
 #include "mw_sysinfo.h"
 #include "textout.h"
-
-#define STATUS_NS 500000000LL /* status line refresh */
-#define SIMCLUSTER_NICE "5"   /* the command's nice value under --meter sim:cluster */
-#define STAGE_DONE 4          /* after the last mw_record_stage */
-
-typedef struct {
-    const char *rundir, *meter, *channels;
-    double idle_s;
-    int force, quiet;
-    mw_rec_inband inband; /* --inband, --inband-hz */
-    char **cmd;           /* after "--" */
-} rec_opts;
-
-typedef struct {
-    rec_opts o;
-    mw_meter_spec *ms;
-    mw_meter *m;
-    mw_store *st;
-    mw_record *rec;
-    mw_runlock *lock;
-    char path[4096], host[256];
-    int nchan;
-    mw_channels names;
-    int stage; /* mw_record_stage, or STAGE_DONE */
-    /* status line */
-    int tty;
-    int64_t start_mono, next_status;
-    int store_failed;
-} rec_t;
-
-static int64_t now(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void usage(FILE *out)
 {
@@ -117,8 +81,7 @@ static void usage(FILE *out)
             "                       (0 to 86400; default 0)\n"
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
             "                       e.g. node0,node1,node2,node3,switch (default: the file\n"
-            "                       %s, else ch1, ch2, ...)\n"
-            MW_REC_INBAND_USAGE
+            "                       %s, else ch1, ch2, ...)\n" MW_REC_INBAND_USAGE
             "  -q, --quiet          no status line\n"
             "  -h, --help           this text\n\n"
             "On a terminal one status line shows the time, W per channel and the energy so\n"
@@ -132,12 +95,15 @@ static void usage(FILE *out)
 
 static int parse_args(int argc, char **argv, rec_opts *o)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"meter", required_argument, NULL, 'm'},
-        {"idle", required_argument, NULL, 'i'},   {"channels", required_argument, NULL, 'c'},
-        {"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},         MW_REC_INBAND_OPTIONS,
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"meter", required_argument, NULL, 'm'},
+                                         {"idle", required_argument, NULL, 'i'},
+                                         {"channels", required_argument, NULL, 'c'},
+                                         {"force", no_argument, NULL, 'f'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         MW_REC_INBAND_OPTIONS,
+                                         {NULL, 0, NULL, 0}};
     mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
     optind = 0;
     opterr = 0;
@@ -197,16 +163,9 @@ static int parse_args(int argc, char **argv, rec_opts *o)
 
 /* ---- metadata ------------------------------------------------------------------------ */
 
-/* A store failure: said once, for the first. */
-static void store_failed(rec_t *r, const char *msg)
-{
-    if (!r->store_failed) fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, msg);
-    r->store_failed = 1;
-}
-
 static void meta(rec_t *r, const char *key, const char *value)
 {
-    if (mw_store_meta_set(r->st, key, value) != 0) store_failed(r, mw_store_error(r->st));
+    if (mw_store_meta_set(r->st, key, value) != 0) mw_rec_store_failed(r, mw_store_error(r->st));
 }
 
 static void meta_i64(rec_t *r, const char *key, int64_t v)
@@ -220,69 +179,16 @@ static void write_meta(rec_t *r, char **argv)
 {
     char buf[8192];
     meta(r, "status", "recording");
-    if (mw_sysinfo_meta(r->st, r->o.cmd, argv, r->host, buf, sizeof buf)) store_failed(r, buf);
+    if (mw_sysinfo_meta(r->st, r->o.cmd, argv, r->host, buf, sizeof buf))
+        mw_rec_store_failed(r, buf);
     if (mw_record_meter_meta(r->st, r->m, r->path, mw_meter_spec_is_sim(r->ms), buf, sizeof buf))
-        store_failed(r, buf);
+        mw_rec_store_failed(r, buf);
     if (mw_meter_spec_calibration(r->m, buf, sizeof buf) != 0)
         fprintf(stderr, "mw record: %s: calibration not read (%s)\n", r->path, buf);
     meta(r, "meter_calibration", buf);
     snprintf(buf, sizeof buf, "%g", r->o.idle_s);
     meta(r, "idle_s", buf);
     meta(r, "channels_from", r->names.source);
-}
-
-/* ---- what happened -------------------------------------------------------------------- */
-
-static void status_line(rec_t *r, int force)
-{
-    int64_t t = now(CLOCK_MONOTONIC);
-    if (!r->tty || (!force && t < r->next_status)) return;
-    r->next_status = t + STATUS_NS;
-    static const char *stage_name[] = {"idle", "idle", "running", "idle", "done"};
-    char line[1024];
-    size_t len = (size_t)snprintf(line, sizeof line, "%s %6.1f s", stage_name[r->stage],
-                                  (double)(t - r->start_mono) * 1e-9);
-    double e_j = 0;
-    for (int k = 1; k <= r->nchan; k++) {
-        e_j += (double)mw_record_energy_mj(r->rec, k) * 1e-3;
-        if (len < sizeof line)
-            len += (size_t)snprintf(line + len, sizeof line - len, "  %s %.1f W", r->names.name[k],
-                                    mw_record_power_w(r->rec, k));
-    }
-    if (len < sizeof line)
-        snprintf(line + len, sizeof line - len, "  %.1f J%s", e_j,
-                 mw_record_connected(r->rec) ? "" : "  (meter lost)");
-    mw_out_tty("\r"); /* the line's own controls raw, its names escaped by stderr */
-    fputs(line, stderr);
-    mw_out_tty("\033[K");
-}
-
-/* The recording's news (mw_record_command.news). */
-static void on_news(void *ctx, const mw_record_news *n)
-{
-    rec_t *r = ctx;
-    const char *cr = r->tty ? "\r\033[K" : "";
-    r->stage = n->stage;
-    if (n->back)
-        fprintf(stderr, "%smw record: %s: meter back after %.1f s\n", mw_out_tty(cr), r->path,
-                n->away_s);
-    if (n->write_failed) store_failed(r, n->write_err);
-    if (n->lost)
-        fprintf(stderr,
-                "%smw record: %s: the meter went away; reconnecting (the command goes on)\n",
-                mw_out_tty(cr), r->path);
-    /* a failed commit (disk full, read-only) loses the data since the last one: say so */
-    if (n->commit_failed && !r->store_failed) {
-        fprintf(stderr, "%smw record: %s: %s (the command goes on)\n", mw_out_tty(cr), r->o.rundir,
-                n->commit_err);
-        r->store_failed = 1;
-    }
-    if (n->no_window)
-        fprintf(stderr, "mw record: %s: no window from the meter yet; recording anyway\n", r->path);
-    if (n->spawn_errno)
-        fprintf(stderr, "%smw record: %s: %s\n", mw_out_tty(cr), r->o.cmd[0],
-                n->spawn_errno == ENOENT ? "command not found" : strerror(n->spawn_errno));
-    if (n->pumped && n->stage != MW_RECORD_FIRST_WINDOW) status_line(r, 0);
 }
 
 /* The command started or ended (mw_record_command.command): a simulated cluster follows it. */
@@ -311,9 +217,10 @@ static void finish_store(rec_t *r, const char *status)
             fprintf(stderr, "mw record: %lld events from %d instrumented process%s merged\n",
                     ms.events, ms.files, ms.files == 1 ? "" : "es");
         if (ms.dropped) /* even with -q: the run is not what it looks like */
-            fprintf(stderr, "mw record: warning: the probes dropped %lld events (%.1f %%): "
-                            "raise MW_PROBE_RING_EVENTS (docs/probe.md)\n", ms.dropped,
-                    100.0 * (double)ms.dropped / (double)(ms.dropped + ms.events));
+            fprintf(stderr,
+                    "mw record: warning: the probes dropped %lld events (%.1f %%): "
+                    "raise MW_PROBE_RING_EVENTS (docs/probe.md)\n",
+                    ms.dropped, 100.0 * (double)ms.dropped / (double)(ms.dropped + ms.events));
     }
     /* with a simulated cluster every process ran on this host: the events go to the nodes
      * the processes played */
@@ -321,8 +228,8 @@ static void finish_store(rec_t *r, const char *status)
     char traffic[PATH_MAX + 300];
     snprintf(traffic, sizeof traffic, "%s/traffic", r->o.rundir);
     if (cluster && mw_simcluster_finish_run(cluster, r->st, traffic, err, sizeof err) != 0)
-        store_failed(r, err);
-    if (mw_record_finish(r->rec, status, err, sizeof err) != 0) store_failed(r, err);
+        mw_rec_store_failed(r, err);
+    if (mw_record_finish(r->rec, status, err, sizeof err) != 0) mw_rec_store_failed(r, err);
     mw_store_commit(r->st);
 }
 
@@ -410,7 +317,7 @@ static int open_run(rec_t *r, char **argv)
     write_meta(r, argv);
     r->rec = mw_record_new(r->m, r->st, r->path, r->nchan, !mw_meter_spec_is_sim(r->ms));
     r->tty = !r->o.quiet && isatty(2);
-    r->start_mono = now(CLOCK_MONOTONIC);
+    r->start_mono = mw_rec_now(CLOCK_MONOTONIC);
     meta_i64(r, "start_ns", mw_record_start_ns(r->rec));
     mw_store_commit(r->st);
     return -1;
@@ -442,7 +349,7 @@ int cmd_record(int argc, char **argv)
         .interrupted = &mw_record_interrupted,
         .forward = &mw_record_forward_sig,
         .ctx = r,
-        .news = on_news,
+        .news = mw_rec_on_news,
         .command = on_command,
     };
     mw_record_outcome out;
@@ -452,9 +359,9 @@ int cmd_record(int argc, char **argv)
     const char *status = out.status;
     int exit_code = out.exit_code;
     r->stage = STAGE_DONE;
-    status_line(r, 1);
+    mw_rec_status_line(r, 1);
     if (r->tty) fputs("\n", stderr);
-    int64_t t = now(CLOCK_MONOTONIC);
+    int64_t t = mw_rec_now(CLOCK_MONOTONIC);
     if (out.meter_lost)
         fprintf(stderr, "mw record: %s: the meter did not come back; no data after %.1f s\n",
                 r->path, (double)(out.meter_lost_ns - mw_record_start_ns(r->rec)) * 1e-9);
