@@ -16,6 +16,11 @@
  * run's start) and the exit status is 1, again unless the command's is not 0: the
  * command's own failure is what its caller wants to see.
  *
+ * Descriptors: a few are taken (on /dev/null) before anything is opened and given back just
+ * before the end's work (merge, cluster bookkeeping, closing metadata), so a recording that
+ * could start under a tight `ulimit -n` can also finish; where even the reserve cannot be
+ * had, the run is refused at once with exit status 2 and nothing is made.
+ *
  * The run directory is locked (mw_runlock.h, RUNDIR/.lock) before --force removes anything
  * and until the end: a second recorder of the same directory, forced or not, is refused with
  * exit status 2 and the holder's pid, and nothing of the first run is touched.
@@ -28,6 +33,7 @@
  * signal that was ignored when mw started (nohup) stays ignored; a caught one is reset to its
  * default in the command by exec. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -274,6 +280,24 @@ static int lock_and_create(rec_t *r, char *err, size_t errlen)
 
 /* The meter, the channels' names, the run's store and its first metadata. Returns -1, or
  * the exit code with everything undone. */
+/* Takes the descriptor reserve (see top); 0, or -1 with errno set. */
+static int reserve_take(rec_t *r)
+{
+    for (size_t i = 0; i < sizeof r->reserve / sizeof r->reserve[0]; i++)
+        r->reserve[i] = -1;
+    for (size_t i = 0; i < sizeof r->reserve / sizeof r->reserve[0]; i++)
+        if ((r->reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) return -1;
+    return 0;
+}
+
+static void reserve_give_back(rec_t *r)
+{
+    for (size_t i = 0; i < sizeof r->reserve / sizeof r->reserve[0]; i++) {
+        if (r->reserve[i] >= 0) close(r->reserve[i]);
+        r->reserve[i] = -1;
+    }
+}
+
 static int open_run(rec_t *r, char **argv)
 {
     struct stat sb;
@@ -282,8 +306,17 @@ static int open_run(rec_t *r, char **argv)
                 r->o.rundir);
         return MW_EXIT_USAGE;
     }
+    if (reserve_take(r) != 0) {
+        fprintf(stderr, "mw record: cannot start: %s (ulimit -n %ld)\n", strerror(errno),
+                sysconf(_SC_OPEN_MAX));
+        reserve_give_back(r);
+        return MW_EXIT_USAGE;
+    }
     int rc = mw_meter_spec_open("record", r->o.meter, &r->ms);
-    if (rc != 0) return rc;
+    if (rc != 0) { /* "could not start" is 2 for mw record (docs/cli.md), whatever the cause */
+        reserve_give_back(r);
+        return MW_EXIT_USAGE;
+    }
     r->m = mw_meter_spec_meter(r->ms);
     snprintf(r->path, sizeof r->path, "%s", mw_meter_spec_path(r->ms));
     r->nchan = mw_meter_ident(r->m)->n_current;
@@ -301,6 +334,7 @@ static int open_run(rec_t *r, char **argv)
     if (names_rc != 0 || lock_and_create(r, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         mw_meter_spec_close(r->ms);
+        reserve_give_back(r);
         return MW_EXIT_USAGE;
     }
     mw_sysinfo_hostname(r->host, sizeof r->host);
@@ -365,6 +399,7 @@ int cmd_record(int argc, char **argv)
     if (out.meter_lost)
         fprintf(stderr, "mw record: %s: the meter did not come back; no data after %.1f s\n",
                 r->path, (double)(out.meter_lost_ns - mw_record_start_ns(r->rec)) * 1e-9);
+    reserve_give_back(r); /* room for the end's work (see top) */
     finish_store(r, r->store_failed ? "failed: store" : status);
     if (!r->o.quiet)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,

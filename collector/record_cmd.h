@@ -40,6 +40,7 @@ typedef struct {
     int tty;
     int64_t start_mono, next_status;
     int store_failed;
+    int reserve[4]; /* descriptors held for the end's work (cmd_record.c), or -1 */
 } rec_t;
 
 /* CLOCK c in ns */
