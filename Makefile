@@ -75,6 +75,19 @@ obj      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 asanobj  = $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(1))
 fuzzobj  = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
 
+# The objects that print the git id are rebuilt when it changes (an incremental build kept
+# an old id in the report's footer and `mw version`): build/git-id is rewritten only then.
+GIT_ID_STAMP := $(BUILD)/git-id
+GIT_ID_USERS := plots/report_page.c collector/cmd_version.c host/sysinfo.c
+$(GIT_ID_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT_ID)' | cmp -s - $@ || echo '$(GIT_ID)' > $@
+FORCE:
+.PHONY: FORCE
+$(call obj,$(GIT_ID_USERS)) $(call asanobj,$(GIT_ID_USERS)) $(call fuzzobj,$(GIT_ID_USERS)): \
+  $(GIT_ID_STAMP)
+$(BUILD)/avr/firmware/avr/main.o $(BUILD)/avr-test/firmware/avr/main.o: $(GIT_ID_STAMP)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_BASE) $(call libinc,$<) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@

@@ -49,7 +49,10 @@ static int unconnected(const rp_report *rp, const char *name)
     return seen;
 }
 
-/* the values of a level (idle or work, kde) of the channel called name over the runs */
+#define LEVEL_BASELINE 2 /* level_values: the idle baseline, not a level */
+
+/* the values of a level (idle or work, kde; baseline: the idle baseline where the run has
+ * one) of the channel called name over the runs */
 static size_t level_values(const rp_report *rp, const char *name, int idle, double *x)
 {
     size_t n = 0;
@@ -58,7 +61,9 @@ static size_t level_values(const rp_report *rp, const char *name, int idle, doub
         for (size_t k = 0; k < an->nchannels; k++) {
             const mw_analysis_channel *c = &an->channels[k];
             if (strcmp(c->name, name)) continue;
-            double v = idle ? mw_analysis_idle_w(&c->kde) : mw_analysis_work_w(&c->kde);
+            double v = idle == LEVEL_BASELINE ? (c->idle_source ? c->idle_power_w : NAN)
+                       : idle                 ? mw_analysis_idle_w(&c->kde)
+                                              : mw_analysis_work_w(&c->kde);
             if (isfinite(v)) x[n++] = v;
         }
     }
@@ -140,7 +145,7 @@ static void nodes_table(FILE *f, const rp_report *rp)
         } else {
             level_runs(f, x, level_values(rp, name, 1, x));
             level_runs(f, x, level_values(rp, name, 0, x));
-            rp_td_n(f, RP_DASH);
+            level_runs(f, x, level_values(rp, name, LEVEL_BASELINE, x));
         }
         fputs("</tr>\n", f);
     }
