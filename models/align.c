@@ -228,6 +228,23 @@ static size_t pow2_at_least(size_t n)
     return p;
 }
 
+
+/* m <- the circular cross-correlation of m with s (n a power of two): both transformed (GSL's
+ * half-complex order), m x conj(s), transformed back; s is overwritten by its transform */
+static void circular_xcorr(double *m, double *s, size_t n)
+{
+    gsl_fft_real_radix2_transform(m, 1, n);
+    gsl_fft_real_radix2_transform(s, 1, n);
+    m[0] *= s[0];
+    m[n / 2] *= s[n / 2];
+    for (size_t i = 1; i < n / 2; i++) {
+        double a = m[i], b = m[n - i], cr = s[i], ci = s[n - i];
+        m[i] = a * cr + b * ci;
+        m[n - i] = b * cr - a * ci;
+    }
+    gsl_fft_halfcomplex_radix2_inverse(m, 1, n);
+}
+
 /* The offset (s) at the peak of the covariance of the windows' powers with the shifted
  * shape, on a grid of *grid_s; -1 when out of memory. */
 static int coarse_peak(const align_ctx *c, double tmin, double tmax, double dmax, double lmean,
@@ -261,17 +278,7 @@ static int coarse_peak(const align_ctx *c, double tmin, double tmax, double dmax
             if (hi > lo) m[k] += v * (hi - lo);
         }
     }
-    gsl_fft_real_radix2_transform(m, 1, n);
-    gsl_fft_real_radix2_transform(s, 1, n);
-    /* m <- m x conj(s), both in GSL's half-complex order */
-    m[0] *= s[0];
-    m[n / 2] *= s[n / 2];
-    for (size_t i = 1; i < n / 2; i++) {
-        double a = m[i], b = m[n - i], cr = s[i], ci = s[n - i];
-        m[i] = a * cr + b * ci;
-        m[n - i] = b * cr - a * ci;
-    }
-    gsl_fft_halfcomplex_radix2_inverse(m, 1, n);
+    circular_xcorr(m, s, n);
     long jmax = (long)floor(dmax / h), jbest = 0;
     double rbest = -INFINITY;
     for (long j = -jmax; j <= jmax; j++) {
@@ -471,16 +478,7 @@ static double *circular_xcov(const align_ctx *c, double t0, double period, doubl
             if (hi > lo) m[kk] += v * (hi - lo);
         }
     }
-    gsl_fft_real_radix2_transform(m, 1, n);
-    gsl_fft_real_radix2_transform(sh, 1, n);
-    m[0] *= sh[0];
-    m[n / 2] *= sh[n / 2];
-    for (size_t i = 1; i < n / 2; i++) {
-        double x = m[i], y = m[n - i], cr = sh[i], ci = sh[n - i];
-        m[i] = x * cr + y * ci;
-        m[n - i] = y * cr - x * ci;
-    }
-    gsl_fft_halfcomplex_radix2_inverse(m, 1, n);
+    circular_xcorr(m, sh, n);
     free(sh);
     *n_out = n;
     return m;
