@@ -126,6 +126,7 @@ typedef struct {
                               SC_LOCKED: the cycles over which the sets lock; SC_DITHER: idle
                               conversions 0 .. ngroups */
     int dummy;             /* an idle conversion after the voltage's */
+    int nch;               /* current channels on the ADC (0: 15) */
     double pole_hz;        /* matched filter corner (0: none) */
     int order;
     double want_window, want_energy; /* asserted bounds (0: none) */
@@ -134,6 +135,27 @@ typedef struct {
 typedef struct {
     double sig_worst, e_worst, coverage;
 } result;
+
+static int nch_of(const scheme *sc)
+{
+    return sc->nch ? sc->nch : NCH;
+}
+
+/* Real power a matched filter removes with the voltage's harmonics: a 5 % THD voltage
+ * (3rd 4 %, 5th 3 %) in phase with the capacitor-input current's 3rd and 5th (the worst
+ * case), calibrated at the fundamental; a fraction of the true power. */
+static double harmonic_loss(const scheme *sc, double hz)
+{
+    if (sc->pole_hz <= 0) return 0;
+    model m = {hz, sc->pole_hz, sc->order, NULL};
+    double g1, g3, g5, ph;
+    filt(&m, hz, &g1, &ph);
+    filt(&m, 3 * hz, &g3, &ph);
+    filt(&m, 5 * hz, &g5, &ph);
+    double p3 = 0.04 * 0.845727, p5 = 0.03 * 0.594957; /* of the fundamental's power */
+    double lost = p3 * (1 - g3 * g3 / (g1 * g1)) + p5 * (1 - g5 * g5 / (g1 * g1));
+    return lost / (1 + p3 + p5);
+}
 
 /* Sets: voltage, then the currents of the set; returns the conversions in the set and
  * fills chans (-1 = dummy). */
@@ -147,12 +169,12 @@ static int next_set(const scheme *sc, const model *m, uint64_t c0, uint32_t nset
         /* group g for the mains cycle the set starts in */
         double t = c0 * CONV_S;
         int g = (int)fmod(floor(t * m->hz), sc->ngroups);
-        int per = NCH / sc->ngroups;
+        int per = nch_of(sc) / sc->ngroups;
         for (int k = 0; k < per; k++)
             chans[n++] = 1 + g * per + k;
         return n;
     }
-    for (int k = 1; k <= NCH; k++)
+    for (int k = 1; k <= nch_of(sc); k++)
         chans[n++] = k;
     if (sc->kind == SC_DITHER) { /* 0 or 1 idle conversion, from a 16-bit LFSR */
         *rng = *rng * 1103515245u + 12345u;
@@ -204,7 +226,7 @@ static result run_scheme(const scheme *sc, double hz)
             sum[k] += v_at(&m, t) * i_at(&m, t);
             cnt[k]++;
         }
-        for (int k = 1; k <= NCH; k++) /* time a channel's samples stand for: its sets */
+        for (int k = 1; k <= nch_of(sc); k++) /* time a channel's samples stand for: its sets */
             for (int j = 0; j < n; j++)
                 if (chans[j] == k) covered[k] += n * CONV_S;
         c += (uint64_t)n;
@@ -212,7 +234,7 @@ static result run_scheme(const scheme *sc, double hz)
         double t_now = c * CONV_S;
         if (t_now >= (nw + 1) * 0.25) { /* a window ends at this set boundary */
             double t_w1 = t_now;
-            for (int k = 1; k <= NCH; k++) {
+            for (int k = 1; k <= nch_of(sc); k++) {
                 if (!cnt[k]) continue;
                 double p = sum[k] / cnt[k];
                 double truth = (energy_to(&m, t_w1) - energy_to(&m, t_win0)) / (t_w1 - t_win0);
@@ -230,7 +252,7 @@ static result run_scheme(const scheme *sc, double hz)
     result r = {0, 0, 0};
     double e_true = energy_to(&m, t_win0) - energy_to(&m, 0);
     r.coverage = 1;
-    for (int k = 1; k <= NCH; k++) {
+    for (int k = 1; k <= nch_of(sc); k++) {
         double mu = s1[k] / nw, sd = sqrt(fmax(s2[k] / nw - mu * mu, 0));
         r.sig_worst = fmax(r.sig_worst, sd);
         r.e_worst = fmax(r.e_worst, fabs(em[k] / e_true - 1));
@@ -244,19 +266,21 @@ static result run_scheme(const scheme *sc, double hz)
 static void schemes(void **st)
 {
     const scheme list[] = {
-        {"round robin, sets of 16 (today)", SC_ROUND, 0, 0, 0, 0, 0, 0},
-        {"dummy conversion after V (sets of 17)", SC_DUMMY, 0, 0, 0, 0, 0, 0},
-        {"dithered sets (16 or 17)", SC_DITHER, 1, 0, 0, 0, 0, 0},
-        {"dummy + dithered (17 .. 19)", SC_DITHER, 2, 1, 0, 0, 0, 0},
+        {"round robin, sets of 16 (today)", SC_ROUND, 0, 0, 0, 0, 0, 0, 0},
+        {"dummy conversion after V (sets of 17)", SC_DUMMY, 0, 0, 0, 0, 0, 0, 0},
+        {"dithered sets (16 or 17)", SC_DITHER, 1, 0, 0, 0, 0, 0, 0},
+        {"dummy + dithered (17 .. 19)", SC_DITHER, 2, 1, 0, 0, 0, 0, 0},
 
-        {"mains-locked: 23/19 sets per 2 cycles", SC_LOCKED, 2, 0, 0, 0, 0, 0},
-        {"mains-locked: 47/39 sets per 4 cycles", SC_LOCKED, 4, 0, 0, 0, 0, 0},
-        {"3 groups of 5, one mains cycle each", SC_GROUPS, 3, 0, 0, 0, 0, 0},
-        {"5 groups of 3, one mains cycle each", SC_GROUPS, 5, 0, 0, 0, 0, 0},
-        {"3 groups of 5 + dummy, one mains cycle each", SC_GROUPS, 3, 1, 0, 0, 0, 0},
-        {"matched filters 2nd order 150 Hz", SC_ROUND, 0, 0, 150, 2, 0, 0},
-        {"matched filters 4th order 150 Hz", SC_ROUND, 0, 0, 150, 4, 0.01, 0.001},
-        {"matched filters 4th order 150 Hz + dummy", SC_ROUND, 0, 1, 150, 4, 0.01, 0.001},
+        {"mains-locked: 23/19 sets per 2 cycles", SC_LOCKED, 2, 0, 0, 0, 0, 0, 0},
+        {"mains-locked: 47/39 sets per 4 cycles", SC_LOCKED, 4, 0, 0, 0, 0, 0, 0},
+        {"3 groups of 5, one mains cycle each", SC_GROUPS, 3, 0, 0, 0, 0, 0, 0},
+        {"5 groups of 3, one mains cycle each", SC_GROUPS, 5, 0, 0, 0, 0, 0, 0},
+        {"3 groups of 5 + dummy, one mains cycle each", SC_GROUPS, 3, 1, 0, 0, 0, 0, 0},
+        {"matched filters 2nd order 150 Hz", SC_ROUND, 0, 0, 0, 150, 2, 0, 0},
+        {"matched filters 4th order 150 Hz", SC_ROUND, 0, 0, 0, 150, 4, 0.01, 0.001},
+        {"matched filters 4th order 200 Hz", SC_ROUND, 0, 0, 0, 200, 4, 0, 0},
+        {"1 V + 7 I per ADC (two boards)", SC_ROUND, 0, 0, 7, 0, 0, 0, 0},
+        {"1 V + 7 I per ADC + 4th order 300 Hz", SC_ROUND, 0, 0, 7, 300, 4, 0.01, 0.001},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
         /* the mains is never exactly 50 or 60 Hz: the worst of -0.2, 0, +0.2 Hz */
@@ -268,14 +292,16 @@ static void schemes(void **st)
                 r[g].e_worst = fmax(r[g].e_worst, x.e_worst);
                 r[g].coverage = fmin(r[g].coverage, x.coverage);
             }
-        print_message("| %s | %.0f %% | %.2f %% / %.2f %% | %.3f %% / %.3f %% |\n", list[i].name,
-                      100 * fmin(r[0].coverage, r[1].coverage), 100 * r[0].sig_worst,
-                      100 * r[1].sig_worst, 100 * r[0].e_worst, 100 * r[1].e_worst);
+        double loss = fmax(harmonic_loss(&list[i], 50), harmonic_loss(&list[i], 60));
+        print_message("| %s | %.0f %% | %.2f %% / %.2f %% | %.3f %% / %.3f %% | %.2f %% |\n",
+                      list[i].name, 100 * fmin(r[0].coverage, r[1].coverage),
+                      100 * r[0].sig_worst, 100 * r[1].sig_worst, 100 * r[0].e_worst,
+                      100 * r[1].e_worst, 100 * loss);
         if (list[i].want_window > 0) {
             assert_true(r[0].sig_worst < list[i].want_window && r[1].sig_worst < list[i].want_window);
             assert_true(r[0].e_worst < list[i].want_energy && r[1].e_worst < list[i].want_energy);
         }
-        if (list[i].kind == SC_ROUND && list[i].pole_hz == 0) /* today: far from the goal */
+        if (list[i].kind == SC_ROUND && list[i].pole_hz == 0 && !list[i].nch) /* today: far from the goal */
             assert_true(r[0].sig_worst > 0.05 && r[1].sig_worst > 0.05);
     }
 }
