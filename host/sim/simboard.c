@@ -256,10 +256,18 @@ static double sh_left(double r_src, double c_f, double r_mux, double t)
     return (e1 * (a22 - l2) - e2 * (a22 - l1)) / (l1 - l2);
 }
 
+/* the single-ended internal inputs (ATmega2560 datasheet, table 26-4) */
+#define PIN_BANDGAP (-2) /* MUX5:0 = 011110: 1.1 V */
+#define PIN_GND (-3)     /* MUX5:0 = 011111: 0 V */
+
 /* The sample the ADC takes of `pin` (-1: none) at true time t: the pin's volts, plus what
  * the hold capacitor brings from the previous conversion; it then holds that. */
 static uint16_t sample_pin(mw_sim *sim, int pin, double t, int first)
 {
+    if (pin == PIN_BANDGAP || pin == PIN_GND) { /* stiff internal sources: no kick */
+        sim->sh_hold = (pin == PIN_BANDGAP ? 1.1 : 0.0) - MW_AFE_BIAS_V;
+        return volts_code(sim, sim->sh_hold);
+    }
     double v = pin < 0 ? 0 : pin_volts(sim, pin, t);
     if (sim->kick_rev != MW_SIM_FE_IDEAL && pin >= 0)
         v += sim->kick[is_voltage_pin(sim, pin)][first] * (sim->sh_hold - v);
@@ -290,6 +298,8 @@ static uint64_t adc_start(mw_sim *sim, uint64_t start)
     uint8_t adcsrb = avr->data[sim->adc->r_adcsrb];
     int pin = (admux & 7) | ((adcsrb & 0x08) ? 8 : 0); /* MUX2:0 and MUX5 */
     if (admux & 0x18) pin = -1; /* differential / gain modes: not wired on the meter */
+    if ((admux & 0x1F) >= 0x1E && !(adcsrb & 0x08)) /* MUX5:0 = 011110, 011111 */
+        pin = (admux & 0x1F) == 0x1E ? PIN_BANDGAP : PIN_GND;
     int first = sim->adc_first;
     sim->adc_first = 0;
     if (first) sim->adc_enable_cycle = start;

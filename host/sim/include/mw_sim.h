@@ -37,7 +37,9 @@ int mw_sim_run_ns(mw_sim *sim, uint64_t dt_ns);
  * voltage pin carries the mains voltage, each current pin the current of its load, both
  * around the 2.5 V bias; the board adds Gaussian noise and quantises like the ATmega2560's
  * ADC (code = floor(V * 1024 / 5 V)). Each sample is taken at the instant the real ADC
- * samples (1.5 ADC clocks after the conversion starts), in true time. */
+ * samples (1.5 ADC clocks after the conversion starts), in true time. The internal inputs
+ * MUX5:0 = 011110 (1.1 V bandgap) and 011111 (0 V) read as such (a firmware may convert
+ * one as a dummy after the voltage, to take the sample-and-hold kick as a DC offset). */
 
 typedef enum {
     MW_SIM_SINE = 0, /* sinusoidal current */
