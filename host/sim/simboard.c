@@ -31,6 +31,7 @@
 
 #define MW_SIM_F_CPU 16000000u
 #define MW_SIM_TXQ 4096u
+#define MW_SIM_MAX_H 51 /* highest harmonic of the built-in waveforms */
 
 typedef enum { SRC_NONE = 0, SRC_MAINS, SRC_POWER, SRC_CURRENT, SRC_FN, SRC_VWAVE, SRC_IWAVE } src_kind;
 
@@ -68,13 +69,72 @@ struct mw_sim {
     uint16_t latched; /* ADC data register after an ADCL read */
     int latched_valid;
     uint64_t nconv;
+    /* front-end imperfections (mw_sim_set_crosstalk, mw_sim_set_sh_kick) */
+    mw_sim_frontend xt_rev, kick_rev;
+    double xt_hz;                                  /* mains frequency xt_* were made for */
+    double xt_mag[MW_SIM_MAX_H + 1], xt_arg[MW_SIM_MAX_H + 1]; /* c(h f) */
+    double kick_r_mux;
+    double kick[2][2]; /* [voltage pin?][first conversion?]: fraction left */
+    double sh_hold;    /* pin volts (from the bias) the hold capacitor carries */
 };
+
+/* Waveforms as harmonic series sum a_h sin(h x + ph_h), fundamental peak 1, phase 0. */
+typedef struct {
+    uint8_t h;
+    double a, ph;
+} harm;
+static const harm w_sine[] = {{1, 1, 0}};
+static const harm w_smps[] = {{1, 1, 0}, {3, 0.75, M_PI}, {5, 0.5, 0}, {7, 0.25, M_PI}};
+/* The textbook capacitor-input rectifier (ideal diodes, reservoir C, load R, omega R C = 8):
+ * the bridge conducts from 48.2 to 97.1 degrees of each half cycle with
+ * i = omega C Vp cos(x) + Vp sin(x) / R; its Fourier series by numeric integration (2^16
+ * points), referred to its fundamental (peak 1, phase 0; the fundamental's own 25 degree
+ * lead is left to the caller's pf). */
+static const harm w_capin[] = {
+    {1, 1, 0},                {3, 0.845727, -3.122486}, {5, 0.594957, 0.112477},
+    {7, 0.346406, -2.728558}, {9, 0.216520, 1.132168},  {11, 0.208963, -1.313582},
+    {13, 0.191502, 2.263212}, {15, 0.147138, -0.375914}, {17, 0.123302, -2.821022},
+    {19, 0.123149, 0.919112}, {21, 0.112469, -1.740210}, {23, 0.093742, 1.977501},
+    {25, 0.087308, -0.499612}, {27, 0.086918, -3.085075}, {29, 0.078756, 0.572315},
+    {31, 0.069454, -1.955942}, {33, 0.067943, 1.815226}, {35, 0.066609, -0.788441},
+    {37, 0.060310, 2.900785}, {39, 0.055742, 0.386913}, {41, 0.055601, -2.156993},
+    {43, 0.053551, 1.520022}, {45, 0.048913, -1.045441}, {47, 0.046924, 2.721576},
+    {49, 0.046878, 0.152993}, {51, 0.044498, -2.444765}};
+/* An active-PFC supply: a near-sine current with the small odd harmonics such supplies
+ * leave (THD 5.3 %, within IEC 61000-3-2 class A/D by far). */
+static const harm w_pfc[] = {{1, 1, 0},        {3, 0.040, 0.3},   {5, 0.025, -0.5},
+                             {7, 0.015, 1.1},  {9, 0.010, -1.9},  {11, 0.008, 2.4},
+                             {13, 0.006, -0.7}, {15, 0.004, 0.9}, {17, 0.004, -2.2},
+                             {19, 0.003, 1.7},  {21, 0.003, -1.2}, {23, 0.002, 2.9},
+                             {25, 0.002, -0.2}};
+
+static const harm *wave_tab(mw_sim_wave wave, int *n)
+{
+#define TAB(t) (*n = (int)(sizeof t / sizeof t[0]), t)
+    switch (wave) {
+    case MW_SIM_SMPS:
+        return TAB(w_smps);
+    case MW_SIM_CAPIN:
+        return TAB(w_capin);
+    case MW_SIM_PFC:
+        return TAB(w_pfc);
+    default:
+        return TAB(w_sine);
+    }
+#undef TAB
+}
 
 double mw_sim_wave_value(mw_sim_wave wave, double x)
 {
     if (wave == MW_SIM_SMPS)
         return sin(x) - 0.75 * sin(3 * x) + 0.5 * sin(5 * x) - 0.25 * sin(7 * x);
-    return sin(x);
+    if (wave == MW_SIM_SINE) return sin(x);
+    int n;
+    const harm *t = wave_tab(wave, &n);
+    double s = 0;
+    for (int j = 0; j < n; j++)
+        s += t[j].a * sin(t[j].h * x + t[j].ph);
+    return s;
 }
 
 static double true_seconds(const mw_sim *sim, uint64_t cycle)
@@ -82,46 +142,137 @@ static double true_seconds(const mw_sim *sim, uint64_t cycle)
     return (double)(cycle - sim->cycle0) / (MW_SIM_F_CPU * (1.0 + sim->ppm * 1e-6));
 }
 
-/* Instantaneous value at pin `pin` in physical units (V for mains, A for loads). */
-static double pin_value(mw_sim *sim, int pin, double t)
+/* A built-in source's fundamental peak current (A) and phase (radians) at true time t;
+ * 0 for sources that are not harmonic series (mains, waveform callbacks, nothing). */
+static int src_harmonic(mw_sim *sim, int pin, double t, double *i1, double *x)
 {
     const pin_source *p = &sim->pins[pin];
-    double w = 2.0 * M_PI * sim->mains_hz;
-    double vpk = sim->mains_vrms * M_SQRT2;
-    double i1;
     switch (p->kind) {
-    case SRC_MAINS:
-        return vpk * sin(w * t);
-    case SRC_VWAVE:
-    case SRC_IWAVE:
-        return p->wfn(p->ctx, t);
     case SRC_CURRENT:
-        i1 = p->i1_peak;
+        *i1 = p->i1_peak;
         break;
     case SRC_POWER:
     case SRC_FN: {
         double pw = p->kind == SRC_FN ? p->fn(p->ctx, pin, (uint64_t)(t * 1e9)) : p->p_w;
         /* P = Vrms * I1rms * pf  ->  I1 peak = sqrt2 * P / (Vrms * pf) */
-        i1 = sim->mains_vrms > 0 ? M_SQRT2 * pw / (sim->mains_vrms * p->pf) : 0;
+        *i1 = sim->mains_vrms > 0 ? M_SQRT2 * pw / (sim->mains_vrms * p->pf) : 0;
         break;
     }
     default:
         return 0;
     }
-    return i1 * mw_sim_wave_value(p->wave, w * t - p->lag);
+    *x = 2.0 * M_PI * sim->mains_hz * t - p->lag;
+    return 1;
 }
 
-static uint16_t pin_code(mw_sim *sim, int pin, double t)
+/* Instantaneous value at pin `pin` in physical units (V for mains, A for loads). */
+static double pin_value(mw_sim *sim, int pin, double t)
 {
-    double x = pin_value(sim, pin, t);
-    src_kind k = sim->pins[pin].kind;
-    double ratio = k == SRC_MAINS || k == SRC_VWAVE ? MW_AFE_V_RATIO : MW_AFE_I_RATIO;
-    double volts = MW_AFE_BIAS_V + x / ratio;
-    double code = floor(volts * 1024.0 / MW_AFE_VREF_V +
+    const pin_source *p = &sim->pins[pin];
+    double i1, x;
+    if (src_harmonic(sim, pin, t, &i1, &x)) return i1 * mw_sim_wave_value(p->wave, x);
+    if (p->kind == SRC_MAINS)
+        return sim->mains_vrms * M_SQRT2 * sin(2.0 * M_PI * sim->mains_hz * t);
+    if (p->kind == SRC_VWAVE || p->kind == SRC_IWAVE) return p->wfn(p->ctx, t);
+    return 0;
+}
+
+static int is_voltage_pin(const mw_sim *sim, int pin)
+{
+    return sim->pins[pin].kind == SRC_MAINS || sim->pins[pin].kind == SRC_VWAVE;
+}
+
+/* c(h f) of the shared bias for harmonics 1..MW_SIM_MAX_H at the current mains frequency:
+ * c = -Z_b / (R_src + 1 / (j w C_F)), Z_b = R_b || C_b (revision A) or R_o (revision B). */
+static void crosstalk_prepare(mw_sim *sim)
+{
+    const double r_src = 1200.0; /* 200 Ohm burden + 1 kOhm series resistor */
+    int a = sim->xt_rev == MW_SIM_FE_REV_A;
+    double c_f = a ? 10e-9 : 1e-9, r_b = a ? 5e3 : 0.05, c_b = a ? 10.1e-6 : 0;
+    for (int h = 1; h <= MW_SIM_MAX_H; h++) {
+        double w = 2.0 * M_PI * sim->mains_hz * h;
+        double zr = r_b / (1 + pow(w * r_b * c_b, 2)), zi = -w * r_b * r_b * c_b / (1 + pow(w * r_b * c_b, 2));
+        double dr = r_src, di = -1.0 / (w * c_f); /* R_src + 1/(j w C_F) */
+        double den = dr * dr + di * di;
+        double cr = -(zr * dr + zi * di) / den, ci = -(zi * dr - zr * di) / den;
+        sim->xt_mag[h] = hypot(cr, ci);
+        sim->xt_arg[h] = atan2(ci, cr);
+    }
+    sim->xt_hz = sim->mains_hz;
+}
+
+/* What current pin q puts on the shared bias at t, in pin volts (before the factor's sign:
+ * c already carries it). */
+static double crosstalk_from(mw_sim *sim, int q, double t)
+{
+    const pin_source *p = &sim->pins[q];
+    double i1, x;
+    if (src_harmonic(sim, q, t, &i1, &x)) {
+        int n;
+        const harm *tab = wave_tab(p->wave, &n);
+        double s = 0;
+        for (int j = 0; j < n; j++)
+            s += sim->xt_mag[tab[j].h] * tab[j].a * sin(tab[j].h * x + tab[j].ph + sim->xt_arg[tab[j].h]);
+        return i1 * s / MW_AFE_I_RATIO;
+    }
+    if (p->kind != SRC_IWAVE) return 0;
+    /* a waveform callback: the fundamental's c, as -|c| and a delay of its phase past 180 */
+    double d = remainder(sim->xt_arg[1] + M_PI, 2 * M_PI) / (2.0 * M_PI * sim->mains_hz);
+    return -sim->xt_mag[1] * p->wfn(p->ctx, t + d) / MW_AFE_I_RATIO;
+}
+
+/* The pin's voltage from the bias at true time t (volts), crosstalk included. */
+static double pin_volts(mw_sim *sim, int pin, double t)
+{
+    int vpin = is_voltage_pin(sim, pin);
+    double v = pin_value(sim, pin, t) / (vpin ? MW_AFE_V_RATIO : MW_AFE_I_RATIO);
+    if (sim->xt_rev == MW_SIM_FE_IDEAL || vpin) return v;
+    if (sim->xt_hz != sim->mains_hz) crosstalk_prepare(sim);
+    for (int q = 0; q < 16; q++)
+        if (q != pin && !is_voltage_pin(sim, q)) v += crosstalk_from(sim, q, t);
+    return v;
+}
+
+static uint16_t volts_code(mw_sim *sim, double volts)
+{
+    double code = floor((MW_AFE_BIAS_V + volts) * 1024.0 / MW_AFE_VREF_V +
                         (sim->noise_lsb > 0 ? gsl_ran_gaussian(sim->rng, sim->noise_lsb) : 0));
     if (code < 0) code = 0;
     if (code > 1023) code = 1023;
     return (uint16_t)code;
+}
+
+/* Fraction of the hold capacitor's initial voltage (relative to the pin's) left after t:
+ * the pin node (filter C_F, source r_src to the signal) and the hold node (14 pF) joined by
+ * r_mux; x' = M x from x0 = (0, 1), e^{Mt} by Sylvester's formula (distinct real roots). */
+static double sh_left(double r_src, double c_f, double r_mux, double t)
+{
+    const double c_sh = 14e-12;
+    double a11 = -(1 / r_src + 1 / r_mux) / c_f, a12 = (1 / r_mux) / c_f;
+    double a21 = (1 / r_mux) / c_sh, a22 = -(1 / r_mux) / c_sh;
+    double tr = a11 + a22, det = a11 * a22 - a12 * a21, disc = sqrt(tr * tr / 4 - det);
+    double l1 = tr / 2 + disc, l2 = tr / 2 - disc;
+    double e1 = exp(l1 * t), e2 = exp(l2 * t);
+    return (e1 * (a22 - l2) - e2 * (a22 - l1)) / (l1 - l2);
+}
+
+/* the single-ended internal inputs (ATmega2560 datasheet, table 26-4) */
+#define PIN_BANDGAP (-2) /* MUX5:0 = 011110: 1.1 V */
+#define PIN_GND (-3)     /* MUX5:0 = 011111: 0 V */
+
+/* The sample the ADC takes of `pin` (-1: none) at true time t: the pin's volts, plus what
+ * the hold capacitor brings from the previous conversion; it then holds that. */
+static uint16_t sample_pin(mw_sim *sim, int pin, double t, int first)
+{
+    if (pin == PIN_BANDGAP || pin == PIN_GND) { /* stiff internal sources: no kick */
+        sim->sh_hold = (pin == PIN_BANDGAP ? 1.1 : 0.0) - MW_AFE_BIAS_V;
+        return volts_code(sim, sim->sh_hold);
+    }
+    double v = pin < 0 ? 0 : pin_volts(sim, pin, t);
+    if (sim->kick_rev != MW_SIM_FE_IDEAL && pin >= 0)
+        v += sim->kick[is_voltage_pin(sim, pin)][first] * (sim->sh_hold - v);
+    sim->sh_hold = v;
+    return pin < 0 ? 0 : volts_code(sim, v);
 }
 
 /* The ADC peripheral, modelled here rather than by simavr 1.6, whose free-running mode
@@ -147,12 +298,14 @@ static uint64_t adc_start(mw_sim *sim, uint64_t start)
     uint8_t adcsrb = avr->data[sim->adc->r_adcsrb];
     int pin = (admux & 7) | ((adcsrb & 0x08) ? 8 : 0); /* MUX2:0 and MUX5 */
     if (admux & 0x18) pin = -1; /* differential / gain modes: not wired on the meter */
+    if ((admux & 0x1F) >= 0x1E && !(adcsrb & 0x08)) /* MUX5:0 = 011110, 011111 */
+        pin = (admux & 0x1F) == 0x1E ? PIN_BANDGAP : PIN_GND;
     int first = sim->adc_first;
     sim->adc_first = 0;
     if (first) sim->adc_enable_cycle = start;
     uint64_t delay = first ? MW_ADC_FIRST_SAMPLE_DELAY_CYCLES : MW_ADC_SAMPLE_DELAY_CYCLES;
     uint64_t length = (first ? 25u : 13u) * MW_ADC_PRESCALER;
-    sim->pending = pin < 0 ? 0 : pin_code(sim, pin, true_seconds(sim, start + delay));
+    sim->pending = sample_pin(sim, pin, true_seconds(sim, start + delay), first);
     sim->adc_busy = 1;
     avr->data[sim->adc->r_adcsra] |= R_ADCSRA_ADSC;
     sim->nconv++;
@@ -312,6 +465,27 @@ void mw_sim_set_wave_fn(mw_sim *sim, int pin, int is_voltage, mw_sim_wave_fn fn,
     p->kind = is_voltage ? SRC_VWAVE : SRC_IWAVE;
     p->wfn = fn;
     p->ctx = ctx;
+}
+
+void mw_sim_set_crosstalk(mw_sim *sim, mw_sim_frontend rev)
+{
+    sim->xt_rev = rev == MW_SIM_FE_REV_A || rev == MW_SIM_FE_REV_B ? rev : MW_SIM_FE_IDEAL;
+    if (sim->xt_rev != MW_SIM_FE_IDEAL) crosstalk_prepare(sim);
+}
+
+void mw_sim_set_sh_kick(mw_sim *sim, mw_sim_frontend rev, double r_mux_ohm)
+{
+    sim->kick_rev = rev == MW_SIM_FE_REV_A || rev == MW_SIM_FE_REV_B ? rev : MW_SIM_FE_IDEAL;
+    if (!(r_mux_ohm > 0) || !isfinite(r_mux_ohm)) sim->kick_rev = MW_SIM_FE_IDEAL;
+    if (sim->kick_rev == MW_SIM_FE_IDEAL) return;
+    sim->kick_r_mux = r_mux_ohm;
+    double c_f = sim->kick_rev == MW_SIM_FE_REV_A ? 10e-9 : 1e-9;
+    const double r_src[2] = {1200.0, 8.25e3 * 1e3 / (8.25e3 + 1e3) + 330.0}; /* I, V */
+    const double t[2] = {(double)MW_ADC_SAMPLE_DELAY_CYCLES / MW_SIM_F_CPU,
+                         (double)MW_ADC_FIRST_SAMPLE_DELAY_CYCLES / MW_SIM_F_CPU};
+    for (int v = 0; v < 2; v++)
+        for (int f = 0; f < 2; f++)
+            sim->kick[v][f] = sh_left(r_src[v], c_f, r_mux_ohm, t[f]);
 }
 
 void mw_sim_set_noise(mw_sim *sim, double lsb_rms, unsigned long seed)

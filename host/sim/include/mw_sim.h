@@ -37,12 +37,21 @@ int mw_sim_run_ns(mw_sim *sim, uint64_t dt_ns);
  * voltage pin carries the mains voltage, each current pin the current of its load, both
  * around the 2.5 V bias; the board adds Gaussian noise and quantises like the ATmega2560's
  * ADC (code = floor(V * 1024 / 5 V)). Each sample is taken at the instant the real ADC
- * samples (1.5 ADC clocks after the conversion starts), in true time. */
+ * samples (1.5 ADC clocks after the conversion starts), in true time. The internal inputs
+ * MUX5:0 = 011110 (1.1 V bandgap) and 011111 (0 V) read as such (a firmware may convert
+ * one as a dummy after the voltage, to take the sample-and-hold kick as a DC offset). */
 
 typedef enum {
     MW_SIM_SINE = 0, /* sinusoidal current */
     MW_SIM_SMPS = 1, /* switched-mode supply: odd harmonics 3/5/7 at 75/50/25 % of the
                         fundamental, peaky; power factor below means displacement PF */
+    MW_SIM_CAPIN = 2, /* capacitor-input rectifier without PFC (a switch's or a desktop's
+                         supply): the textbook diode-bridge + reservoir-capacitor current at
+                         omega R C = 8 (49 degrees of conduction per half cycle, crest 3.5 x
+                         the fundamental's peak), odd harmonics to the 51st: 3rd 85 %, 5th 59
+                         %, 7th 35 %, 11th 21 %, 13th 19 %, 25th 8.7 % of the fundamental */
+    MW_SIM_PFC = 3,   /* active-PFC supply (a server node): near sine, odd harmonics to the
+                         25th, 3rd 4 %, 5th 2.5 %, 11th 0.8 %, 25th 0.2 % (THD 5.3 %) */
 } mw_sim_wave;
 
 /* Mains voltage (V rms, Hz) on the given pin. Default 230 V, 50 Hz on A0. */
@@ -69,6 +78,32 @@ void mw_sim_set_load_fn(mw_sim *sim, int pin, mw_sim_power_fn fn, void *ctx, dou
  * mw_sim_set_load follow the Vrms of mw_sim_set_mains, not this waveform. */
 typedef double (*mw_sim_wave_fn)(void *ctx, double t_s);
 void mw_sim_set_wave_fn(mw_sim *sim, int pin, int is_voltage, mw_sim_wave_fn fn, void *ctx);
+
+/* ---- front-end imperfections (each off by default, so a test can show it and its cure).
+ * The component values are those of hardware/schematic.py for the two board revisions:
+ *   revision A: passive shared current bias 5 kOhm || 10.1 uF, 10 nF filter capacitors;
+ *   revision B: current bias from an op-amp follower (0.05 Ohm), 1 nF filters;
+ *   both: current inputs 200 Ohm (CT burden) + 1 kOhm series resistor, voltage input
+ *   8.25 kOhm || 1 kOhm + 330 Ohm. */
+typedef enum { MW_SIM_FE_IDEAL = 0, MW_SIM_FE_REV_A = 1, MW_SIM_FE_REV_B = 2 } mw_sim_frontend;
+
+/* Shared-bias crosstalk: every current pin's bias moves by c(f) = -Z_b / (R_src + 1 /
+ * (j 2 pi f C_F)) times the pin signal of every other current pin (docs/analog-front-end.md;
+ * revision A: -0.099 % at -176.4 degrees at 50 Hz, tending to -C_F / C_b = -0.099 % at the
+ * harmonics; revision B: 1.6e-8). Applied per harmonic to the built-in waveforms, and with
+ * the fundamental's c (gain and delay) to mw_sim_set_wave_fn currents. The voltage pin
+ * neither gives nor takes it. MW_SIM_FE_IDEAL: off. */
+void mw_sim_set_crosstalk(mw_sim *sim, mw_sim_frontend rev);
+
+/* Sample-and-hold charge sharing: the ADC's 14 pF hold capacitor arrives at each pin
+ * charged to the voltage it held for the previous conversion, and shares it with the pin's
+ * filter capacitor through r_mux_ohm (the multiplexer, 1-100 kOhm per the datasheet) while
+ * both recover through the pin's source resistance, for the 12 us (1.5 ADC clocks; 108 us
+ * for the first conversion after enable) until the sample is taken: the exact solution of
+ * that two-node RC network. What is left of the difference (revision A, 1 kOhm: 5.2e-4)
+ * is added to the sample: the channel converted after the voltage channel sees ~0.05 % of
+ * the mains voltage, ~+1.4 W of phantom power at 230 V. MW_SIM_FE_IDEAL: off. */
+void mw_sim_set_sh_kick(mw_sim *sim, mw_sim_frontend rev, double r_mux_ohm);
 
 /* ADC noise, rms in LSB (default 0.5), and the seed of its generator (default 1). */
 void mw_sim_set_noise(mw_sim *sim, double lsb_rms, unsigned long seed);
