@@ -358,7 +358,7 @@ static void isr_budget(void **s)
             assert_false(h->win[w].flags & MW_FLAG_OVERRUN);
         }
         assert_true(max <= 1250);
-        assert_true(cpu <= 0.37);
+        assert_true(cpu <= 0.36); /* issue 20: not above 36 % with 16 channels */
         h_close(h);
     }
 }
