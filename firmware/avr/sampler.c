@@ -9,6 +9,7 @@
 #include <util/atomic.h>
 #include <util/delay.h>
 
+#include "afe.h"
 #include "schedule.h"
 
 #define CONV_TICKS (MW_CONV_CYCLES / 64u) /* Timer1 at clk/64: 26 ticks per conversion */
@@ -16,6 +17,14 @@
 #define HYST 8 /* counts below the threshold before a rising crossing is armed */
 #define NBUF 3
 #define NONE 0xFF
+/* The ADC's reference (afe.h): revision B's 4.096 V on AREF (REFS1:0 = 00), revision A's AVCC
+ * (REFS1:0 = 01). Never AVCC on a board with a reference on AREF: the ADC would connect
+ * AVCC to AREF internally and short the reference (datasheet, "ADC Voltage Reference"). */
+#if MW_BOARD_REV == 'B'
+#define ADC_REFS 0u
+#else
+#define ADC_REFS _BV(REFS0)
+#endif
 
 static uint8_t admux_of[MW_MAX_CHANNELS], mux5_of[MW_MAX_CHANNELS];
 static uint8_t m, mlast;                /* conversions per set, m - 1 */
@@ -71,7 +80,7 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     ADCSRA = 0; /* stop: no conversion, no interrupt */
     ADCSRA |= _BV(ADIF);
     for (uint8_t c = 0; c <= nchan_i; c++) {
-        admux_of[c] = (uint8_t)(_BV(REFS0) | (pins[c] & 7u)); /* AVCC reference */
+        admux_of[c] = (uint8_t)(ADC_REFS | (pins[c] & 7u));
         mux5_of[c] = (uint8_t)(pins[c] >= 8 ? _BV(MUX5) : 0);
     }
     m = (uint8_t)(nchan_i + 1);
