@@ -147,7 +147,7 @@ $(BUILD)/asan/tests/unit/%: $(BUILD)/asan/obj/tests/unit/%.o $(LIBS_ASAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANFLAGS) -fopenmp -o $@ $< $(LIBS_ASAN) $(PKG_LIBS) -lcmocka
 
-$(BUILD)/tests/sim/%: $(BUILD)/obj/tests/sim/%.o $(LIBS) $(FW_ELF) $(FW_TEST_ELF)
+$(BUILD)/tests/sim/%: $(BUILD)/obj/tests/sim/%.o $(LIBS) $(FW_ELF) $(FW_TEST_ELF) $(FW_REVA_ELF)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
@@ -169,7 +169,7 @@ man: $(MAN_STAMP)
 
 .PHONY: all deps check check-build demo bench install clean help flash format man
 
-all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP)
+all: $(MW) $(FW_ELF) $(FW_HEX) $(FW_REVA_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP)
 
 deps:
 	@scripts/deps.sh
@@ -211,14 +211,16 @@ soak:
 	@$(MAKE) --no-print-directory all $(FAULT_TOOLS)
 	@SOAK_S="$(SOAK_S)" tests/soak/soak.sh $(BUILD)
 
-# Without PORT, mw flash looks for the one Arduino Mega on USB.
-flash: $(MW) $(FW_HEX)
-	$(MW) flash $(if $(PORT),--port "$(PORT)") $(FW_HEX)
+# Without PORT, mw flash looks for the one Arduino Mega on USB. MW_BOARD=A: a revision-A
+# board (ADC reference AVCC, no reference chip: hardware/README.md).
+FLASH_HEX = $(if $(filter A,$(MW_BOARD)),$(FW_REVA_HEX),$(FW_HEX))
+flash: $(MW) $(FLASH_HEX)
+	$(MW) flash $(if $(PORT),--port "$(PORT)") $(FLASH_HEX)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/megawatt/firmware
 	install -m 755 $(MW) $(DESTDIR)$(PREFIX)/bin/mw
-	install -m 644 $(FW_ELF) $(FW_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
+	install -m 644 $(FW_ELF) $(FW_HEX) $(FW_REVA_ELF) $(FW_REVA_HEX) $(DESTDIR)$(PREFIX)/share/megawatt/firmware/
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/plots plots/gnuplot/*.gp
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/megawatt/schemas docs/schemas/*.schema.json
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -247,7 +249,7 @@ help:
 	@echo "make fuzz [FUZZ_S=60] [FUZZ_TARGETS=\"proto store\"]  libFuzzer on each parser, FUZZ_S s each"
 	@echo "make soak [SOAK_S=3600]  record SOAK_S s through a faulty link; lost/corrupted samples"
 	@echo "make deps       install missing Debian packages (scripts/packages.txt)"
-	@echo "make flash [PORT=/dev/ttyACM0] flash a real meter (without PORT: the one Mega on USB)"
+	@echo "make flash [PORT=/dev/ttyACM0] [MW_BOARD=A] flash a real meter (without PORT: the one Mega on USB; MW_BOARD=A: a revision-A board, AVCC reference)"
 	@echo "make man        manual pages and bash completion from mw's --help (build/man)"
 	@echo "make install PREFIX=/usr/local ; make clean ; make format"
 

@@ -40,3 +40,21 @@ $(FW_TEST_ELF): $(FW_TEST_OBJS)
 
 $(FW_HEX): $(FW_ELF)
 	avr-objcopy -O ihex -R .eeprom $< $@
+
+# Revision A boards (no reference chip: the ADC converts against AVCC, afe.h): the same
+# firmware built with MW_BOARD_REV 'A'. `make flash MW_BOARD=A` flashes it; its
+# identification line says atmega2560:A (docs/protocol.md).
+FW_REVA_ELF := $(BUILD)/firmware/megawatt-revA.elf
+FW_REVA_HEX := $(BUILD)/firmware/megawatt-revA.hex
+FW_REVA_OBJS = $(patsubst %.c,$(BUILD)/avr-revA/%.o,$(FW_AVR_SRCS) $(FW_PORTABLE_SRCS))
+
+$(BUILD)/avr-revA/%.o: %.c
+	@mkdir -p $(@D)
+	$(AVR_CC) $(AVR_CFLAGS) -DMW_BOARD_REV="'A'" -c $< -o $@
+
+$(FW_REVA_ELF): $(FW_REVA_OBJS)
+	@mkdir -p $(@D)
+	$(AVR_CC) -mmcu=$(AVR_MCU) -Wl,--gc-sections -o $@ $^
+
+$(FW_REVA_HEX): $(FW_REVA_ELF)
+	avr-objcopy -O ihex -R .eeprom $< $@

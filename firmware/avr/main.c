@@ -25,6 +25,7 @@
 #include <string.h>
 #include <util/delay.h>
 
+#include "afe.h"
 #include "command.h"
 #include "config.h"
 #include "frame.h"
@@ -77,7 +78,7 @@ static void send_id(void)
 {
     mw_line l;
     mw_line_init(&l, out, sizeof out);
-    mw_line_str(&l, "I,megawatt," MW_VERSION "," MW_GIT_ID ",atmega2560,");
+    mw_line_str(&l, "I,megawatt," MW_VERSION "," MW_GIT_ID ",atmega2560:" MW_BOARD_NAME ",");
     mw_line_u64(&l, cfg.rate_hz);
     mw_line_char(&l, ',');
     mw_line_u64(&l, 1000u / cfg.rate_hz);

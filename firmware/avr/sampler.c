@@ -9,6 +9,7 @@
 #include <util/atomic.h>
 #include <util/delay.h>
 
+#include "afe.h"
 #include "schedule.h"
 
 #define CONV_TICKS (MW_CONV_CYCLES / 64u) /* Timer1 at clk/64: 26 ticks per conversion */
@@ -16,6 +17,14 @@
 #define HYST 8 /* counts below the threshold before a rising crossing is armed */
 #define NBUF 3
 #define NONE 0xFF
+/* The ADC's reference (afe.h): revision B's 4.096 V on AREF (REFS1:0 = 00), revision A's AVCC
+ * (REFS1:0 = 01). Never AVCC on a board with a reference on AREF: the ADC would connect
+ * AVCC to AREF internally and short the reference (datasheet, "ADC Voltage Reference"). */
+#if MW_BOARD_REV == 'B'
+#define ADC_REFS 0u
+#else
+#define ADC_REFS _BV(REFS0)
+#endif
 
 static uint8_t admux_of[MW_MAX_CHANNELS], mux5_of[MW_MAX_CHANNELS];
 static uint8_t m, mlast;                /* conversions per set, m - 1 */
@@ -31,7 +40,7 @@ static int16_t vh[NVH + 1];
 typedef struct {
     int16_t i1, i2; /* i(t - 1), i(t - 2) */
 } ihist;
-static ihist ih[MW_MAX_I];
+static ihist ih[MW_MAX_CHANNELS]; /* by conversion position: ih[0] unused */
 static uint8_t hist;
 static uint8_t nset_cur; /* sets begun in the window being filled (saturated at 255) */
 static mw_sums *wlag[MW_LAG_HI + 1]; /* wlag[j]: the window of set t - j (j >= 1) */
@@ -71,7 +80,7 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     ADCSRA = 0; /* stop: no conversion, no interrupt */
     ADCSRA |= _BV(ADIF);
     for (uint8_t c = 0; c <= nchan_i; c++) {
-        admux_of[c] = (uint8_t)(_BV(REFS0) | (pins[c] & 7u)); /* AVCC reference */
+        admux_of[c] = (uint8_t)(ADC_REFS | (pins[c] & 7u));
         mux5_of[c] = (uint8_t)(pins[c] >= 8 ? _BV(MUX5) : 0);
     }
     m = (uint8_t)(nchan_i + 1);
@@ -244,6 +253,7 @@ ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
 #error "current_sample is written for lags -1..2"
 #endif
 #define CH_AT(win, off) ((mw_chsums *)((char *)(win) + (off)))
+_Static_assert(sizeof(mw_chsums) == 32 && MW_MAX_CHANNELS <= 16, "current_sample's offset");
 
 /* a * b, signed 16 x 16 -> 32 bits, inline (Atmel AVR201, "muls16x16_32"): 20 cycles
  * where the call to libgcc's __mulhisi3 and its register shuffling cost about 60 here.
@@ -275,10 +285,12 @@ static inline __attribute__((always_inline)) int32_t mul16s(int16_t a, int16_t b
 }
 ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
 {
-    uint8_t k = (uint8_t)(done - 1u);
-    uint16_t off = (uint16_t)(offsetof(mw_sums, ch) + k * sizeof(mw_chsums));
+    /* channel done's sums at offsetof(ch) + (done - 1) x 32: done x 16 by a nibble swap
+     * (done <= 15), doubled, where `(done - 1) * sizeof` compiled to a 20-cycle shift loop */
+    uint16_t off = (uint16_t)((offsetof(mw_sums, ch) - sizeof(mw_chsums)) +
+                              ((uint16_t)(uint8_t)(done << 4) << 1));
     mw_chsums *c = CH_AT(w, off);
-    ihist *hp = &ih[k];
+    ihist *hp = &ih[done];
     if (snap) { /* before this set's sample: the sum over the sets before the crossing */
         c->x1_si = c->si;
         if (snap == 2) c->x0_si = c->si;

@@ -6,15 +6,37 @@
  * Pin voltage = MW_AFE_BIAS_V + (mains volts) / MW_AFE_V_RATIO      for the voltage input
  * Pin voltage = MW_AFE_BIAS_V + (line amps)   / MW_AFE_I_RATIO      for a current input
  * ADC code    = floor(pin volts * 1024 / MW_AFE_VREF_V), 0..1023     (ATmega2560 datasheet)
+ *
+ * Board revision, chosen when the firmware is built (MW_BOARD_REV, `make MW_BOARD=A`):
+ * 'B' (default, hardware/README.md) has a 4.096 V reference (REF3440) on AREF and both biases
+ * at VREF/2; the ADC converts against AREF (REFS1:0 = 00). 'A' (the first boards, no reference
+ * chip) converts against AVCC (REFS1:0 = 01) with the bias at 2.5 V. The ratios are the same
+ * on both. The identification line names the revision (docs/protocol.md), so the host knows
+ * which default gains a meter starts from. The revision-B values come first: hardware/calc.py
+ * and schematic.py read the first definition of each name.
  */
 #ifndef MW_AFE_H
 #define MW_AFE_H
 
+#ifndef MW_BOARD_REV
+#define MW_BOARD_REV 'B'
+#endif
+
+#if MW_BOARD_REV == 'B'
+#define MW_AFE_VREF_V 4.096           /* external reference on AREF, volts */
+#define MW_AFE_BIAS_V 2.048           /* VREF / 2, buffered, on every input, volts */
+#define MW_AFE_FULL_SCALE_PEAK_A 20.0 /* current whose peak reaches +-2.0 V at the pin */
+#define MW_BOARD_NAME "B"
+#elif MW_BOARD_REV == 'A'
 #define MW_AFE_VREF_V 5.0             /* AVCC reference, volts */
 #define MW_AFE_BIAS_V 2.5             /* mid-supply bias on every input, volts */
-#define MW_AFE_V_RATIO 191.667        /* mains volts per pin volt: 230 V rms -> 1.2 V rms */
-#define MW_AFE_I_RATIO 10.0           /* line amps per pin volt: 2000:1 CT into 200 ohm burden */
 #define MW_AFE_FULL_SCALE_PEAK_A 24.0 /* current whose peak reaches +-2.4 V at the pin */
+#define MW_BOARD_NAME "A"
+#else
+#error "MW_BOARD_REV must be 'A' or 'B'"
+#endif
+#define MW_AFE_V_RATIO 191.667        /* mains volts per pin volt: 230 V rms -> 1.2 V rms */
+#define MW_AFE_I_RATIO 10.0           /* line amps per pin volt: 10 A : 1 V CT (0.1 V/A) */
 
 /* Volts (mains) and amps (line) per ADC count at default calibration. */
 #define MW_AFE_V_PER_COUNT (MW_AFE_VREF_V / 1024.0 * MW_AFE_V_RATIO)

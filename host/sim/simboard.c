@@ -61,6 +61,10 @@ struct mw_sim {
     double noise_lsb;
     avr_adc_t *adc;
     uint16_t pending, result; /* conversion in progress, last completed */
+    int pending_pin, result_pin;
+    double aref_v, bias_v; /* the board: what AREF carries (0 = open), the inputs' bias */
+    double adc_vref;       /* the reference of the conversion being started */
+    uint64_t ref_conflicts;
     int adc_busy, adc_first;
     uint64_t adc_enable_cycle; /* start of the first conversion after ADEN */
     avr_io_t reset_io;         /* registered with simavr only for its reset callback */
@@ -235,7 +239,8 @@ static double pin_volts(mw_sim *sim, int pin, double t)
 
 static uint16_t volts_code(mw_sim *sim, double volts)
 {
-    double code = floor((MW_AFE_BIAS_V + volts) * 1024.0 / MW_AFE_VREF_V +
+    if (sim->adc_vref <= 0) return 1023; /* open AREF: any input is above the reference */
+    double code = floor((sim->bias_v + volts) * 1024.0 / sim->adc_vref +
                         (sim->noise_lsb > 0 ? gsl_ran_gaussian(sim->rng, sim->noise_lsb) : 0));
     if (code < 0) code = 0;
     if (code > 1023) code = 1023;
@@ -265,7 +270,7 @@ static double sh_left(double r_src, double c_f, double r_mux, double t)
 static uint16_t sample_pin(mw_sim *sim, int pin, double t, int first)
 {
     if (pin == PIN_BANDGAP || pin == PIN_GND) { /* stiff internal sources: no kick */
-        sim->sh_hold = (pin == PIN_BANDGAP ? 1.1 : 0.0) - MW_AFE_BIAS_V;
+        sim->sh_hold = (pin == PIN_BANDGAP ? 1.1 : 0.0) - sim->bias_v;
         return volts_code(sim, sim->sh_hold);
     }
     double v = pin < 0 ? 0 : pin_volts(sim, pin, t);
@@ -289,6 +294,17 @@ static uint16_t sample_pin(mw_sim *sim, int pin, double t, int first)
 
 static avr_cycle_count_t adc_done(struct avr_t *avr, avr_cycle_count_t when, void *param);
 
+/* The reference that ADMUX's REFS1:0 select (datasheet table "Voltage Reference Selections
+ * for ADC"), on this board. */
+static double adc_reference(mw_sim *sim, uint8_t admux)
+{
+    static const double internal_v[4] = {0, MW_SIM_AVCC_V, 1.1, 2.56};
+    unsigned refs = (admux >> 6) & 3u;
+    if (refs == 0) return sim->aref_v;
+    if (sim->aref_v > 0) sim->ref_conflicts++;
+    return internal_v[refs];
+}
+
 /* Start a conversion at cycle `start` (may be slightly in the past when called from the
  * completion of the previous one). Returns the cycle at which it completes. */
 static uint64_t adc_start(mw_sim *sim, uint64_t start)
@@ -305,7 +321,9 @@ static uint64_t adc_start(mw_sim *sim, uint64_t start)
     if (first) sim->adc_enable_cycle = start;
     uint64_t delay = first ? MW_ADC_FIRST_SAMPLE_DELAY_CYCLES : MW_ADC_SAMPLE_DELAY_CYCLES;
     uint64_t length = (first ? 25u : 13u) * MW_ADC_PRESCALER;
+    sim->adc_vref = adc_reference(sim, admux);
     sim->pending = sample_pin(sim, pin, true_seconds(sim, start + delay), first);
+    sim->pending_pin = pin;
     sim->adc_busy = 1;
     avr->data[sim->adc->r_adcsra] |= R_ADCSRA_ADSC;
     sim->nconv++;
@@ -316,6 +334,7 @@ static avr_cycle_count_t adc_done(struct avr_t *avr, avr_cycle_count_t when, voi
 {
     mw_sim *sim = param;
     sim->result = sim->pending;
+    sim->result_pin = sim->pending_pin;
     sim->adc_busy = 0;
     avr_raise_interrupt(avr, &sim->adc->adc); /* sets ADIF; fires if ADIE */
     uint8_t sra = avr->data[sim->adc->r_adcsra];
@@ -494,6 +513,24 @@ void mw_sim_set_noise(mw_sim *sim, double lsb_rms, unsigned long seed)
     gsl_rng_set(sim->rng, seed);
 }
 
+void mw_sim_set_board(mw_sim *sim, double aref_v, double bias_v)
+{
+    sim->aref_v = aref_v > 0 ? aref_v : 0;
+    sim->bias_v = bias_v;
+}
+
+uint64_t mw_sim_adc_last(const mw_sim *sim, int *pin, uint16_t *code)
+{
+    *pin = sim->result_pin;
+    *code = sim->result;
+    return sim->nconv - (uint64_t)sim->adc_busy;
+}
+
+uint64_t mw_sim_adc_ref_conflicts(const mw_sim *sim)
+{
+    return sim->ref_conflicts;
+}
+
 uint64_t mw_sim_adc_conversions(const mw_sim *sim)
 {
     return sim->nconv;
@@ -605,6 +642,7 @@ mw_sim *mw_sim_open(const char *elf_path, char *err, size_t errlen)
     }
     mw_sim_set_noise(sim, 0.5, 1);
     mw_sim_set_mains(sim, 0, 230.0, 50.0);
+    mw_sim_set_board(sim, 4.096, 2.048); /* revision B, JP3 fitted */
     return sim;
 }
 

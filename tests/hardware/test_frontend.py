@@ -263,6 +263,26 @@ class Budget(unittest.TestCase):
         ref = [v for n, v, _ in t if n.startswith("reference")][0]
         self.assertLessEqual(ref / 2, 0.1)      # per quantity (V or I)
 
+    def test_node_options_by_hand(self):
+        """The what-if rows for a node (budget, "Reaching +-1 %"), recomputed from OEM's ratio
+        table by hand: at 150 W (0.652 A) the -000 sample reads +1.190 %, at 250 W (1.087 A)
+        +0.661 %; the secondary's winding resistance R_w = tan 4 deg x X_m - 22 Ohm with X_m
+        = 98 Ohm / (tan 8 deg - tan 4 deg)."""
+        x_m = 98 / (math.tan(math.radians(8)) - math.tan(math.radians(4)))
+        r_w = math.tan(math.radians(4)) * x_m - 22
+        e150 = 1.36 + (150 / 230 - 0.5) * (0.80 - 1.36) / 0.5
+        e250 = 0.80 + (250 / 230 - 1.0) * (0.00 - 0.80) / 0.5
+        rows = {name: top for name, _, _, top in calc.node_options()}
+        def ct_ratio(row):
+            return [v for n, v, _ in rows[row] if n.startswith("CT ratio")][0]
+        # calibrated at one end: the whole spread, x (200 + R_w) / R_w for the -010
+        self.assertAlmostEqual(ct_ratio("calibrated at 150 W (an end of the range)"),
+                               (e150 - e250) * (200 + r_w) / r_w, places=3)
+        # a bare CT on 100 Ohm, calibrated mid-range: half the spread x (100 + R_w) / R_w
+        self.assertAlmostEqual(ct_ratio("SCT-013-000 + 100 Ohm (0.05 V/A)"),
+                               (e150 - e250) / 2 * (100 + r_w) / r_w, places=3)
+        self.assertNotIn("SCT-013-000 + 100 Ohm", sch.CT_MODELS)  # taken out again
+
     def test_command_line(self):
         calc_py = os.path.join(ROOT, "hardware", "calc.py")
         for args in (["budget"], ["crosstalk"], ["bom"], ["budget", "--measured=node=0.3,0.2"]):

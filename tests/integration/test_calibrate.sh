@@ -66,20 +66,21 @@ wrong_constants_corrected() {
   "$MW" info --meter "$link" >"$out" 2>&1
   expect_grep "wrong constants saved" "channel 1   gain 0.053000 A/count  phase +4.000 deg" "$out"
   expect_grep "no record yet" "calibration:  saved in EEPROM$" "$out"
-  # what the wrong constants read: 230 x 0.9/0.935874 V, 1000 x (0.9/0.935874)(0.053/0.048828) cos 4 W
+  # what the wrong constants read against revision B's defaults (4.096 V / 1024 x 191.667 V/V and
+  # x 10 A/V): 230 x 0.9/0.766668 = 270.0 V, 1000 x (0.9/0.766668)(0.053/0.04) cos 4 = 1551.7 W
   "$MW" monitor --meter "$link" --seconds 2 >"$out" 2>&1
   local vb p1b
   vb=$(awk -F, '{ s += $2; n++ } END { print s / n }' "$out")
   p1b=$(awk -F, '{ s += $4; n++ } END { print s / n }' "$out")
   echo "  before: V $vb ($(rel_err_pct "$vb" 230) %), P1 $p1b W ($(rel_err_pct "$p1b" 1000) %)"
-  expect_num "wrong voltage (V)" "$vb" 220.3 222.0
-  expect_num "wrong channel 1 power (W)" "$p1b" 1037 1046
+  expect_num "wrong voltage (V)" "$vb" 268.9 271.1
+  expect_num "wrong channel 1 power (W)" "$p1b" 1544.7 1558.7
 
   "$MW" calibrate --meter "$link" --reference-voltage 230 --channel 1 --reference-power 1000 \
     --channel 2 --reference-power 2000 --yes >"$out" 2>"$TMP/wrong.err"
   expect_eq "calibrate: exit" "$?" 0
   sed 's/^/    /' "$out"
-  expect_grep "before error of the voltage" "^voltage    V       230.000     221\.[0-9]* *-3\.[5-9]" "$out"
+  expect_grep "before error of the voltage" "^voltage    V       230.000     2[67][0-9]\.[0-9]* *+17\.[2-5]" "$out"
   expect_grep "saved" "^saved: calibration EEPROM, dated [0-9]\{8\} (V230/P:1+2)" "$out"
   # the report's own check: every after-error below 0.25 %, PF 1.0000 within 0.0005
   expect_eq "report: 3 rows, after errors" "$(awk '/ %$/ { n++; e = $(NF - 1); if (e < 0) e = -e; if (e >= 0.25) bad++ } END { print n + 0, bad + 0 }' "$out")" "3 0"
@@ -109,7 +110,8 @@ bad_references_then_good() {
   expect_eq "first calibration: exit" "$?" 0
   "$MW" info --meter "$link" >"$out" 2>&1
   expect_grep "dated as given" "calibrated 2025-03-14 (wrong-refs)" "$out"
-  expect_grep "phase 8.1 deg off" "channel 1   gain 0.0499[0-9]* A/count  phase +8\.[01][0-9]* deg" "$out"
+  # the gain: 0.04 x (1100 / 1000) / (250 / 230) / 0.99 = 0.040889
+  expect_grep "phase 8.1 deg off" "channel 1   gain 0.0408[89][0-9]* A/count  phase +8\.[01][0-9]* deg" "$out"
   "$MW" calibrate --meter "$link" --reference-voltage 230 --channel 1 --reference-power 1000 \
     --channel 2 --reference-power 2000 --yes >"$out" 2>/dev/null
   expect_eq "second calibration: exit" "$?" 0

@@ -237,7 +237,7 @@ info_and_monitor() {
   expect_grep "firmware" "firmware:     megawatt 0.1.0" "$out"
   expect_grep "window length" "windows:      4 per s, 250 ms each" "$out"
   expect_grep "channel map" "currents:     5 channels: 1=A1 2=A2 3=A3 4=A4 5=A5" "$out"
-  expect_grep "calibration" "channel 1   gain 0.048828 A/count  phase +0.000 deg" "$out"
+  expect_grep "calibration" "channel 1   gain 0.040000 A/count  phase +0.000 deg" "$out"
   "$MW" monitor --meter sim --seconds 2 >"$out" 2>&1
   expect_eq "monitor: exit" "$?" 0
   # not a terminal: one CSV line per window, 5 channels

@@ -7,7 +7,7 @@
  *    the cycle-average P by up to ~0.5 % for an SMPS at PF 0.5; the per-window truth is the
  *    quantity an energy meter must deliver (window energies add up to the total).
  *  - energy after >= 20 s vs the analytic integral P * T.
- * Grid: PF {1, 0.8, 0.5} lagging x current {5, 20, 100} % of full scale (peak 24 A) x
+ * Grid: PF {1, 0.8, 0.5} lagging x current {5, 20, 100} % of full scale (peak 20 A) x
  * {sine, SMPS} x {230 V 50 Hz, 120 V 60 Hz}, ADC noise 0.5 LSB rms, default channel map.
  * At 20 % and 100 % of full scale every window must be within 0.5 %; at 5 % (a 10 to 25
  * count signal) the ADC's own resolution sets the bound: see tol_p(). */
@@ -29,6 +29,13 @@
  * i.e. on the length of the firmware's identification line (its build id): at 4 sigma,
  * the build of one commit failed on an Irms error of 1.066 % against 1.040 % allowed. */
 #define K_SIGMA 5.0
+/* Full scale of a current input on the revision-B board: +-2.0 V at the pin (inside the ADC's
+ * +-2.048 V around the 2.048 V bias of its 4.096 V reference) at 0.1 V per line amp */
+#define FS_PEAK_A 20.0
+/* Volts (mains) and amps per ADC count on that board, from the physics: 4.096 V / 1024 counts
+ * x 191.667 mains V and x 10 line A per pin volt (hardware/README.md), for the noise bounds */
+#define GV (4.096 / 1024 * 191.667)
+#define GI (4.096 / 1024 * 10.0)
 static double tol_p(double vrms_c, double irms_c, double p_c, double n)
 {
     double e2 = NOISE_LSB * NOISE_LSB + 1.0 / 12.0;
@@ -55,7 +62,7 @@ static void check_grid(mw_sim_wave wave, double vrms, double hz)
     static const double frac[] = {0.05, 0.20, 1.00}, pfs[] = {1.0, 0.8, 0.5};
     load loads[9];
     for (int j = 0; j < 9; j++) {
-        loads[j].i1_peak = frac[j % 3] * 24.0 / wave_peak(wave);
+        loads[j].i1_peak = frac[j % 3] * FS_PEAK_A / wave_peak(wave);
         loads[j].pf = pfs[j / 3];
         loads[j].wave = wave;
     }
@@ -88,7 +95,7 @@ static void check_grid(mw_sim_wave wave, double vrms, double hz)
                 worst_v = fmax(worst_v, fabs(ev));
                 worst_i = fmax(worst_i, fabs(ei));
                 /* the same quantities in ADC counts, for the noise bounds */
-                double gv = MW_AFE_V_PER_COUNT, gi = MW_AFE_A_PER_COUNT;
+                double gv = GV, gi = GI;
                 double tp = tol_p(t.vrms / gv, t.irms / gi, t.p / (gv * gi), w->nsets);
                 double ti = tol_i(t.irms / gi, w->nsets);
                 windows_checked++;

@@ -40,7 +40,7 @@ static void calibration_survives_reset(void **s)
     reboot(h);
     assert_true(has_line(h, "B,0,0") || has_line(h, "B,10,0")); /* config OK */
     assert_string_equal(h_cmd(h, "CAL? 1"), "C,1,0.097656,2.500");
-    assert_string_equal(h_cmd(h, "CAL? 2"), "C,2,0.048828,0.000");
+    assert_string_equal(h_cmd(h, "CAL? 2"), "C,2,0.040000,0.000");
     h_run_windows(h, 2, 2.0);
     assert_false(h->win[h->nwin - 1].flags & MW_FLAG_CAL_DEFAULT);
     h_close(h);
@@ -131,7 +131,7 @@ static void corrupt_eeprom_gives_defaults(void **s)
     assert_int_equal(mw_sim_eeprom_write(h->sim, 30, &b, 1), 0);
     reboot(h);
     assert_true(has_line(h, "B,0,2") || has_line(h, "B,10,2"));    /* 2 = corrupt */
-    assert_string_equal(h_cmd(h, "CAL? 2"), "C,2,0.048828,0.000"); /* defaults */
+    assert_string_equal(h_cmd(h, "CAL? 2"), "C,2,0.040000,0.000"); /* defaults */
     assert_string_equal(h_cmd(h, "LOAD"), "E,4,EEPROM blank or corrupt, defaults loaded");
     h_run_windows(h, 2, 2.0);
     assert_true(h->win[h->nwin - 1].flags & MW_FLAG_CAL_DEFAULT);
@@ -243,7 +243,7 @@ static void commands_during_the_line_hold(void **s)
     assert_true(R.n == 15 && !strncmp(R.kind, "WCCCCCCCCCCCCCC", 15));
     for (int c = 1; c <= 14; c++) {
         char want[32];
-        snprintf(want, sizeof want, "C,%d,0.048828,0.000", c);
+        snprintf(want, sizeof want, "C,%d,0.040000,0.000", c);
         assert_string_equal(h->lines[nlines + c - 1], want);
     }
     /* the window's line left when its hold ended (the board's clock runs true here) */

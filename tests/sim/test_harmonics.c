@@ -36,6 +36,9 @@ typedef struct {
     double *tab; /* cumulative integral of v*i over one period, NTAB + 1 points (J) */
 } load;
 
+/* Full scale of a current input on the revision-B board: +-2.0 V at the pin (inside the ADC's
+ * +-2.048 V around the 2.048 V bias of its 4.096 V reference) at 0.1 V per line amp */
+#define FS_PEAK_A 20.0
 static double v_at(const mains *m, double t)
 {
     double x = 2 * M_PI * m->hz * t, s = 0;
@@ -200,7 +203,7 @@ static void run_scene(scene *sc)
         const load *l = &sc->ld[k];
         print_message("  A%d %s %4.0f %% FS: worst window %.4f %% (vs sampled %.4f %%, "
                       "sampled vs integral %.4f %%), energy %+.4f %%\n",
-                      pin0 + k, l->kind == LD_PULSE ? "pulse" : "sine ", l->ipk_a / 24.0 * 100,
+                      pin0 + k, l->kind == LD_PULSE ? "pulse" : "sine ", l->ipk_a / FS_PEAK_A * 100,
                       sc->worst_window[k] * 100, sc->worst_sampled[k] * 100,
                       sc->worst_alias[k] * 100, sc->energy_err[k] * 100);
         free(sc->ld[k].tab);
@@ -231,10 +234,10 @@ static scene pulse_scene(const char *name, double hz, double vrms, double noise,
     sc.m.hz = hz;
     sc.m.vrms = vrms;
     sc.m.a[1] = 1;
-    /* five pulse loads at 35-90 % of full scale (peak 24 A), centred 0-20 degrees early */
+    /* five pulse loads at 35-90 % of full scale (peak FS_PEAK_A), centred 0-20 degrees early */
     static const double frac[5] = {0.9, 0.35, 0.6, 0.5, 0.75};
     for (int k = 0; k < 5; k++)
-        sc.ld[k] = (load){LD_PULSE, frac[k] * 24.0, k * 5 * M_PI / 180, 0, 0};
+        sc.ld[k] = (load){LD_PULSE, frac[k] * FS_PEAK_A, k * 5 * M_PI / 180, 0, 0};
     return sc;
 }
 
@@ -280,8 +283,8 @@ static void energy_20s(void **s)
     sc.m.a[3] = 0.02;
     sc.m.ph[3] = M_PI;
     sc.m.a[5] = 0.04;
-    sc.ld[1].ipk_a = 0.07 * 24; /* A2: 7 % of full scale */
-    sc.ld[3] = (load){LD_SINE, 0.5 * 24, acos(0.5), 0, 0};
+    sc.ld[1].ipk_a = 0.07 * FS_PEAK_A; /* A2: 7 % of full scale */
+    sc.ld[3] = (load){LD_SINE, 0.5 * FS_PEAK_A, acos(0.5), 0, 0};
     set_tols(&sc, 3e-3, 5e-4);
     sc.tol_window = 0; /* 7 % of full scale: the noise, not the method, sets a window's error */
     sc.tol_energy[1] = 2e-3;
@@ -358,7 +361,7 @@ static void isr_budget(void **s)
             assert_false(h->win[w].flags & MW_FLAG_OVERRUN);
         }
         assert_true(max <= 1250);
-        assert_true(cpu <= 0.37);
+        assert_true(cpu <= 0.36); /* issue 20: not above 36 % with 16 channels */
         h_close(h);
     }
 }

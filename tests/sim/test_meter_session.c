@@ -27,13 +27,13 @@ static void commands_and_windows(void **state)
 
     char reply[256];
     assert_int_equal(mw_meter_command(m, "CAL? 1", "C,", reply, sizeof reply, 2000), 0);
-    assert_string_equal(reply, "C,1,0.048828,0.000");
+    assert_string_equal(reply, "C,1,0.040000,0.000");
     assert_int_equal(mw_meter_command(m, "RATE 3", "OK,RATE", reply, sizeof reply, 2000), 1);
     assert_string_equal(reply, "E,2,bad argument");
     char cal[512];
     assert_int_equal(mw_meter_spec_calibration(m, cal, sizeof cal), 0);
-    assert_true(!strncmp(cal, "0:0.9358", 8));
-    assert_non_null(strstr(cal, ";1:0.048828,0.000;2:"));
+    assert_true(!strncmp(cal, "0:0.7666", 8));
+    assert_non_null(strstr(cal, ";1:0.040000,0.000;2:"));
 
     /* windows: seq continuous through the commands above, then RATE 10 restarts them */
     mw_meter_event ev;

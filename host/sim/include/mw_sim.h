@@ -33,13 +33,29 @@ void mw_sim_set_crystal_ppm(mw_sim *sim, double ppm);
 int mw_sim_run_ns(mw_sim *sim, uint64_t dt_ns);
 
 /* ---- analog inputs ------------------------------------------------------------------
- * Every ADC pin A0..A15 is driven through the front-end of firmware/portable/afe.h: the
- * voltage pin carries the mains voltage, each current pin the current of its load, both
- * around the 2.5 V bias; the board adds Gaussian noise and quantises like the ATmega2560's
- * ADC (code = floor(V * 1024 / 5 V)). Each sample is taken at the instant the real ADC
+ * Every ADC pin A0..A15 is driven through the front-end of firmware/portable/afe.h (its
+ * ratios): the voltage pin carries the mains voltage, each current pin the current of its
+ * load, both around the board's bias; the board adds Gaussian noise and quantises like the
+ * ATmega2560's ADC, against the reference the firmware selects with ADMUX's REFS bits (code
+ * = floor(V * 1024 / Vref), below). Each sample is taken at the instant the real ADC
  * samples (1.5 ADC clocks after the conversion starts), in true time. The internal inputs
  * MUX5:0 = 011110 (1.1 V bandgap) and 011111 (0 V) read as such (a firmware may convert
  * one as a dummy after the voltage, to take the sample-and-hold kick as a DC offset). */
+
+/* The board under the simulated meter (hardware/README.md): what its AREF pin carries
+ * (aref_v; 0 = nothing: revision A, or revision B with JP3 open) and its bias (bias_v) on
+ * every input. Revision B, the default: mw_sim_set_board(sim, 4.096, 2.048); revision A:
+ * (0, 2.5). The ADC converts against REFS1:0 = 00 AREF (an open AREF reads as 0 V, every
+ * input then converts to 1023), 01 AVCC (5.000 V), 10 internal 1.1 V, 11 internal 2.56 V. */
+#define MW_SIM_AVCC_V 5.0
+void mw_sim_set_board(mw_sim *sim, double aref_v, double bias_v);
+
+/* The last completed conversion: its pin (0..15, -1 for a mode the meter does not wire)
+ * and code; returns the number of conversions so far. And how many conversions selected
+ * an internal reference or AVCC while AREF was driven (on a real board, the ADC would
+ * short the AREF source to that reference: the datasheet forbids it). */
+uint64_t mw_sim_adc_last(const mw_sim *sim, int *pin, uint16_t *code);
+uint64_t mw_sim_adc_ref_conflicts(const mw_sim *sim);
 
 typedef enum {
     MW_SIM_SINE = 0, /* sinusoidal current */

@@ -31,9 +31,9 @@ static void defaults_follow_the_front_end(void **s)
     mw_config_defaults(&c);
     assert_int_equal(c.rate_hz, 4);
     assert_int_equal(c.nchan_i, 5);
-    /* 5 V / 1024 counts * 191.667 V/V and * 10 A/V */
-    assert_true(fabsf(c.cal[0].gain - 0.935872f) < 1e-5f);
-    assert_true(fabsf(c.cal[1].gain - 0.048828f) < 1e-6f);
+    /* revision B: 4.096 V / 1024 counts * 191.667 V/V and * 10 A/V */
+    assert_true(fabsf(c.cal[0].gain - 0.766668f) < 1e-5f);
+    assert_true(fabsf(c.cal[1].gain - 0.040000f) < 1e-6f);
 }
 
 static void blank_and_corrupt(void **s)
