@@ -60,6 +60,7 @@ include models/models.mk
 include plots/plots.mk
 include collector/collector.mk
 include collector/probe/probe.mk
+include slurm/slurm.mk
 # the CUDA layer of the probe, only where nvcc is (it needs no GPU to build); scripts/nvcc.sh
 # holds the one rule for finding it
 ifeq ($(origin NVCC),undefined)
@@ -156,7 +157,7 @@ man: $(MAN_STAMP)
 
 .PHONY: all deps check check-build demo bench install clean help flash format man
 
-all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP)
+all: $(MW) $(FW_ELF) $(FW_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP) $(SPANK_SO)
 
 deps:
 	@scripts/deps.sh
