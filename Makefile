@@ -216,6 +216,8 @@ install: all
 	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/man/man1 $(MAN_DIR)/man1/*.1
 	install -D -m 644 $(MAN_DIR)/completion/mw $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mw
+	$(if $(SPANK_SO),install -D -m 755 $(SPANK_SO) $(DESTDIR)$(PREFIX)/lib/slurm/mw_spank.so)
+	$(if $(SPANK_SO),install -D -m 644 slurm/mw_spank.8 $(DESTDIR)$(PREFIX)/share/man/man8/mw_spank.8)
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md CITATION.cff
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs docs/*.md
 	cd docs && find demo-report models-sweep -type f -exec \

@@ -15,6 +15,7 @@
 #   spank_no_meter    a meter that cannot be opened: the step runs (exit 0), one line says it
 #                     is unrecorded, no run is made; a plugstack.conf argument we do not know
 #                     stops srun
+#   plugin_man_page   the plugin is built; its manual page reads without a groff warning
 #   jobs_energy       sbatch with two recorded steps, then mw jobs: one job, two steps, per
 #                     channel energy equal to the windows' own sum (SQL) and node0's mean
 #                     power the simulated board's 156.3 W; --json valid under its schema;
@@ -188,7 +189,14 @@ EOF
   expect_grep "no job run: said" "no run of a Slurm job there (1 run without slurm_job_id)" "$TMP/nj.err"
 }
 
+plugin_man_page() {
+  check "built" test -f "$SPANK"
+  groff -man -ww -z slurm/mw_spank.8 >"$TMP/man.err" 2>&1
+  expect_eq "groff reads slurm/mw_spank.8 without a warning" "$(cat "$TMP/man.err")" ""
+}
+
 run_case hostile_env
+run_case plugin_man_page
 if ! slurm_start 2; then
   echo "SKIP record_in_salloc record_in_srun spank_step spank_no_meter jobs_energy: $SLURM_SKIP_WHY"
   finish
