@@ -49,6 +49,34 @@ static int printable(const char *s, size_t max)
     return 1;
 }
 
+/* The step's compressed node list into out: SLURM_STEP_NODELIST (in a task of the step), else
+ * Slurm's own answer, `squeue -h --steps=JOB.STEP -o %N`, asked only for a recorder the
+ * SPANK plugin started (MW_SLURM_STEP_COMMAND set): srun's process has only the job's list.
+ * 0, or -1. */
+static int step_nodelist(const char *job, const char *step, char *out, size_t n)
+{
+    const char *env = getenv("SLURM_STEP_NODELIST");
+    if (env) {
+        snprintf(out, n, "%s", env);
+        return printable(env, SLURM_LIST_MAX) && env[0] != '-' ? 0 : -1;
+    }
+    if (!getenv("MW_SLURM_STEP_COMMAND")) return -1; /* squeue only where the plugin said the
+                                                       * step exists: a stale environment
+                                                       * would make it wait for a controller */
+    char steps[64], *so = NULL, *se = NULL;
+    snprintf(steps, sizeof steps, "--steps=%s.%s", job, step);
+    char *argv[] = {"squeue", "-h", steps, "-o", "%N", NULL};
+    int status, rc = -1;
+    if (mw_child_run("squeue", argv, NULL, &so, &se, &status) == 0 && status == 0) {
+        so[strcspn(so, "\n")] = 0;
+        snprintf(out, n, "%s", so);
+        rc = so[0] && printable(so, SLURM_LIST_MAX) && so[0] != '-' ? 0 : -1;
+    }
+    free(so);
+    free(se);
+    return rc;
+}
+
 /* `scontrol show hostnames LIST` into out, comma-separated. 0, or -1 with why. */
 static int expand_nodes(const char *list, char *out, size_t n, char *why, size_t whylen)
 {
@@ -133,7 +161,8 @@ void mw_rec_slurm_meta(rec_t *r)
     }
     set(r, "slurm_job_id", job);
     const char *step = getenv("SLURM_STEP_ID");
-    if (step && id_ok(step)) set(r, "slurm_step_id", step);
+    if (step && !id_ok(step)) step = NULL;
+    if (step) set(r, "slurm_step_id", step);
     const char *cluster = getenv("SLURM_CLUSTER_NAME");
     if (cluster && printable(cluster, 255)) set(r, "slurm_cluster", cluster);
     const char *cmd = getenv("MW_SLURM_STEP_COMMAND");
@@ -153,4 +182,8 @@ void mw_rec_slurm_meta(rec_t *r)
     }
     set(r, "slurm_nodes", nodes);
     map_nodes(r, job, nodes);
+    char slist[SLURM_LIST_MAX + 1];
+    if (step && step_nodelist(job, step, slist, sizeof slist) == 0 &&
+        expand_nodes(slist, nodes, sizeof nodes, why, sizeof why) == 0)
+        set(r, "slurm_step_nodes", nodes);
 }

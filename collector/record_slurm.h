@@ -7,6 +7,7 @@
 /* Inside an allocation (SLURM_JOB_ID set: salloc, sbatch, srun, or the SPANK plugin
  * slurm/mw_spank.c) stores the meta keys slurm_job_id, slurm_step_id, slurm_cluster,
  * slurm_job_nodelist, slurm_nodes (the list expanded by `scontrol show hostnames`),
+ * slurm_step_nodes (in a step: the step's nodes, expanded),
  * slurm_node_channels and slurm_nodes_without_channel (docs/slurm.md), and says on stderr
  * which of the job's nodes no channel measures. A store failure goes to mw_rec_store_failed. */
 void mw_rec_slurm_meta(rec_t *r);

@@ -67,7 +67,8 @@ record_in_srun() {
   expect_eq "exit" "$?" 0
   local id; id=$(cat "$TMP/srun.id")
   expect_eq "job.step" "$(meta "$TMP/sr" slurm_job_id).$(meta "$TMP/sr" slurm_step_id)" "$id"
-  expect_eq "the step's node" "$(meta "$TMP/sr" slurm_nodes)" n2
+  expect_eq "the job's node" "$(meta "$TMP/sr" slurm_nodes)" n2
+  expect_eq "the step's node" "$(meta "$TMP/sr" slurm_step_nodes)" n2
   expect_eq "two channels of n2 (by host, by name)" "$(meta "$TMP/sr" slurm_node_channels)" "n2=b+n2"
   expect_eq "nothing said" "$(wc -c <"$TMP/sr.err")" 0
 }
@@ -133,6 +134,9 @@ jobs_energy() {
     2>"$TMP/b.err"
   expect_eq "sbatch -W: exit" "$?" 0
   expect_eq "two runs" "$(ls "$j" | wc -l)" 2
+  expect_eq "step 0's nodes" "$(meta "$(ls -d "$j"/*.0)" slurm_step_nodes)" n1,n2
+  expect_eq "step 1's node (srun -w n1)" "$(meta "$(ls -d "$j"/*.1)" slurm_step_nodes)" n1
+  expect_eq "step 1's job's nodes" "$(meta "$(ls -d "$j"/*.1)" slurm_nodes)" n1,n2
   "$MW" jobs "$j" >"$TMP/jobs.txt" 2>"$TMP/jobs.err"
   expect_eq "mw jobs: exit" "$?" 0
   expect_grep "one job, two steps" "^job [0-9]* (cluster $SLURM_CLUSTER): 2 steps" "$TMP/jobs.txt"
