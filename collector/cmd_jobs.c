@@ -115,7 +115,8 @@ static void add_channels(jobs_job *j, const mw_runsum_run *r)
     }
 }
 
-/* the run's Slurm keys; 0 when it has slurm_job_id */
+/* the run's Slurm keys: 0 with a job id, 1 without, 2 with one that is not a whole number
+ * (a step id that is not is dropped); -1 on a read error */
 static int slurm_keys(mw_store *s, char *id, char *step, char *cluster, char *nodes)
 {
     id[0] = step[0] = cluster[0] = nodes[0] = 0;
@@ -129,7 +130,12 @@ static int slurm_keys(mw_store *s, char *id, char *step, char *cluster, char *no
         if (!strcmp(k, "slurm_nodes")) snprintf(nodes, 4096, "%s", v);
     }
     mw_run_close(c);
-    return id[0] ? 0 : 1;
+    if (!id[0]) return 1;
+    for (const char *p = id; *p; p++)
+        if (*p < '0' || *p > '9') return 2;
+    for (const char *p = step; *p; p++)
+        if (*p < '0' || *p > '9') step[0] = 0; /* not a step id: none */
+    return 0;
 }
 
 /* one run into a; the exit code */
@@ -144,6 +150,11 @@ static int read_run(jobs_all *a, const char *dir)
     int k = slurm_keys(s, id, step, cluster, nodes);
     if (k < 0) code = (mw_runsum_fail("jobs", s), MW_EXIT_FAIL);
     else if (k > 0) a->skipped++;
+    if (k == 2) {
+        fprintf(stderr, "mw jobs: ");
+        mw_out_text(stderr, dir);
+        fprintf(stderr, ": slurm_job_id is not a job id (left out)\n");
+    }
     else if (mw_runsum_read("jobs", s, &r)) code = MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);

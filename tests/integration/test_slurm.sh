@@ -183,6 +183,20 @@ EOF
   expect_eq "total of all channels" "$sum_all" True
   expect_eq "every node measured" "$unmeasured" -
   expect_grep "text: switch measures no node of the job" "^  switch  *switch  *no " "$TMP/jobs.txt"
+  # a run whose job id is no number (a hand-edited store) is left out, said, not printed
+  mkdir -p "$TMP/hostile"
+  cp -r "$(ls -d "$j"/*.0)" "$TMP/hostile/a"
+  sqlite3 "$TMP/hostile/a/trace.db" "update meta set value='1'||char(10)||'x' where key='slurm_job_id'"
+  cp -r "$(ls -d "$j"/*.1)" "$TMP/hostile/b"
+  sqlite3 "$TMP/hostile/b/trace.db" "update channels set name='sw'||char(27)||'[31m' where channel=5; update meta set value='1x' where key='slurm_step_id'"
+  "$MW" jobs "$TMP/hostile" >"$TMP/hj.txt" 2>"$TMP/hj.err"
+  expect_eq "hostile: exit" "$?" 0
+  expect_grep "hostile: job id said" "hostile/a: slurm_job_id is not a job id (left out)" "$TMP/hj.err"
+  expect_eq "hostile: one job, one step" "$(grep -c '^job .*: 1 step,' "$TMP/hj.txt")" 1
+  expect_eq "hostile: no escape byte printed" "$(grep -c $'\e' "$TMP/hj.txt")" 0
+  "$MW" jobs --json "$TMP/hostile" >"$TMP/hj.json" 2>/dev/null
+  python3 tests/integration/validate_json.py "$TMP/hj.json" >"$TMP/valid2.out" 2>&1
+  expect_eq "hostile: --json valid" "$?" 0
   # usage and not-found
   expect_mw_usage jobs "no DIR" "missing DIR" 
   expect_mw_usage jobs "no such DIR" "neither a run nor a directory of runs" "$TMP/nonexistent"
