@@ -115,6 +115,11 @@ spank_no_meter() {
   expect_grep "mw record's reason" "/nonexistent/ttyACM9: no such port" "$TMP/nm.err"
   expect_grep "said unrecorded" "the step runs unrecorded" "$TMP/nm.err"
   expect_eq "no run made" "$(ls "$TMP/jobs2" | wc -l)" 0
+  # mw not found where plugstack.conf says: the same, with the exec's failure
+  echo "required $SPANK mw=/nonexistent/bin/mw" >"$SLURM_PLUGSTACK"
+  srun -N1 --mw-record="$TMP/jobs2" sh -c 'echo ran' >"$TMP/nm3.out" 2>"$TMP/nm3.err"
+  expect_eq "no mw: the step runs" "$?.$(cat "$TMP/nm3.out")" 0.ran
+  expect_grep "no mw: said" "could not start (exit status 127, said above): the step runs unrecorded" "$TMP/nm3.err"
   echo "required $SPANK mw=$MW colour=blue" >"$SLURM_PLUGSTACK"
   srun -N1 true 2>"$TMP/nm2.err"
   check "unknown plugstack argument: srun fails" test $? -ne 0
