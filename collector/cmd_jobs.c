@@ -68,7 +68,7 @@ static void usage(FILE *out)
             "  --json       one JSON document (docs/schemas/megawatt.jobs-1.schema.json)\n"
             "  -h, --help   this text\n\n"
             "Exit status: 0; 1 when no run of a Slurm job was found or a run cannot be read;\n"
-            "2 bad usage or a DIR that is neither a run nor a directory.\n");
+            "2 bad usage, a DIR that is neither a run nor a directory, or a damaged run.\n");
 }
 
 static jobs_job *job_for(jobs_all *a, const char *id, const char *cluster, const char *nodes)
@@ -155,7 +155,8 @@ static int read_run(jobs_all *a, const char *dir)
         mw_out_text(stderr, dir);
         fprintf(stderr, ": slurm_job_id is not a job id (left out)\n");
     }
-    else if (mw_runsum_read("jobs", s, &r)) code = MW_EXIT_FAIL;
+    else if (mw_runsum_read("jobs", s, &r)) /* bad input (a damaged store) is 2 (docs/cli.md) */
+        code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);
     if (k != 0 || code) return code;
@@ -192,7 +193,7 @@ static int read_dir(jobs_all *a, const char *dir)
         snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
         if (mw_store_exists(path)) {
             int c = read_run(a, path);
-            if (c && !code) code = MW_EXIT_FAIL;
+            if (c > code) code = c;
         }
         free(list[i]);
     }
