@@ -43,6 +43,9 @@ hostile_env() {
   expect_eq "bad node list: recorded" "$?" 0
   expect_grep "bad node list: scontrol's word" "node list not expanded (scontrol show hostnames" "$TMP/h3.err"
   expect_eq "bad node list: stored as given" "$(meta "$TMP/h3" slurm_job_nodelist)" 'n[1-3'
+  # a cluster name with an escape sequence is not stored
+  SLURM_JOB_ID=9 SLURM_CLUSTER_NAME=$'c\e[31m' "$MW" record -q -o "$TMP/h4" --meter sim -- true 2>/dev/null
+  expect_eq "escape in cluster name: not stored" "$(q "$TMP/h4" "select count(*) from meta where key='slurm_cluster'")" 0
 }
 
 record_in_salloc() {
