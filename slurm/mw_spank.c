@@ -178,8 +178,8 @@ static void mw_spank_exec(int hold_r, int ready_w, char **argv, char **env)
     setsid();
     if (dup2(hold_r, 0) < 0 || dup2(ready_w, 3) < 0 || dup2(2, 1) < 0) _exit(126);
     closefrom(4);
-    execve(argv[0], argv, env);
-    if (!strchr(argv[0], '/')) execvpe(argv[0], argv, env);
+    if (strchr(argv[0], '/')) execve(argv[0], argv, env);
+    else execvpe(argv[0], argv, env); /* on PATH, never the current directory's "mw" */
     _exit(127);
 }
 
