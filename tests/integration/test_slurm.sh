@@ -16,6 +16,8 @@
 #                     is unrecorded, no run is made; a plugstack.conf argument we do not know
 #                     stops srun
 #   plugin_man_page   the plugin is built; its manual page reads without a groff warning
+#   spank_srun_killed srun killed with SIGKILL mid-step: the recording still ends and the run
+#                     is closed "complete" (its end is tied to a pipe only srun held)
 #   jobs_energy       sbatch with two recorded steps, then mw jobs: one job, two steps, per
 #                     channel energy equal to the windows' own sum (SQL) and node0's mean
 #                     power the simulated board's 156.3 W; --json valid under its schema;
@@ -131,6 +133,20 @@ spank_no_meter() {
   echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
 }
 
+spank_srun_killed() {
+  echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
+  srun -N1 --mw-record="$TMP/killed" --mw-meter=sim sleep 30 2>/dev/null &
+  local sp=$! r s
+  for _ in $(seq 100); do r=$(ls -d "$TMP"/killed/*.0 2>/dev/null) && [ -n "$r" ] && break; sleep 0.1; done
+  sleep 1.5
+  { kill -9 "$sp"; wait "$sp"; } 2>/dev/null # (bash's "Killed" line not shown)
+  for _ in $(seq 100); do s=$(meta "$r" status); [ "$s" != recording ] && break; sleep 0.1; done
+  # the pipe only srun held is closed by the kernel: the recording ends, the run is closed
+  expect_eq "srun killed: the run closed" "$s" complete
+  expect_num "srun killed: windows until then" "$(q "$r" "select count(*) from samples where channel=1")" 4 20
+  scancel --quiet --full --user=root 2>/dev/null
+}
+
 jobs_energy() {
   echo "required $SPANK mw=$MW meter=sim" >"$SLURM_PLUGSTACK"
   local j=$TMP/jobs3
@@ -225,7 +241,7 @@ plugin_man_page() {
 run_case hostile_env
 run_case plugin_man_page
 if ! slurm_start 2; then
-  echo "SKIP record_in_salloc record_in_srun spank_step spank_no_meter jobs_energy: $SLURM_SKIP_WHY"
+  echo "SKIP record_in_salloc record_in_srun spank_step spank_no_meter spank_srun_killed jobs_energy: $SLURM_SKIP_WHY"
   finish
   exit
 fi
@@ -233,5 +249,6 @@ run_case record_in_salloc
 run_case record_in_srun
 run_case spank_step
 run_case spank_no_meter
+run_case spank_srun_killed
 run_case jobs_energy
 finish
