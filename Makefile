@@ -60,6 +60,7 @@ include models/models.mk
 include plots/plots.mk
 include collector/collector.mk
 include collector/probe/probe.mk
+include slurm/slurm.mk
 # the CUDA layer of the probe, only where nvcc is (it needs no GPU to build); scripts/nvcc.sh
 # holds the one rule for finding it
 ifeq ($(origin NVCC),undefined)
@@ -169,7 +170,7 @@ man: $(MAN_STAMP)
 
 .PHONY: all deps check check-build demo bench install clean help flash format man
 
-all: $(MW) $(FW_ELF) $(FW_HEX) $(FW_REVA_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP)
+all: $(MW) $(FW_ELF) $(FW_HEX) $(FW_REVA_HEX) $(PROBE_LIBS) $(WORKLOAD_BINS) $(MAN_STAMP) $(SPANK_SO)
 
 deps:
 	@scripts/deps.sh
@@ -230,6 +231,8 @@ install: all
 	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/man/man1 $(MAN_DIR)/man1/*.1
 	install -D -m 644 $(MAN_DIR)/completion/mw $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mw
+	$(if $(SPANK_SO),install -D -m 755 $(SPANK_SO) $(DESTDIR)$(PREFIX)/lib/slurm/mw_spank.so)
+	$(if $(SPANK_SO),install -D -m 644 slurm/mw_spank.8 $(DESTDIR)$(PREFIX)/share/man/man8/mw_spank.8)
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md CITATION.cff
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs docs/*.md
 	cd docs && find demo-report models-sweep -type f -exec \

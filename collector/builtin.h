@@ -10,6 +10,7 @@ int cmd_flash(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_info(int argc, char **argv);

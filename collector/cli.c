@@ -20,6 +20,7 @@ const mw_cli_command mw_cli_commands[] = {
     {"sweep", "record a command over a grid of parameters, repeated; resumable", cmd_sweep},
     {"ls", "list runs: status, start, duration, channels, samples, energy", cmd_ls},
     {"show", "a run's metadata, and power and energy per channel", cmd_show},
+    {"jobs", "energy per Slurm job, per node and switch, from the wall meters", cmd_jobs},
     {"analyze", "energy per channel, phase, rank; Pow_idle/Pow_work; mean +- sd across runs",
      cmd_analyze},
     {"report", "one self-contained HTML page: figures, energy tables, statistics, metadata",

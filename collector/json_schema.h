@@ -10,6 +10,7 @@
 #define MW_SCHEMA_ALIGN "megawatt.align/1"
 #define MW_SCHEMA_DVFS "megawatt.dvfs/1"
 #define MW_SCHEMA_FIT "megawatt.fit/1"
+#define MW_SCHEMA_JOBS "megawatt.jobs/1"
 #define MW_SCHEMA_PARETO "megawatt.pareto/1"
 #define MW_SCHEMA_STATS "megawatt.stats/1"
 #endif

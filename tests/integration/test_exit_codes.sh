@@ -296,6 +296,19 @@ c_sweep() {
   check "sweep: nothing made by refusals" test ! -e "$TMP/s3"
 }
 
+c_jobs() {
+  local d=$TMP/jobrun
+  cp -r "$BASE" "$d"
+  sqlite3 "$d/trace.db" "INSERT OR REPLACE INTO meta(key, value) VALUES ('slurm_job_id', '42')"
+  rc_is "jobs RUN" 0 jobs "$d"
+  rc_is "jobs --json RUN" 0 jobs --json "$d"
+  rc_is "jobs: no run of a job" 1 jobs "$BASE"
+  refused "jobs without DIR" "missing DIR" jobs
+  refused "jobs --frob" "unknown option '--frob'" jobs --frob "$d"
+  refused "jobs NOTDB" "$NOTDB" jobs "$NOTDB"
+  refused "jobs: no such DIR" "neither a run nor a directory of runs" jobs "$TMP/nonexistent"
+}
+
 # every entry of the command table has its case above
 every_command() {
   local c
@@ -304,7 +317,7 @@ every_command() {
   for c in $list; do
     check "case for mw $c" declare -F "c_$c" > /dev/null
   done
-  expect_eq "commands listed" "$(echo "$list" | wc -l)" 21
+  expect_eq "commands listed" "$(echo "$list" | wc -l)" 22
 }
 
 # a stored power of INT64_MAX (case 13): refused by every reader, never read as -1 mW
@@ -313,15 +326,16 @@ store_int64() {
   cp -r "$BASE" "$d"
   sqlite3 "$d/trace.db" "UPDATE samples SET power_mw = 9223372036854775807
     WHERE channel = 1 AND seq = (SELECT min(seq) FROM samples WHERE channel = 1)"
+  sqlite3 "$d/trace.db" "INSERT OR REPLACE INTO meta(key, value) VALUES ('slurm_job_id', '42')"
   local args
-  for args in "show $d" "ls $d" "analyze $d" "export --format csv $d" "export --format json $d" \
+  for args in "show $d" "ls $d" "jobs $d" "analyze $d" "export --format csv $d" "export --format json $d" \
     "stats --channel ch1 --quantity energy --group g $d" "plot $d --kind trace -o $TMP/hp"; do
     # shellcheck disable=SC2086
     refused "mw $args" "power_mw = 9223372036854775807 is out of its range" $args
   done
 }
 
-for c in version vmeter flash export ls show record monitor info calibrate merge import align \
+for c in version vmeter flash export ls show jobs record monitor info calibrate merge import align \
   analyze stats pareto fit dvfs plot report sweep; do
   run_case "c_$c"
 done

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 VALIDATE=tests/integration/validate_json.py
 PROG=$TMP/mpi_phases
-TESTED="align analyze dvfs fit pareto stats"
+TESTED="align analyze dvfs fit jobs pareto stats" # mw jobs: validated in test_slurm.sh (it needs Slurm job runs)
 
 # valid FILE...: every file valid under its schema
 valid() {

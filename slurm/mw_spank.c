@@ -1,0 +1,286 @@
+/* mw_spank — a SPANK plugin for Slurm: `srun --mw-record=DIR [--mw-meter=M] CMD` records the
+ * job step with the megawatt meter (`mw record`) into DIR/JOBID.STEPID, without a change to
+ * the job script. docs/slurm.md tells how to install it (one plugstack.conf line).
+ *
+ * Design. The plugin works in srun, the local context, and only there: in
+ * slurm_spank_local_user_init (the step is allocated, its tasks not yet launched) it starts
+ * ONE `mw record -q -o DIR/JOB.STEP --meter M -- /bin/sh -c 'echo >&3; exec cat >/dev/null'`
+ * and waits until the recording runs (the command's first act, writing a line on fd 3, is
+ * the sign: `mw record` starts its command only once the meter is open and the run is
+ * made); the step's tasks start after that, so the step lies inside measured time. The
+ * recorded "command" does nothing but wait for the end of its standard input, a pipe whose
+ * only writing end srun holds (close-on-exec, so nothing srun starts holds it too): in
+ * slurm_spank_exit the plugin closes it and waits for the recorder to close its run, so
+ * when srun returns, the run is complete. If srun dies, the kernel closes the pipe and the
+ * run still ends, "complete", with the step's time. Why not the remote context (slurmstepd,
+ * one per node): a meter measures the wall power of several nodes from the one host it
+ * hangs off, so one recorder per step, on the host running srun, is what a meter needs; N
+ * recorders on N nodes would fight for one meter, or find none. Meters on other hosts are
+ * a matter for `mw record --meter-hosts` (issue 22), not for this plugin.
+ *
+ * The recorder gets the step's identity in its environment (SLURM_JOB_ID, SLURM_STEP_ID,
+ * SLURM_JOB_NODELIST of the step, SLURM_CLUSTER_NAME, and MW_SLURM_STEP_COMMAND, the step's
+ * command line), so that `mw record` stores them (collector/record_slurm.c). It runs in a
+ * session of its own (a Ctrl-C at srun's terminal goes to the step, not to the recorder),
+ * with a clean signal mask and default dispositions, stdout onto srun's stderr.
+ *
+ * No meter: if `mw record` cannot start (no meter on the host running srun, a DIR/JOB.STEP
+ * that exists, a bad --mw-meter), it says why on srun's stderr and exits 2 before it starts
+ * its command; the plugin says "the step runs unrecorded" and the step runs: energy
+ * bookkeeping never stops a job. A recording that ends badly is said at srun's exit.
+ *
+ * Options: --mw-record=DIR; --mw-meter=M (default: $MW_METER, else plugstack.conf's
+ * meter=M, else auto). plugstack.conf arguments: meter=M, mw=PATH (the mw program; default
+ * "mw" on srun's PATH), wait=S (how long to wait for the recorder's start, default 60 s).
+ * An unknown argument fails srun's start (a misconfiguration is loud). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+SPANK_PLUGIN(mw, 1);
+
+#define MW_SPANK_ARG_MAX 4096
+
+static char mw_spank_dir[MW_SPANK_ARG_MAX], mw_spank_meter[MW_SPANK_ARG_MAX];
+static char mw_spank_conf_meter[MW_SPANK_ARG_MAX], mw_spank_prog[PATH_MAX] = "mw";
+static int mw_spank_wait_s = 60;
+static pid_t mw_spank_pid = -1; /* the recorder */
+static int mw_spank_hold = -1;  /* the writing end of its command's stdin */
+static char mw_spank_run[MW_SPANK_ARG_MAX + 64];
+
+static int mw_spank_copy(char *dst, size_t n, const char *src, const char *opt)
+{
+    if (!src || !*src || strlen(src) >= n) {
+        slurm_error("mw: %s: needs a value of 1 to %zu bytes", opt, n - 1);
+        return -1;
+    }
+    snprintf(dst, n, "%s", src);
+    return 0;
+}
+
+static int mw_spank_opt(int val, const char *optarg, int remote)
+{
+    if (val == 0) return mw_spank_copy(mw_spank_dir, sizeof mw_spank_dir, optarg, "--mw-record");
+    return mw_spank_copy(mw_spank_meter, sizeof mw_spank_meter, optarg, "--mw-meter");
+}
+
+struct spank_option spank_options[] = {
+    {"mw-record", "DIR",
+     "record this job step with the megawatt power meter (mw record) into DIR/JOBID.STEPID "
+     "(docs/slurm.md)",
+     1, 0, mw_spank_opt},
+    {"mw-meter", "M",
+     "the meter for --mw-record: a serial port, auto or sim (default: $MW_METER, else the "
+     "site's plugstack.conf meter=, else auto)",
+     1, 1, mw_spank_opt},
+    SPANK_OPTIONS_TABLE_END};
+
+/* plugstack.conf arguments */
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    for (int i = 0; i < ac; i++) {
+        int rc = 0;
+        if (!strncmp(av[i], "meter=", 6))
+            rc = mw_spank_copy(mw_spank_conf_meter, sizeof mw_spank_conf_meter, av[i] + 6,
+                               "plugstack.conf meter=");
+        else if (!strncmp(av[i], "mw=", 3))
+            rc = mw_spank_copy(mw_spank_prog, sizeof mw_spank_prog, av[i] + 3, "plugstack.conf mw=");
+        else if (!strncmp(av[i], "wait=", 5)) {
+            char *end;
+            long s = strtol(av[i] + 5, &end, 10);
+            if (*end || end == av[i] + 5 || s < 1 || s > 3600) {
+                slurm_error("mw: plugstack.conf wait=%s: not a whole number of seconds (1 to 3600)",
+                            av[i] + 5);
+                rc = -1;
+            }
+            mw_spank_wait_s = (int)s;
+        } else {
+            slurm_error("mw: plugstack.conf: unknown argument '%s' (meter=M, mw=PATH, wait=S)",
+                        av[i]);
+            rc = -1;
+        }
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+/* "a b 'c d'": the step's command for MW_SLURM_STEP_COMMAND (shell-quoted where needed) */
+static void mw_spank_join(int argc, char **argv, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < argc && argv[i]; i++) {
+        int plain = argv[i][0] != 0;
+        for (const char *p = argv[i]; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%", *p))
+                plain = 0;
+        int w = snprintf(out + len, n - len, plain ? "%s%s" : "%s'%s'", i ? " " : "", argv[i]);
+        if (w < 0 || (size_t)w >= n - len) return;
+        len += (size_t)w;
+    }
+}
+
+/* the recorder's environment: srun's, with the step's identity set (built before fork:
+ * after it only async-signal-safe calls) */
+static char **mw_spank_env(uint32_t job, uint32_t step, const char *cmd)
+{
+    extern char **environ;
+    static const char *ours[] = {"SLURM_JOB_ID=", "SLURM_STEP_ID=", "MW_SLURM_STEP_COMMAND=",
+                                 "SLURM_JOB_NODELIST=", "SLURM_CLUSTER_NAME=", NULL};
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 8, sizeof *env);
+    if (!env) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int skip = 0;
+        for (const char **o = ours; *o; o++)
+            if (!strncmp(environ[i], *o, strlen(*o))) skip = 1;
+        if (!skip) env[k++] = environ[i];
+    }
+    const char *nodes = getenv("SLURM_STEP_NODELIST");
+    if (!nodes) nodes = getenv("SLURM_JOB_NODELIST");
+    const char *cluster = getenv("SLURM_CLUSTER_NAME");
+    if (asprintf(&env[k++], "SLURM_JOB_ID=%u", job) < 0 ||
+        asprintf(&env[k++], "SLURM_STEP_ID=%u", step) < 0 ||
+        asprintf(&env[k++], "MW_SLURM_STEP_COMMAND=%s", cmd) < 0 ||
+        (nodes && asprintf(&env[k++], "SLURM_JOB_NODELIST=%s", nodes) < 0) ||
+        (cluster && asprintf(&env[k++], "SLURM_CLUSTER_NAME=%s", cluster) < 0))
+        return NULL; /* srun is about to fail anyway; no recording */
+    env[k] = NULL;
+    return env;
+}
+
+/* in the child: fd 0 the hold pipe, fd 3 the ready pipe, stdout to stderr; then exec */
+static void mw_spank_exec(int hold_r, int ready_w, char **argv, char **env)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+    setsid();
+    if (dup2(hold_r, 0) < 0 || dup2(ready_w, 3) < 0 || dup2(2, 1) < 0) _exit(126);
+    closefrom(4);
+    if (strchr(argv[0], '/')) execve(argv[0], argv, env);
+    else execvpe(argv[0], argv, env); /* on PATH, never the current directory's "mw" */
+    _exit(127);
+}
+
+/* waits for the recorder's sign; 1 recording, 0 it ended (status in *st), -1 timeout */
+static int mw_spank_ready(int fd, int *st)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int rc;
+    do
+        rc = poll(&p, 1, mw_spank_wait_s * 1000);
+    while (rc < 0 && errno == EINTR);
+    if (rc <= 0) return -1;
+    char c;
+    if (read(fd, &c, 1) == 1) return 1;
+    waitpid(mw_spank_pid, st, 0);
+    mw_spank_pid = -1;
+    return 0;
+}
+
+static void mw_spank_unrecorded(int st)
+{
+    if (WIFEXITED(st))
+        slurm_error("mw: --mw-record: mw record could not start (exit status %d, said above): "
+                    "the step runs unrecorded", WEXITSTATUS(st));
+    else
+        slurm_error("mw: --mw-record: mw record could not start: the step runs unrecorded");
+}
+
+static int mw_spank_start(spank_t sp)
+{
+    uint32_t job = 0, step = 0;
+    int argc = 0;
+    char **argv = NULL;
+    if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) {
+        slurm_error("mw: --mw-record: no job or step id from Slurm: the step runs unrecorded");
+        return 0;
+    }
+    static char cmd[MW_SPANK_ARG_MAX];
+    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS)
+        mw_spank_join(argc, argv, cmd, sizeof cmd);
+    if (mkdir(mw_spank_dir, 0777) != 0 && errno != EEXIST)
+        slurm_error("mw: --mw-record=%s: cannot make it: %s", mw_spank_dir, strerror(errno));
+    snprintf(mw_spank_run, sizeof mw_spank_run, "%s/%u.%u", mw_spank_dir, job, step);
+    const char *meter = mw_spank_meter[0] ? mw_spank_meter
+                        : getenv("MW_METER") && *getenv("MW_METER") ? getenv("MW_METER")
+                        : mw_spank_conf_meter[0] ? mw_spank_conf_meter : "auto";
+    char *rargv[] = {mw_spank_prog, "record", "-q", "-o", mw_spank_run, "--meter",
+                     (char *)meter, "--", "/bin/sh", "-c",
+                     "echo recording >&3; exec 3>&-; exec cat >/dev/null", NULL};
+    char **env = mw_spank_env(job, step, cmd);
+    int hold[2], ready[2];
+    if (!env || pipe2(hold, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
+        slurm_error("mw: --mw-record: %s: the step runs unrecorded", strerror(errno));
+        return 0;
+    }
+    mw_spank_pid = fork();
+    if (mw_spank_pid == 0) mw_spank_exec(hold[0], ready[1], rargv, env);
+    close(hold[0]);
+    close(ready[1]);
+    mw_spank_hold = hold[1];
+    if (mw_spank_pid < 0) {
+        slurm_error("mw: --mw-record: fork: %s: the step runs unrecorded", strerror(errno));
+        close(ready[0]);
+        close(mw_spank_hold);
+        mw_spank_hold = -1;
+        return 0;
+    }
+    int st = 0, r = mw_spank_ready(ready[0], &st);
+    close(ready[0]);
+    if (r == 0) mw_spank_unrecorded(st);
+    if (r < 0)
+        slurm_error("mw: --mw-record: the recorder did not start within %d s: the step runs, "
+                    "the run %s may miss its start", mw_spank_wait_s, mw_spank_run);
+    return 0;
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+    if (spank_context() != S_CTX_LOCAL || !mw_spank_dir[0]) return 0;
+    return mw_spank_start(sp);
+}
+
+/* srun is done with the step: end the recorded command, wait for the run to be closed */
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    if (spank_context() != S_CTX_LOCAL || mw_spank_pid <= 0) return 0;
+    if (mw_spank_hold >= 0) close(mw_spank_hold);
+    mw_spank_hold = -1;
+    int st = 0;
+    pid_t got = 0;
+    for (int i = 0; i < 600 * 20 && got == 0; i++) { /* 10 min at most */
+        got = waitpid(mw_spank_pid, &st, WNOHANG);
+        if (got == 0) nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    if (got == mw_spank_pid && WIFEXITED(st) && WEXITSTATUS(st) != 0)
+        slurm_error("mw: --mw-record: the recording %s ended with exit status %d (said above)",
+                    mw_spank_run, WEXITSTATUS(st));
+    else if (got == 0)
+        slurm_error("mw: --mw-record: the recorder of %s (pid %d) has not ended; left running",
+                    mw_spank_run, (int)mw_spank_pid);
+    mw_spank_pid = -1;
+    return 0;
+}

@@ -1,0 +1,201 @@
+/* mw jobs (collector/cmd_jobs.c) in-process, on runs built with the mw_store API whose
+ * energies are known by construction (also under ASan/UBSan):
+ *   jobs/7.0  job 7 on n1,n2, step 0: 8 windows of 0.25 s from S; node0@n1 100 W,
+ *             node1@n2 50 W, switch 12.5 W -> 200 J, 100 J, 25 J over 2 s
+ *   jobs/7.1  job 7, step 1: 4 windows from S + 3 s -> 100 J, 50 J, 12.5 J over 1 s
+ *   jobs/8.0, jobs/8.1  job 8 on n1,n3 (cluster other), both from S: overlapping steps;
+ *             one channel, node0@n3, 100 W -> 200 J each
+ *   jobs/plain  no Slurm job: left out, counted
+ * so job 7 has 300 J on node0, 150 J on node1, 37.5 J on the switch, 450 J on its nodes,
+ * 487.5 J in all (0.125 Wh, 0.135417 Wh), 3 s recorded; job 8 has 400 J on n3, none on its
+ * nodes (n1 unmeasured), its steps flagged. */
+#include "../unit.h"
+
+#include <ftw.h>
+#include <json-c/json.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../capture.h"
+#include "cli.h"
+#include "mw_store.h"
+
+#define S_NS 1700000000000000000LL
+
+static char tmpdir[64], jobs[128], out[64 * 1024];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+typedef struct {
+    const char *name, *host;
+    int32_t p_mw;
+} chan;
+
+/* a run DIR/name with n windows from t0_ns, the channels and the meta pairs (NULL-ended) */
+static void make_run(const char *name, int64_t t0_ns, int n, const chan *ch, int nch,
+                     const char *const *meta)
+{
+    char dir[256], err[512];
+    snprintf(dir, sizeof dir, "%s/%s", jobs, name);
+    mw_store *s = mw_store_create(dir, 0, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    assert_int_equal(mw_store_meta_set(s, "status", "complete"), 0);
+    for (const char *const *m = meta; m && *m; m += 2)
+        assert_int_equal(mw_store_meta_set(s, m[0], m[1]), 0);
+    for (int k = 0; k < nch; k++)
+        assert_int_equal(mw_store_channel_add(s, k + 1, ch[k].name, ch[k].host, "A1"), 0);
+    for (int q = 0; q < n; q++)
+        for (int k = 0; k < nch; k++) {
+            mw_store_sample x = {
+                .channel = k + 1,
+                .seq = (uint32_t)q,
+                .meter_t0_us = 250000ull * (uint64_t)q,
+                .meter_t1_us = 250000ull * (uint64_t)(q + 1),
+                .t0_ns = t0_ns + 250000000LL * q,
+                .t1_ns = t0_ns + 250000000LL * (q + 1),
+                .power_mw = ch[k].p_mw,
+                .vrms_mv = 230000,
+                .energy_mj = (int64_t)ch[k].p_mw / 4 * (q + 1),
+            };
+            if (mw_store_sample_add(s, &x)) fail_msg("%s", mw_store_error(s));
+        }
+    mw_store_close(s);
+}
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/mw-jobs-XXXXXX");
+    if (!mkdtemp(tmpdir)) return -1;
+    snprintf(jobs, sizeof jobs, "%s/jobs", tmpdir);
+    mkdir(jobs, 0777);
+    const chan c7[] = {{"node0", "n1", 100000}, {"node1", "n2", 50000}, {"switch", NULL, 12500}};
+    const char *m70[] = {"slurm_job_id", "7", "slurm_step_id", "0", "slurm_cluster", "c",
+                         "slurm_nodes", "n1,n2", NULL};
+    const char *m71[] = {"slurm_job_id", "7", "slurm_step_id", "1", "slurm_cluster", "c",
+                         "slurm_nodes", "n1,n2", NULL};
+    make_run("7.0", S_NS, 8, c7, 3, m70);
+    make_run("7.1", S_NS + 3000000000LL, 4, c7, 3, m71);
+    const chan c8[] = {{"node0", "n3", 100000}};
+    const char *m80[] = {"slurm_job_id", "8", "slurm_step_id", "0", "slurm_cluster", "other",
+                         "slurm_nodes", "n1,n3", NULL};
+    const char *m81[] = {"slurm_job_id", "8", "slurm_step_id", "1", "slurm_cluster", "other",
+                         "slurm_nodes", "n1,n3", NULL};
+    make_run("8.0", S_NS, 8, c8, 1, m80);
+    make_run("8.1", S_NS, 8, c8, 1, m81);
+    make_run("plain", S_NS, 2, c8, 1, NULL);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int run_mw(char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    return mw_run_captured(out, sizeof out, argc, argv);
+}
+
+static void expect_line(const char *line)
+{
+    if (!strstr(out, line)) fail_msg("line '%s' not in:\n%s", line, out);
+}
+
+static void text(void **state)
+{
+    char *argv[] = {"mw", "jobs", jobs, NULL};
+    assert_int_equal(run_mw(argv), 0);
+    expect_line("job 7 (cluster c): 2 steps, 3.000 s recorded, nodes n1,n2\n");
+    expect_line("  node0            n1               yes             300.000     0.083333\n");
+    expect_line("  node1            n2               yes             150.000     0.041667\n");
+    expect_line("  switch           switch           no               37.500     0.010417\n");
+    expect_line("  total, the job's nodes                            450.000     0.125000\n");
+    expect_line("  total, all channels                               487.500     0.135417\n");
+    expect_line("job 8 (cluster other): 2 steps, 4.000 s recorded, nodes n1,n3\n");
+    expect_line("  steps overlap in time: their energies count that time twice\n");
+    expect_line("  nodes no channel measures: n1\n");
+    expect_line("  node0            n3               yes             400.000     0.111111\n");
+    expect_line("(1 run without a Slurm job left out)\n");
+    assert_null(strstr(out, "job 7 (cluster c): 2 steps, 3.000 s recorded, nodes n1,n2\n  steps"));
+}
+
+static double num(json_object *o, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v)) fail_msg("no key %s", key);
+    return json_object_get_double(v);
+}
+
+#define assert_near(x, want, tol) assert_true(fabs((x) - (want)) <= (tol))
+
+static void json(void **state)
+{
+    char *argv[] = {"mw", "jobs", "--json", jobs, NULL};
+    assert_int_equal(run_mw(argv), 0);
+    json_object *doc = json_tokener_parse(out), *v, *j7, *j8, *ch, *steps;
+    assert_non_null(doc);
+    assert_true(json_object_object_get_ex(doc, "schema", &v));
+    assert_string_equal(json_object_get_string(v), "megawatt.jobs/1");
+    assert_true(num(doc, "runs_without_job") == 1);
+    assert_true(json_object_object_get_ex(doc, "jobs", &v));
+    assert_int_equal(json_object_array_length(v), 2);
+    j7 = json_object_array_get_idx(v, 0);
+    j8 = json_object_array_get_idx(v, 1);
+    assert_true(json_object_object_get_ex(j7, "channels", &ch));
+    assert_int_equal(json_object_array_length(ch), 3);
+    assert_near(num(json_object_array_get_idx(ch, 0), "energy_j"), 300.0, 1e-6);
+    assert_near(num(json_object_array_get_idx(ch, 2), "energy_wh"), 37.5 / 3600, 1e-9);
+    assert_true(json_object_object_get_ex(j7, "energy_j", &v));
+    assert_near(num(v, "job_nodes"), 450.0, 1e-6);
+    assert_near(num(v, "all_channels"), 487.5, 1e-6);
+    assert_near(num(j7, "duration_s"), 3.0, 1e-9);
+    assert_true(json_object_object_get_ex(j7, "overlapping_steps", &v));
+    assert_false(json_object_get_boolean(v));
+    assert_true(json_object_object_get_ex(j7, "steps", &steps));
+    assert_int_equal(json_object_array_length(steps), 2);
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(steps, 1), "start_ns", &v));
+    assert_true(json_object_get_int64(v) == S_NS + 3000000000LL);
+    assert_true(json_object_object_get_ex(j8, "overlapping_steps", &v));
+    assert_true(json_object_get_boolean(v));
+    assert_true(json_object_object_get_ex(j8, "nodes_without_channel", &v));
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), "n1");
+    assert_true(json_object_object_get_ex(j8, "energy_j", &v));
+    assert_near(num(v, "job_nodes"), 400.0, 1e-6);
+    json_object_put(doc);
+}
+
+/* one run given directly; a run without a job; bad usage */
+static void errors(void **state)
+{
+    char run7[256], plain[256];
+    snprintf(run7, sizeof run7, "%s/7.1", jobs);
+    snprintf(plain, sizeof plain, "%s/plain", jobs);
+    char *one[] = {"mw", "jobs", run7, NULL};
+    assert_int_equal(run_mw(one), 0);
+    expect_line("job 7 (cluster c): 1 step, 1.000 s recorded, nodes n1,n2\n");
+    char *none[] = {"mw", "jobs", plain, NULL};
+    assert_int_equal(run_mw(none), 1);
+    expect_line("no run of a Slurm job there (1 run without slurm_job_id)");
+    char *nodir[] = {"mw", "jobs", NULL};
+    assert_int_equal(run_mw(nodir), 2);
+    expect_line("mw jobs: missing DIR");
+    char *bad[] = {"mw", "jobs", "--frob", jobs, NULL};
+    assert_int_equal(run_mw(bad), 2);
+    expect_line("unknown option '--frob'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(text),
+        cmocka_unit_test(json),
+        cmocka_unit_test(errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
