@@ -115,6 +115,7 @@ PY
   expect_grep "rest at idle in the profile" "the rest of the node at idle (wall - in-band), 75 W on average" "$TMP/prof.txt"
   "$MW" pareto "${R[@]}" --units products --n 300 --per-device --json --total > "$TMP/runs.json"
   expect_eq "json exit" "$?" 0
+  check "valid under its schema" python3 "$(dirname "$0")/validate_json.py" "$TMP/runs.json"
   printf 'n 300\nstatic_power 75\ndevice rapl:package-0 100:10:220 200:20:440\ndevice nvml:gpu0 100:2:200 500:10:1000\ntogether 100:430\n' > "$TMP/hand.txt"
   "$MW" pareto "$TMP/hand.txt" --json --total > "$TMP/hand.json"
   local got
