@@ -47,7 +47,6 @@ with open(base + ".sql", "w") as f:
 CREATE TABLE IF NOT EXISTS inband_samples (source INTEGER NOT NULL, seq INTEGER NOT NULL, t0_ns INTEGER NOT NULL,
  t1_ns INTEGER NOT NULL, power_mw INTEGER NOT NULL, energy_uj INTEGER NOT NULL, counter_uj INTEGER NOT NULL,
  flags INTEGER NOT NULL, PRIMARY KEY (source, seq)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS inband_samples_time ON inband_samples(t1_ns);
 CREATE TABLE IF NOT EXISTS inband_gaps (id INTEGER PRIMARY KEY, source INTEGER NOT NULL, start_ns INTEGER NOT NULL,
  end_ns INTEGER NOT NULL, reason TEXT NOT NULL);
 BEGIN;
