@@ -15,6 +15,13 @@
 #    times, x_cpu = 300 x 0.02 / 0.12 = 50, t 5 s, E 50 x 2.2 + 250 x 2 = 610 J; least
 #    energy: everything on the GPU, t 6 s, 600 J) and the whole front equal to the hand
 #    profile's.
+#  - recorded: two mw record --meter sim:cluster --idle 1 --inband rapl,nvml runs of mwb-dgemm
+#    playing node N2 (600 and 1200 products), beside a powercap tree that
+#    tests/integration/inband_writer.py writes (package 60 W, 100 W while the command runs, its
+#    dram 12 W; its log is the truth) and a stand-in NVML GPU at a constant 75 W: the CPU
+#    socket alone worked, its dynamic power is what the writer put in over the command less
+#    what it put in over the idle baseline; the GPU did not work (75 W idle, no dynamic
+#    energy); rest = wall - in-band.
 #  - bad input: a run whose devices' power did not rise, a working host without in-band
 #    sources, --per-device on a profile file: exit 2, one line.
 source "$(dirname "$0")/lib.sh"
@@ -157,6 +164,84 @@ ends [(5, 610, [50, 250]), (6, 600, [0, 300])]
 additivity 0.0233"
 }
 
+# truth_w LOG START END ...: the mean power (W) the writer put in over the spans
+truth_w() {
+  local log=$1; shift
+  awk -v spans="$*" '
+    { t[NR] = $1; e[NR] = $2 + $3; n = NR }
+    function at(x,   i) { for (i = n; i >= 1; i--) if (t[i] <= x) return e[i]; return 0 }
+    END {
+      k = split(spans, v, " ")
+      for (i = 1; i + 1 <= k; i += 2) { E += at(v[i+1]) - at(v[i]); T += v[i+1] - v[i] }
+      printf "%.4f\n", E / T * 1000
+    }' "$log"
+}
+
+# record NAME PRODUCTS: a run of mwb-dgemm on N2 beside the tree and the GPU; the writer's
+# dynamic power over it (W) appended to $TMP/truth
+record() {
+  local root=$TMP/pc-$1 bin d
+  bin=$(dirname "$MW")
+  for d in "intel-rapl:0 package-0" "intel-rapl:0:0 dram"; do # as inband_writer.py wants
+    set -- "$1" "$2" $d
+    mkdir -p "$root/$3" && echo "$4" > "$root/$3/name" && echo 0 > "$root/$3/energy_uj" &&
+      echo 262143328850 > "$root/$3/max_energy_range_uj" || return 1
+  done
+  python3 "$(dirname "$0")/inband_writer.py" "$root" "$TMP/busy-$1" "$TMP/stop-$1" "$TMP/$1.log" &
+  local wp=$!
+  for _ in $(seq 100); do [ -s "$TMP/$1.log" ] && break; sleep 0.05; done
+  MW_POWERCAP_ROOT=$root MW_INBAND_HOST=N2 MW_NVML_LIBRARY=$TMP/nvml/libnvidia-ml.so.1 \
+    FAKE_NVML_POWER_MW=75000 FAKE_NVML_NO_ENERGY=-1 \
+    "$MW" record -q -o "$TMP/$1" --meter sim:cluster --idle 1 --inband rapl,nvml --inband-hz 50 \
+    -- sh -c "touch '$TMP/busy-$1'; OMPI_COMM_WORLD_RANK=1 '$bin/mwb-dgemm' --n 256 --threads 1 --products $2; rm '$TMP/busy-$1'" \
+    > "$TMP/$1.rec" 2>&1
+  local rc=$?
+  touch "$TMP/stop-$1"
+  wait "$wp"
+  [ "$rc" = 0 ] || { sed 's/^/    /' "$TMP/$1.rec"; return 1; }
+  local db=$TMP/$1/trace.db sp_idle sp_cmd
+  sp_idle=$(sqlite3 "$db" "select group_concat(start_ns || ' ' || end_ns, ' ') from phases where kind='mw' and name like 'idle-%'")
+  sp_cmd=$(sqlite3 "$db" "select start_ns || ' ' || end_ns from phases where kind='mw' and name='command'")
+  echo "$(truth_w "$TMP/$1.log" "$sp_cmd") $(truth_w "$TMP/$1.log" "$sp_idle")" >> "$TMP/truth"
+}
+
+case_recorded() {
+  mkdir -p "$TMP/nvml"
+  check "fake NVML builds" gcc -std=c11 -O2 -shared -fPIC "$(dirname "$0")/nvml_fake.c" -o "$TMP/nvml/libnvidia-ml.so.1"
+  check "record 600" record r600 600
+  check "record 1200" record r1200 1200
+  "$MW" pareto "$TMP/r600" "$TMP/r1200" --units products --n 1000 --per-device --json > "$TMP/rec.json" 2> "$TMP/rec.err"
+  expect_eq "exit" "$?" 0
+  [ -s "$TMP/rec.err" ] && sed 's/^/    /' "$TMP/rec.err"
+  local got
+  got=$(python3 - "$TMP/rec.json" "$TMP/truth" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]["runs"]
+truth = [tuple(map(float, l.split())) for l in open(sys.argv[2])]
+out = []
+for run, (cmd_w, idle_w) in zip(runs, truth):
+    ib = run["inband"]
+    d = {x["name"]: x for x in ib["devices"]}
+    cpu, gpu = d["rapl:package-0"], d["nvml:gpu0"]
+    dyn_w = cpu["e_dyn_J"] / run["t_s"]
+    ok = [run["device"] == "rapl:package-0", not run["together"], cpu["worked"], not gpu["worked"],
+          # the writer's own dynamic power, less what the 20 ms windows at the command's
+          # edges share with the idle spans (40 W x 2 x 20 ms over the command's time)
+          abs(dyn_w - (cmd_w - idle_w)) < 1.0 + 1.6 / run["t_s"],
+          abs(cpu["idle_W"] - idle_w) < 0.5,
+          abs(gpu["idle_W"] - 75) < 0.05, abs(gpu["e_dyn_J"]) < 0.05 * run["t_s"],
+          abs(ib["rest_e_dyn_J"] - (ib["wall_e_dyn_J"] - ib["inband_e_dyn_J"])) < 1e-6,
+          abs(ib["inband_e_dyn_J"] - cpu["e_dyn_J"] - gpu["e_dyn_J"]) < 1e-6]
+    out.append("%s %s" % (run["x_units"], "ok" if all(ok) else "off %s: %s, truth %s" % (ok, run, (cmd_w, idle_w))))
+    print("  %s: t %.3f s, socket %.2f W dynamic (written %.2f), idle %.2f W (written %.2f); GPU %.3f J, "
+          "rest %.1f J" % (run["x_units"], run["t_s"], dyn_w, cmd_w - idle_w, cpu["idle_W"], idle_w,
+                          gpu["e_dyn_J"], ib["rest_e_dyn_J"]), file=sys.stderr)
+print(" | ".join(out))
+PY
+)
+  expect_eq "per device" "$got" "600 ok | 1200 ok"
+}
+
 expect_usage() { expect_mw_usage pareto "$@"; }
 
 case_bad_input() {
@@ -173,5 +258,6 @@ case_bad_input() {
 }
 
 run_case case_exact
+run_case case_recorded
 run_case case_bad_input
 finish
