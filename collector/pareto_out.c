@@ -71,9 +71,12 @@ static void text_devices(FILE *out, const mw_pareto_report *r)
                 "E_dyn (J)", "idle (W)", "run");
         for (int i = 0; i < r->runs->n; i++) {
             const mw_pareto_run *run = &r->runs->run[i];
-            fprintf(out, "  %-16s %-14.10g %-11.6g %-12.6g %-10.6g %s%s\n", run->device,
-                    run->x_units, run->time_s, run->energy_dyn_J, run->idle_W, run->run,
-                    run->ndevices > 1 ? " (together)" : "");
+            fprintf(out, "  ");
+            mw_out_text_pad(out, run->device, 16); /* a channel's or source's name: data */
+            fprintf(out, " %-14.10g %-11.6g %-12.6g %-10.6g ", run->x_units, run->time_s,
+                    run->energy_dyn_J, run->idle_W);
+            mw_out_text(out, run->run);
+            fprintf(out, "%s\n", run->ndevices > 1 ? " (together)" : "");
         }
     }
     if (r->runs && r->runs->per_device) text_parts(out, r->runs);

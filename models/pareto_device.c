@@ -291,6 +291,14 @@ static int finish_run(mw_pareto_run *run, const char *units, char *err, size_t e
     return 0;
 }
 
+/* a name a profile line can hold: blanks, '#' (a comment), ',' and '+' (the device lists'
+ * separators) and control bytes become '_' */
+static void profile_safe(char *name)
+{
+    for (unsigned char *c = (unsigned char *)name; *c; c++)
+        if (*c <= ' ' || *c == 0x7f || *c == '#' || *c == ',' || *c == '+') *c = '_';
+}
+
 int mw_pareto_device_finish(mw_pareto_runs *r, const char *units, char *err, size_t errlen)
 {
     int prefix = several_hosts(r);
@@ -303,6 +311,7 @@ int mw_pareto_device_finish(mw_pareto_runs *r, const char *units, char *err, siz
             if (prefix) append(&p->name, "", p->host);
             if (prefix) append(&p->name, "", "/");
             append(&p->name, "", p->source);
+            profile_safe(p->name);
         }
         if (finish_run(run, units, err, errlen)) return -1;
     }

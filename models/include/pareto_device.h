@@ -40,7 +40,8 @@ int mw_pareto_device_run(const mw_pareto_device_in *in, const char *units, mw_pa
                          char *err, size_t errlen);
 
 /* Once every run is read: device names (the source's, "HOST/" before it when the runs have
- * in-band devices on more than one host), each run's device string (the devices that
+ * in-band devices on more than one host; blanks, '#', ',', '+' and control bytes made '_',
+ * which a profile line cannot hold), each run's device string (the devices that
  * worked, ','-joined), ndevices, x_units (the host's counter / the devices that worked
  * there, the same on every host), energy_dyn_J and idle_W (of the devices that worked).
  * -1 with a reason naming the run: no device worked, or unequal work per device. */

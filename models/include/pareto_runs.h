@@ -14,7 +14,7 @@ typedef struct {
     char *host, *source; /* where it is, and its in-band source's name */
     double host_units;   /* the counter's sum on its host */
     char *name;     /* the source's name ("rapl:package-0"), "HOST/" before it when the runs
-                       have in-band devices on several hosts */
+                       have in-band devices on several hosts (pareto_device.h) */
     double dyn_J;   /* its mean power over the command less its idle power, x the command's time */
     double idle_W;  /* its mean power over the idle baseline */
     int worked;     /* its mean dynamic power reached MW_PARETO_DEVICE_MIN_W and
