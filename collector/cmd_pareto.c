@@ -15,7 +15,10 @@
  *
  * "mw pareto RUNDIR... --units COUNTER": the profile is built from runs (pareto_runs.h),
  * written as profile text in memory (and to --profile-out FILE) and read by the same reader,
- * so a profile from runs and one from a file go through one path.
+ * so a profile from runs and one from a file go through one path. With --per-device the
+ * devices are each working host's in-band devices (pareto_device.h): explicit, not chosen
+ * automatically, since mw record keeps whatever in-band source is present and a run's
+ * profile must not change meaning with the machine it was recorded on.
  *
  * Bad usage or a bad profile is one line on stderr naming the option or FILE:LINE, exit 2,
  * before anything is printed. No NaN or infinity is printed: every number comes from
@@ -39,7 +42,7 @@
 typedef struct {
     const char *file; /* the profile, or a description of the runs */
     double time_s, energy_J, ps, n;
-    int has_time, has_energy, has_ps, has_n, total, json;
+    int has_time, has_energy, has_ps, has_n, total, json, per_device;
     const char *units, *profile_out; /* runs mode */
     char **dirs;
     int ndirs;
@@ -51,7 +54,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: mw pareto PROFILE [--time S | --energy J] [--static-power W] [--total]\n"
             "                 [--n N] [--json]\n"
-            "       mw pareto RUNDIR... --units COUNTER --n N [--profile-out FILE] [...]\n\n"
+            "       mw pareto RUNDIR... --units COUNTER --n N [--per-device]\n"
+            "                 [--profile-out FILE] [...]\n\n"
             "The Pareto front of execution time and dynamic energy for n units of work split\n"
             "over devices with time functions f_i (linear, or piecewise-linear through\n"
             "measured points) and dynamic energy b_i x (Khaleghzadeh et al. 2023: LBOPA,\n"
@@ -81,6 +85,11 @@ static void usage(FILE *out)
             "                     with --idle S) x time; work on several devices, the same on\n"
             "                     each, is a 'together' run (additivity check)\n"
             "  --units COUNTER    the counter giving a run's units of work (e.g. 'products')\n"
+            "  --per-device       the devices are the in-band ones of each working host (RAPL\n"
+            "                     packages, NVML GPUs; record with --inband): each one's\n"
+            "                     dynamic energy from its own counter; those whose power rose\n"
+            "                     worked (one: alone; several: together, each given the\n"
+            "                     host's counter / their number); the wall's rest reported\n"
             "  --profile-out FILE write the profile built from the runs to FILE\n"
             "  --n N              units of work (overrides the profile's n)\n"
             "  --json             one JSON object instead of text (docs/models.md)\n"
@@ -122,6 +131,7 @@ static int parse_opts(int argc, char **argv, pd_opts *o)
         {"json", no_argument, NULL, 'j'},
         {"units", required_argument, NULL, 'u'},
         {"profile-out", required_argument, NULL, 'o'},
+        {"per-device", no_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -151,6 +161,9 @@ static int parse_opts(int argc, char **argv, pd_opts *o)
             break;
         case 'o':
             o->profile_out = optarg;
+            break;
+        case 'D':
+            o->per_device = 1;
             break;
         case 'h':
             usage(stdout);
@@ -194,9 +207,11 @@ static int parse_args(int argc, char **argv, pd_opts *o)
     if (argc - optind > 1)
         return mw_cli_usage_error("pareto", "unexpected argument '%s' (one PROFILE only)",
                                   argv[optind + 1]);
-    if (o->units || o->profile_out)
+    if (o->units || o->profile_out || o->per_device)
         return mw_cli_usage_error("pareto", "%s is for run directories, not a PROFILE",
-                                  o->units ? "--units" : "--profile-out");
+                                  o->units ? "--units"
+                                  : o->per_device ? "--per-device"
+                                                  : "--profile-out");
     o->file = argv[optind];
     return -1;
 }
@@ -208,7 +223,8 @@ static int parse_args(int argc, char **argv, pd_opts *o)
 static int runs_text(const pd_opts *o, mw_pareto_runs *runs, char **text, size_t *len)
 {
     char err[512] = "";
-    if (mw_pareto_runs_read(o->dirs, o->ndirs, o->units, runs, err, sizeof err)) {
+    if (mw_pareto_runs_read_mode(o->dirs, o->ndirs, o->units, o->per_device, runs, err,
+                                 sizeof err)) {
         fprintf(stderr, "mw pareto: %s\n", err);
         return MW_EXIT_USAGE;
     }

@@ -2,6 +2,9 @@
  * (docs/models.md), numbers by mw_out_json_number (no NaN: null). */
 #include "pareto_out.h"
 
+#include <math.h>
+
+#include "pareto_device.h"
 #include "textout.h"
 #include "json_schema.h"
 
@@ -20,6 +23,42 @@ static const char *by_name(mw_pareto_by by)
     return by == MW_PARETO_BY_TIME ? "time" : by == MW_PARETO_BY_ENERGY ? "energy" : "total_energy";
 }
 
+/* --per-device: every in-band device of each run, and the wall's rest */
+static void text_parts(FILE *out, const mw_pareto_runs *runs)
+{
+    fprintf(out, "in-band devices (E_dyn = (mean power over the command - idle power) x t; "
+                 "worked: rose by >= %.3g W and %.3g %% of idle):\n",
+            MW_PARETO_DEVICE_MIN_W, 100 * MW_PARETO_DEVICE_MIN_FRAC);
+    fprintf(out, "  %-24s %-12s %-10s %-7s %s\n", "device", "E_dyn (J)", "idle (W)", "worked",
+            "run");
+    for (int i = 0; i < runs->n; i++) {
+        const mw_pareto_run *run = &runs->run[i];
+        for (int j = 0; j < run->npart; j++) {
+            const mw_pareto_dev_part *p = &run->part[j];
+            fprintf(out, "  ");
+            mw_out_text_pad(out, p->name, 24);
+            fprintf(out, " %-12.6g %-10.6g %-7s ", p->dyn_J, p->idle_W, p->worked ? "yes" : "no");
+            mw_out_text(out, run->run);
+            fprintf(out, "\n");
+        }
+    }
+    fprintf(out, "the rest of the node (wall - in-band; not given to any device):\n");
+    fprintf(out, "  %-12s %-12s %-12s %-10s %-10s %-10s %s\n", "wall E_dyn", "in-band", "rest E_dyn",
+            "wall idle", "in-band", "rest idle", "run");
+    for (int i = 0; i < runs->n; i++) {
+        const mw_pareto_run *run = &runs->run[i];
+        if (isfinite(run->wall_dyn_J))
+            fprintf(out, "  %-12.6g %-12.6g %-12.6g %-10.6g %-10.6g %-10.6g ", run->wall_dyn_J,
+                    run->inband_dyn_J, run->rest_dyn_J, run->wall_idle_W, run->inband_idle_W,
+                    run->rest_idle_W);
+        else
+            fprintf(out, "  %-12s %-12.6g %-12s %-10s %-10.6g %-10s ", "-", run->inband_dyn_J, "-",
+                    "-", run->inband_idle_W, "-");
+        mw_out_text(out, run->run);
+        fprintf(out, "\n");
+    }
+}
+
 static void text_devices(FILE *out, const mw_pareto_report *r)
 {
     const mw_pareto_front *f = &r->s->front;
@@ -32,11 +71,15 @@ static void text_devices(FILE *out, const mw_pareto_report *r)
                 "E_dyn (J)", "idle (W)", "run");
         for (int i = 0; i < r->runs->n; i++) {
             const mw_pareto_run *run = &r->runs->run[i];
-            fprintf(out, "  %-16s %-14.10g %-11.6g %-12.6g %-10.6g %s%s\n", run->device,
-                    run->x_units, run->time_s, run->energy_dyn_J, run->idle_W, run->run,
-                    run->ndevices > 1 ? " (together)" : "");
+            fprintf(out, "  ");
+            mw_out_text_pad(out, run->device, 16); /* a channel's or source's name: data */
+            fprintf(out, " %-14.10g %-11.6g %-12.6g %-10.6g ", run->x_units, run->time_s,
+                    run->energy_dyn_J, run->idle_W);
+            mw_out_text(out, run->run);
+            fprintf(out, "%s\n", run->ndevices > 1 ? " (together)" : "");
         }
     }
+    if (r->runs && r->runs->per_device) text_parts(out, r->runs);
     fprintf(out, "devices by dynamic energy per unit, most expensive first:\n");
     for (int rank = 0; rank < k; rank++) {
         const mw_lbopa_device *d = &r->dev[f->rank[rank]];
@@ -135,6 +178,31 @@ static void jsplit(FILE *out, const char *key, const double *x, int k)
     fputc(']', out);
 }
 
+/* ,"inband": null, or the run's in-band devices and the wall's rest (--per-device) */
+static void json_parts(FILE *out, const mw_pareto_run *run)
+{
+    if (!run->npart) {
+        fprintf(out, ",\"inband\":null");
+        return;
+    }
+    fprintf(out, ",\"inband\":{\"devices\":[");
+    for (int j = 0; j < run->npart; j++) {
+        const mw_pareto_dev_part *p = &run->part[j];
+        jstr(out, j ? ",{\"name\":" : "{\"name\":", p->name);
+        jstr(out, ",\"host\":", p->host);
+        jnum(out, ",\"e_dyn_J\":", p->dyn_J);
+        jnum(out, ",\"idle_W\":", p->idle_W);
+        fprintf(out, ",\"worked\":%s}", p->worked ? "true" : "false");
+    }
+    jnum(out, "],\"wall_e_dyn_J\":", run->wall_dyn_J);
+    jnum(out, ",\"wall_idle_W\":", run->wall_idle_W);
+    jnum(out, ",\"inband_e_dyn_J\":", run->inband_dyn_J);
+    jnum(out, ",\"inband_idle_W\":", run->inband_idle_W);
+    jnum(out, ",\"rest_e_dyn_J\":", run->rest_dyn_J);
+    jnum(out, ",\"rest_idle_W\":", run->rest_idle_W);
+    fprintf(out, "}");
+}
+
 static void json_runs_devices(FILE *out, const mw_pareto_report *r)
 {
     const mw_pareto_front *f = &r->s->front;
@@ -142,6 +210,7 @@ static void json_runs_devices(FILE *out, const mw_pareto_report *r)
     fprintf(out, ",\"runs\":");
     if (r->runs) {
         jstr(out, "{\"units\":", r->units);
+        fprintf(out, ",\"per_device\":%s", r->runs->per_device ? "true" : "false");
         fprintf(out, ",\"runs\":[");
         for (int i = 0; i < r->runs->n; i++) {
             const mw_pareto_run *run = &r->runs->run[i];
@@ -152,6 +221,7 @@ static void json_runs_devices(FILE *out, const mw_pareto_report *r)
             jnum(out, ",\"t_s\":", run->time_s);
             jnum(out, ",\"e_dyn_J\":", run->energy_dyn_J);
             jnum(out, ",\"idle_W\":", run->idle_W);
+            json_parts(out, run);
             fprintf(out, "}");
         }
         fprintf(out, "]}");

@@ -2,8 +2,8 @@
  * the sources of a host, their windows and their gaps. Each write joins the store's open
  * transaction (mw_store_write_begin) like every other mw_store_*_add; the first source
  * makes the tables (IF NOT EXISTS, in the same transaction); the statements are
- * prepared per call, the windows' once per batch (the in-band sampler writes what it read
- * twice a second, from its own connection). */
+ * prepared per call, the windows' once per batch, 32 rows to a statement (the in-band
+ * sampler writes what it read twice a second, from its own connection). */
 #include <sqlite3.h>
 #include <stdio.h>
 
@@ -57,28 +57,56 @@ int mw_store_inband_channel_add(mw_store *s, const char *host, const mw_inband_i
     return 0;
 }
 
+/* windows per INSERT statement: one statement of many rows costs less per row than as many
+ * steps of one (about 15 % of the in-band writer's time at 1,600 windows a second) */
+#define WINDOWS_PER_INSERT 32
+
+/* "INSERT ... VALUES (?, ...), ..." of rows windows, prepared */
+static int prep_windows(mw_store *s, int rows, sqlite3_stmt **st)
+{
+    char sql[64 + WINDOWS_PER_INSERT * 20 + 160];
+    int len = snprintf(sql, sizeof sql,
+                       "INSERT INTO inband_samples(source, seq, t0_ns, t1_ns, power_mw, "
+                       "energy_uj, counter_uj, flags) VALUES ");
+    for (int r = 0; r < rows; r++)
+        len += snprintf(sql + len, sizeof sql - (size_t)len, "%s(?,?,?,?,?,?,?,?)", r ? "," : "");
+    return prep(s, sql, st, "adding an in-band window");
+}
+
+static void bind_window(sqlite3_stmt *st, int row, const mw_inband_window *w)
+{
+    int c = row * 8;
+    sqlite3_bind_int(st, c + 1, w->source);
+    sqlite3_bind_int64(st, c + 2, w->seq);
+    sqlite3_bind_int64(st, c + 3, w->t0_ns);
+    sqlite3_bind_int64(st, c + 4, w->t1_ns);
+    sqlite3_bind_int64(st, c + 5, w->power_mw);
+    sqlite3_bind_int64(st, c + 6, w->energy_uj);
+    sqlite3_bind_int64(st, c + 7, w->counter_uj);
+    sqlite3_bind_int64(st, c + 8, w->flags);
+}
+
 int mw_store_inband_windows_add(mw_store *s, const mw_inband_window *w, size_t n)
 {
-    static const char sql[] = "INSERT INTO inband_samples(source, seq, t0_ns, t1_ns, power_mw, "
-                              "energy_uj, counter_uj, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-    const char *what = "adding an in-band window";
-    sqlite3_stmt *st;
-    if (!n) return 0;
-    if (prep(s, sql, &st, what)) return -1;
+    sqlite3_stmt *many = NULL, *one = NULL;
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        sqlite3_bind_int(st, 1, w[i].source);
-        sqlite3_bind_int64(st, 2, w[i].seq);
-        sqlite3_bind_int64(st, 3, w[i].t0_ns);
-        sqlite3_bind_int64(st, 4, w[i].t1_ns);
-        sqlite3_bind_int64(st, 5, w[i].power_mw);
-        sqlite3_bind_int64(st, 6, w[i].energy_uj);
-        sqlite3_bind_int64(st, 7, w[i].counter_uj);
-        sqlite3_bind_int64(st, 8, w[i].flags);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : mw_store_db_error(s, what);
-        sqlite3_reset(st);
+    size_t i = 0;
+    if (!n) return 0;
+    if (n >= WINDOWS_PER_INSERT && prep_windows(s, WINDOWS_PER_INSERT, &many)) return -1;
+    for (; i + WINDOWS_PER_INSERT <= n && !rc; i += WINDOWS_PER_INSERT) {
+        for (int r = 0; r < WINDOWS_PER_INSERT; r++)
+            bind_window(many, r, &w[i + (size_t)r]);
+        rc = sqlite3_step(many) == SQLITE_DONE ? 0 : mw_store_db_error(s, "adding an in-band window");
+        sqlite3_reset(many);
     }
-    sqlite3_finalize(st);
+    sqlite3_finalize(many);
+    if (!rc && i < n && prep_windows(s, 1, &one)) return -1;
+    for (; i < n && !rc; i++) {
+        bind_window(one, 0, &w[i]);
+        rc = sqlite3_step(one) == SQLITE_DONE ? 0 : mw_store_db_error(s, "adding an in-band window");
+        sqlite3_reset(one);
+    }
+    sqlite3_finalize(one);
     return rc;
 }
 

@@ -24,7 +24,9 @@
  * (models/include/lbopa.h) turn it into f_i and g_i; the static power P_S of LBOPA-TE is the sum of
  * the devices' idle powers (each device's mean over its runs). */
 #include "pareto_runs.h"
+#include "pareto_device.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -303,7 +305,35 @@ static void read_free(pr_read *rd)
     free(rd->idle);
 }
 
-static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *err, size_t errlen)
+/* per-device mode: the run's in-band devices (pareto_device.c) */
+static int run_inband_devices(const pr_read *rd, const char *units, mw_pareto_run *r, char *err,
+                              size_t errlen)
+{
+    int nh = rd->nh, nch = rd->nch;
+    const char **hosts = mw_xcalloc((size_t)(nh ? nh : 1), sizeof *hosts);
+    double *x = mw_xcalloc((size_t)(nh ? nh : 1), sizeof *x);
+    const char **chosts = mw_xcalloc((size_t)(nch ? nch : 1), sizeof *chosts);
+    int *ids = mw_xcalloc((size_t)(nch ? nch : 1), sizeof *ids);
+    for (int h = 0; h < nh; h++) {
+        hosts[h] = rd->host[h].host;
+        x[h] = (double)rd->host[h].units;
+    }
+    for (int c = 0; c < nch; c++) {
+        chosts[c] = rd->ch[c].host;
+        ids[c] = rd->ch[c].id;
+    }
+    mw_pareto_device_in in = {rd->dir, rd->s, rd->cmd, rd->idle, rd->nidle, hosts, x, nh,
+                              ids, chosts, nch};
+    int rc = mw_pareto_device_run(&in, units, r, err, errlen);
+    free(hosts);
+    free(x);
+    free(chosts);
+    free(ids);
+    return rc;
+}
+
+static int read_one(const char *dir, const char *units, int per_device, mw_pareto_run *r,
+                    char *err, size_t errlen)
 {
     char e2[300];
     memset(r, 0, sizeof *r);
@@ -316,9 +346,12 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
     mw_run_snapshot_begin(rd.s);
     int rc = -1;
     if (!read_command(&rd, err, errlen) && !read_idle(&rd, err, errlen) &&
-        !read_work(&rd, units, err, errlen) && !read_channels(&rd, err, errlen) &&
-        !run_devices(&rd, units, r, err, errlen)) {
-        if (!(r->energy_dyn_J > 0))
+        !read_work(&rd, units, err, errlen) && !read_channels(&rd, err, errlen)) {
+        if (per_device)
+            rc = run_inband_devices(&rd, units, r, err, errlen);
+        else if (run_devices(&rd, units, r, err, errlen))
+            rc = -1;
+        else if (!(r->energy_dyn_J > 0))
             snprintf(err, errlen,
                      "%s: dynamic energy %.4g J: the work did not raise the power of %s above "
                      "its idle baseline (%.4g W)",
@@ -332,29 +365,43 @@ static int read_one(const char *dir, const char *units, mw_pareto_run *r, char *
     if (rc) {
         free(r->device);
         r->device = NULL;
+        mw_pareto_device_parts_free(r);
     }
     return rc;
 }
 
-int mw_pareto_runs_read(char *const *dirs, int ndirs, const char *units, mw_pareto_runs *out,
-                        char *err, size_t errlen)
+int mw_pareto_runs_read_mode(char *const *dirs, int ndirs, const char *units, int per_device,
+                             mw_pareto_runs *out, char *err, size_t errlen)
 {
     out->run = mw_xcalloc((size_t)(ndirs > 0 ? ndirs : 1), sizeof *out->run);
     out->n = 0;
+    out->per_device = per_device;
     for (int i = 0; i < ndirs; i++) {
-        if (read_one(dirs[i], units, &out->run[i], err, errlen)) {
+        if (read_one(dirs[i], units, per_device, &out->run[i], err, errlen)) {
             mw_pareto_runs_free(out);
             return -1;
         }
         out->n++;
     }
+    if (per_device && mw_pareto_device_finish(out, units, err, errlen)) {
+        mw_pareto_runs_free(out);
+        return -1;
+    }
     return 0;
+}
+
+int mw_pareto_runs_read(char *const *dirs, int ndirs, const char *units, mw_pareto_runs *out,
+                        char *err, size_t errlen)
+{
+    return mw_pareto_runs_read_mode(dirs, ndirs, units, 0, out, err, errlen);
 }
 
 void mw_pareto_runs_free(mw_pareto_runs *r)
 {
-    for (int i = 0; i < r->n; i++)
+    for (int i = 0; i < r->n; i++) {
         free(r->run[i].device);
+        mw_pareto_device_parts_free(&r->run[i]);
+    }
     free(r->run);
     r->run = NULL;
     r->n = 0;
@@ -479,6 +526,23 @@ static void text_add(pr_text *t, const char *fmt, ...)
     t->len += (size_t)n;
 }
 
+/* per-device: the devices are in-band ones; the rest of the node is not in static_power */
+static void profile_rest_note(const mw_pareto_runs *r, pr_text *t)
+{
+    double sum = 0;
+    int m = 0;
+    for (int i = 0; i < r->n; i++)
+        if (isfinite(r->run[i].rest_idle_W)) {
+            sum += r->run[i].rest_idle_W;
+            m++;
+        }
+    text_add(t, "# devices: in-band counters (--per-device)");
+    if (m)
+        text_add(t, "; the rest of the node at idle (wall - in-band), %.6g W on average, is "
+                    "not in static_power (--static-power to count it)", sum / m);
+    text_add(t, "\n");
+}
+
 int mw_pareto_runs_profile_text(const mw_pareto_runs *r, const char *units, char **text, char *err,
                                 size_t errlen)
 {
@@ -503,6 +567,7 @@ int mw_pareto_runs_profile_text(const mw_pareto_runs *r, const char *units, char
     text_add(&t, "# profile built by mw pareto from %d run%s; units: counter '%s'\n", r->n,
              r->n == 1 ? "" : "s", units);
     text_add(&t, "static_power %.17g # W, the devices' idle powers summed\n", ps);
+    if (r->per_device) profile_rest_note(r, &t);
     for (int j = 0; j < k; j++) {
         text_add(&t, "device %s", r->run[first[j]].device);
         for (int i = 0; i < r->n; i++)

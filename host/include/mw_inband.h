@@ -118,7 +118,7 @@ int mw_inband_parse(const char *list, unsigned *which);
 /* Find the sources which names (MW_INBAND_RAPL | MW_INBAND_NVML), store them in the run
  * RUNDIR (as host, through a connection of its own: mw_store_open_write) and start
  * reading them hz times a second (1..100) in a thread; a second thread writes what was read
- * twice a second, one short transaction each. notes gets what the user should hear (no
+ * once a second, one short transaction each. notes gets what the user should hear (no
  * source, unreadable domains). NULL with err when the run cannot be written; a sampler
  * with no source when none was found: it does nothing and writes nothing (the caller may
  * keep the notes in the run). Metadata written with sources: inband (their names),
@@ -132,4 +132,8 @@ int mw_inband_sources(const mw_inband_sampler *s);
  * store failure. Returns 0, or -1 when something was not stored (said in notes). Frees s;
  * NULL is fine. cpu_ns (may be NULL): the CPU time of the sampling and writing threads. */
 int mw_inband_stop(mw_inband_sampler *s, mw_inband_notes *notes, int64_t *cpu_ns);
+/* The same, with the two threads' CPU times apart (either may be NULL): the sampling
+ * thread's (reads) and the writing thread's (storing), ns. For the benchmark. */
+int mw_inband_stop_split(mw_inband_sampler *s, mw_inband_notes *notes, int64_t *sample_cpu_ns,
+                         int64_t *write_cpu_ns);
 #endif

@@ -7,7 +7,8 @@
  * (as an unprivileged user: root reads anything); NVML absent (one note, no source); the
  * sampler end to end into a run store, with a counter written at known power by this test
  * that wraps and fails once: the stored energy equals what was written, the wrap is
- * flagged, the failure is a gap. */
+ * flagged, the failure is a gap; a counter going back (not a wrap) under the sampler: one
+ * window flagged, nothing summed, said once. */
 #include "../unit.h"
 
 #include <fcntl.h>
@@ -405,6 +406,54 @@ static void test_sampler(void **state)
     rm_tree();
 }
 
+/* a counter that goes back (not a wrap) under the sampler: the window is flagged, holds no
+ * energy (the stored energy sums only the steps forward), counting goes on from the new
+ * value, and the end says it once */
+static void test_sampler_backwards(void **state)
+{
+    tree();
+    char dir[128], err[512];
+    snprintf(dir, sizeof dir, "%s/run", tmpdir);
+    mw_store *st = mw_store_create(dir, 0, err, sizeof err);
+    assert_non_null(st);
+    mw_store_close(st);
+    mw_inband_notes notes = {.n = 0};
+    mw_inband_sampler *S = mw_inband_start(dir, "h", MW_INBAND_RAPL, 100, &notes, err, sizeof err);
+    assert_non_null(S);
+    wait_first_window(dir); /* the origin: package-0 at 1000 */
+    put("intel-rapl:0", "energy_uj", "5000000\n");
+    usleep(150000);
+    put("intel-rapl:0", "energy_uj", "1000000\n"); /* back 4 J of a 262 kJ range */
+    usleep(150000);
+    put("intel-rapl:0", "energy_uj", "1500000\n");
+    usleep(150000);
+    int64_t cpu;
+    assert_int_equal(mw_inband_stop(S, &notes, &cpu), 0);
+    assert_int_equal(notes.n, 1);
+    assert_string_equal(notes.line[0], "rapl:package-0: the counter went backwards 1 "
+                                       "time (not a wrap): flagged, not summed");
+    st = mw_store_open(dir, err, sizeof err);
+    assert_non_null(st);
+    mw_run_cursor *c = mw_run_inband_windows(st, 1); /* package-0, the first source */
+    mw_inband_window w;
+    int64_t prev_e = 0, last_e = -1;
+    int back = 0;
+    while (mw_run_inband_window_next(c, &w) == 1) {
+        if (w.flags & MW_INBAND_FLAG_BACKWARDS) {
+            back++;
+            assert_int_equal(w.energy_uj, prev_e); /* nothing summed */
+            assert_int_equal(w.power_mw, 0);
+            assert_int_equal(w.counter_uj, 1000000);
+        }
+        prev_e = last_e = w.energy_uj;
+    }
+    mw_run_close(c);
+    mw_store_close(st);
+    assert_int_equal(back, 1);
+    assert_int_equal(last_e, (5000000 - 1000) + (1500000 - 1000000));
+    rm_tree();
+}
+
 /* the cost of sampling: 8 domains (4 x 2 packages), files updated in place as sysfs does,
  * at 100 Hz for 2 s: the sampling and writing threads' CPU time */
 static void test_sampler_cost(void **state)
@@ -566,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_rapl_denied),  cmocka_unit_test(test_nvml_absent),
         cmocka_unit_test(test_sampler),      cmocka_unit_test(test_sampler_cost),
         cmocka_unit_test(test_sampler_busy), cmocka_unit_test(test_old_store),
+        cmocka_unit_test(test_sampler_backwards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
