@@ -993,6 +993,11 @@ void mw_store_set_commit_interval_ns(mw_store *s, int64_t interval_ns)
     s->commit_interval_ns = interval_ns;
 }
 
+int64_t mw_store_commit_due_ns(const mw_store *s)
+{
+    return s->in_txn ? s->last_commit_ns + s->commit_interval_ns : INT64_MAX;
+}
+
 int mw_store_start_ns(mw_store *s, int64_t *start_ns)
 {
     char buf[64], *end;
