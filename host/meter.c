@@ -405,15 +405,17 @@ int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
     if (pop(m, ev)) return 1;
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000;
     for (;;) {
-        int64_t left_ms = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+        /* rounded up: a wait cut short by the rounding would wake again at once */
+        int64_t left_ns = deadline - now_ns(CLOCK_MONOTONIC);
+        int left_ms = left_ns > 0 ? (int)((left_ns + 999999) / 1000000) : 0;
         int woken = 0;
-        if (pump(m, left_ms > 0 ? (int)left_ms : 0, &woken) < 0) {
+        if (pump(m, left_ms, &woken) < 0) {
             if (!m->port) return -1; /* fed (mw_meter_feed): held events wait for more */
             release(m, 0, 0);        /* what was held was read late, before the port went */
             return pop(m, ev) ? 1 : -1;
         }
         if (pop(m, ev)) return 1;
-        if (left_ms <= 0 || woken) return 0;
+        if (woken || now_ns(CLOCK_MONOTONIC) >= deadline) return 0;
     }
 }
 
