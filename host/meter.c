@@ -50,6 +50,7 @@ struct mw_meter {
     int64_t rt_off_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC, read once: rt_minus_mono */
     int nheld;          /* the last nheld queued events wait for the late-window decision */
     int64_t held_since; /* CLOCK_MONOTONIC when the first of them was held */
+    int wake_fd;        /* mw_meter_set_wake_fd, -1: none */
 };
 
 static void release(mw_meter *m, int skip, int64_t step_ns);
@@ -85,6 +86,7 @@ mw_meter *mw_meter_new(void)
     mw_meter *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->rt_off_ns = rt_minus_mono();
+    m->wake_fd = -1;
     m->clock = mw_clock_new(NULL);
     if (!m->clock) {
         free(m);
@@ -364,8 +366,15 @@ static int pop(mw_meter *m, mw_meter_event *ev)
     return 1;
 }
 
-/* Read the port once, waiting up to timeout_ms. Returns 0, or -1 when the port is gone. */
-static int pump(mw_meter *m, int timeout_ms)
+void mw_meter_set_wake_fd(mw_meter *m, int fd)
+{
+    m->wake_fd = fd;
+}
+
+/* Read the port once, waiting up to timeout_ms; with woken, the wait also ends when the wake
+ * descriptor is readable or a signal comes (*woken = 1). Returns 0, or -1 when the port is
+ * gone. */
+static int pump(mw_meter *m, int timeout_ms, int *woken)
 {
     if (!m->port) return -1;
     /* The rest of a line that has begun cannot be there before the UART has sent it: sleep
@@ -383,7 +392,8 @@ static int pump(mw_meter *m, int timeout_ms)
         }
     }
     uint8_t buf[4096];
-    int n = mw_port_read(m->port, buf, sizeof buf, timeout_ms);
+    int n = mw_port_read_wake(m->port, buf, sizeof buf, timeout_ms, woken ? m->wake_fd : -1,
+                              woken);
     if (n < 0) return -1;
     if (n > 0) mw_meter_feed(m, buf, (size_t)n, now_ns(CLOCK_MONOTONIC));
     return 0;
@@ -395,14 +405,17 @@ int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
     if (pop(m, ev)) return 1;
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000;
     for (;;) {
-        int64_t left_ms = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
-        if (pump(m, left_ms > 0 ? (int)left_ms : 0) < 0) {
+        /* rounded up: a wait cut short by the rounding would wake again at once */
+        int64_t left_ns = deadline - now_ns(CLOCK_MONOTONIC);
+        int left_ms = left_ns > 0 ? (int)((left_ns + 999999) / 1000000) : 0;
+        int woken = 0;
+        if (pump(m, left_ms, &woken) < 0) {
             if (!m->port) return -1; /* fed (mw_meter_feed): held events wait for more */
             release(m, 0, 0);        /* what was held was read late, before the port went */
             return pop(m, ev) ? 1 : -1;
         }
         if (pop(m, ev)) return 1;
-        if (left_ms <= 0) return 0;
+        if (woken || now_ns(CLOCK_MONOTONIC) >= deadline) return 0;
     }
 }
 
@@ -450,7 +463,7 @@ int mw_meter_command(mw_meter *m, const char *cmd, const char *expect, char *rep
             snprintf(reply, replylen, "no reply to '%s' within %d ms", cmd, timeout_ms);
             return -1;
         }
-        if (pump(m, (int)left_ms) < 0) {
+        if (pump(m, (int)left_ms, NULL) < 0) {
             snprintf(reply, replylen, "port lost while waiting for the reply to '%s'", cmd);
             return -1;
         }
@@ -479,7 +492,7 @@ mw_meter *mw_meter_open(const char *path, int ident_ms, mw_port_err *why, char *
             probe = t + (int64_t)PROBE_EVERY_MS * 1000000;
         }
         int64_t until = probe < deadline ? probe : deadline;
-        if (pump(m, (int)((until - t) / 1000000) + 1) < 0) {
+        if (pump(m, (int)((until - t) / 1000000) + 1, NULL) < 0) {
             snprintf(err, errlen, "%s: the port went away while waiting for the meter", path);
             if (why) *why = MW_PORT_IO;
             mw_meter_close(m);

@@ -1,8 +1,8 @@
 /* port — the serial transport (mw_port.h). libserialport opens and configures the ports it
  * knows (USB CDC/serial adapters, via /sys/class/tty) and lists them with their USB
  * identity; any other terminal (a pty: the simulated board) is configured with termios.
- * Either way reads and writes go through poll() on the port's descriptor, so the caller can
- * wait on it together with other descriptors, and a hang-up (unplug, the board's pty
+ * Either way reads and writes go through poll() on the port's descriptor, together with one
+ * more descriptor of the caller's (mw_port_read_wake: a child's pidfd), and a hang-up (unplug, the board's pty
  * closing) shows as POLLHUP/EIO and is reported as "gone". */
 #include "mw_port.h"
 
@@ -198,11 +198,20 @@ void mw_port_get_info(const mw_port *p, mw_port_info *info)
 
 int mw_port_read(mw_port *p, void *buf, size_t n, int timeout_ms)
 {
-    struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
-    int r = poll(&pfd, 1, timeout_ms < 0 ? 0 : timeout_ms);
+    return mw_port_read_wake(p, buf, n, timeout_ms, -1, NULL);
+}
+
+int mw_port_read_wake(mw_port *p, void *buf, size_t n, int timeout_ms, int wake_fd, int *woken)
+{
+    struct pollfd pfd[2] = {{.fd = p->fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
+    if (woken) *woken = 0;
+    int r = poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms < 0 ? 0 : timeout_ms);
+    if (r < 0 && errno == EINTR && woken) *woken = 1; /* a signal: the caller looks at it */
     if (r < 0) return errno == EINTR ? 0 : -1;
     if (r == 0) return 0;
-    if (pfd.revents & POLLNVAL) return -1;
+    if (wake_fd >= 0 && pfd[1].revents && woken) *woken = 1;
+    if (!pfd[0].revents) return 0;
+    if (pfd[0].revents & POLLNVAL) return -1;
     ssize_t got;
     if (p->sp) {
         enum sp_return sr = sp_nonblocking_read(p->sp, buf, n);
@@ -213,7 +222,7 @@ int mw_port_read(mw_port *p, void *buf, size_t n, int timeout_ms)
         if (got < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
     }
     /* readable but nothing there: end of file, i.e. hung up */
-    if (got == 0) return (pfd.revents & (POLLHUP | POLLERR | POLLIN)) ? -1 : 0;
+    if (got == 0) return (pfd[0].revents & (POLLHUP | POLLERR | POLLIN)) ? -1 : 0;
     return (int)got;
 }
 

@@ -4,7 +4,14 @@
  * port on its own schedule. Store failures do not stop the session: each pump reports its
  * first write failure and a failed commit in the news, and the caller decides what to say.
  * mw_record_run is a straight sequence of loops of turns (pump, maybe watch the command, hand
- * the news over); the signal flags are only read and cleared between turns. */
+ * the news over); the signal flags are only read and cleared between turns.
+ *
+ * Waking costs CPU (docs/performance.md): a turn sleeps in one poll() on the meter's port
+ * and the command's pidfd (pidfd_open), so it wakes when a line arrives, when the command
+ * ends, when a signal comes, or when the store's commit is due (mw_store_commit_due_ns:
+ * what was written is committed within a second, once a second at most), never on a tick.
+ * Without a pidfd (a kernel before 5.3, no descriptor left) SIGCHLD cuts the wait short and
+ * a 100 ms tick catches one delivered to another thread. */
 #include "mw_record.h"
 
 #include <errno.h>
@@ -15,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,9 +33,12 @@
 #define RECORD_RETRY_NS 200000000LL /* reopen a lost port every 200 ms */
 #define RECORD_FIRST_WAIT_NS 3000000000LL
 #define RECORD_WAIT_MS 500 /* longest wait for the meter; signals (SIGCHLD too) cut it short */
-/* longest wait while the command runs: SIGCHLD may be delivered to another thread (the
- * simulated board's, libusb's), so the command's end is also looked for this often */
-#define RECORD_CHILD_POLL_MS 10
+/* longest wait while the command runs: its pidfd ends the wait when it ends, a signal
+ * caught by this thread too; one caught by another thread (the simulated board's,
+ * libusb's) is passed on to the command within this */
+#define RECORD_CHILD_WAIT_MS 250
+/* the same without a pidfd: SIGCHLD delivered to another thread is seen within this */
+#define RECORD_CHILD_POLL_MS 100
 #define RECORD_MAX_CH MW_PROTO_MAX_I
 /* at the end, a meter still connected but without a window for this long (or 4 of its
  * periods, if longer) is lost too */
@@ -59,6 +70,9 @@ struct mw_record {
     /* the stages */
     mw_record_stage stage;
     pid_t child;
+    int pidfd;      /* the command's (pidfd_open), -1: none */
+    int woke_empty; /* the last pump's wait ended without an event (a pidfd's end, a signal) */
+    int64_t waited_mono; /* CLOCK_MONOTONIC of the last waitpid */
     int child_status, child_done;
     int64_t cmd_start_ns, cmd_end_ns;
     int64_t start_ns;     /* CLOCK_REALTIME when the session began */
@@ -84,6 +98,8 @@ mw_record *mw_record_new(mw_meter *m, mw_store *st, const char *port_path, int n
     char why[256];
     r->usb = watch_usb ? mw_usb_watch_start(why, sizeof why) : NULL; /* none: periodic retries */
     r->segment = -1;
+    r->pidfd = -1;
+    r->woke_empty = 1;
     r->connected = 1;
     r->start_ns = now(CLOCK_REALTIME);
     return r;
@@ -92,6 +108,10 @@ mw_record *mw_record_new(mw_meter *m, mw_store *st, const char *port_path, int n
 void mw_record_free(mw_record *r)
 {
     if (!r) return;
+    if (r->pidfd >= 0) {
+        mw_meter_set_wake_fd(r->m, -1);
+        close(r->pidfd);
+    }
     mw_usb_watch_stop(r->usb);
     free(r);
 }
@@ -231,14 +251,25 @@ static void news_clear(const mw_record *r, mw_record_news *n)
     n->write_err[0] = n->commit_err[0] = 0;
 }
 
+/* timeout_ms, or less when the store's commit falls due sooner */
+static int until_commit_ms(const mw_record *r, int timeout_ms)
+{
+    int64_t due = mw_store_commit_due_ns(r->st);
+    if (due == INT64_MAX) return timeout_ms;
+    int64_t left = (due - now(CLOCK_MONOTONIC) + 999999) / 1000000;
+    return left < 0 ? 0 : left < timeout_ms ? (int)left : timeout_ms;
+}
+
 int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
 {
     news_clear(r, news);
+    timeout_ms = until_commit_ms(r, timeout_ms);
     news->pumped = 1;
     r->news = news;
     if (!r->connected) {
         try_reconnect(r);
         if (!r->connected) {
+            r->woke_empty = 1;
             struct timespec ts = {0, (long)(timeout_ms < 50 ? timeout_ms : 50) * 1000000L};
             nanosleep(&ts, NULL);
             r->news = NULL;
@@ -247,10 +278,12 @@ int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
     }
     mw_meter_event ev;
     int n = mw_meter_next(r->m, &ev, timeout_ms);
-    while (n > 0) {
+    r->woke_empty = n <= 0;
+    while (n > 0) { /* what that read brought; the next turn reads again */
         on_event(r, &ev);
-        n = mw_meter_next(r->m, &ev, 0);
+        n = mw_meter_queued(r->m, &ev);
     }
+    if (n == 0 && !mw_meter_port(r->m)) n = -1; /* no port (fed): gone once drained */
     if (n < 0) lost(r);
     /* a failed commit (disk full, read-only) loses the data since the last one */
     if (mw_store_maybe_commit(r->st) != 0) {
@@ -459,6 +492,10 @@ static int start_command(mw_record *r, const mw_record_command *c)
     int e = spawn(c->cmd, c->nice, mpi, vars, &r->child);
     unsetenv("MW_TRAFFIC_DIR");
     if (e == 0) {
+#ifdef SYS_pidfd_open
+        r->pidfd = (int)syscall(SYS_pidfd_open, r->child, 0); /* close-on-exec */
+        if (r->pidfd >= 0) mw_meter_set_wake_fd(r->m, r->pidfd);
+#endif
         if (c->command) c->command(c->ctx, r->child, c->traffic ? traffic : NULL);
         return 0;
     }
@@ -473,10 +510,21 @@ static void watch_command(mw_record *r, const mw_record_command *c)
         kill(r->child, *c->forward);
         *c->forward = 0;
     }
+    /* with a pidfd, the command's end ends a wait without an event: look then (and at least
+     * once a second, in case a meter's lines never leave a wait empty) */
+    int64_t t = now(CLOCK_MONOTONIC);
+    if (r->pidfd >= 0 && !r->woke_empty && t - r->waited_mono < 1000000000LL)
+        return;
+    r->waited_mono = t;
     int status;
     pid_t p = waitpid(r->child, &status, WNOHANG);
     if (p == r->child) {
         r->child_done = 1;
+        if (r->pidfd >= 0) { /* readable from now on: no longer a reason to wake */
+            mw_meter_set_wake_fd(r->m, -1);
+            close(r->pidfd);
+            r->pidfd = -1;
+        }
         if (c->command) c->command(c->ctx, 0, NULL);
         r->cmd_end_ns = now(CLOCK_REALTIME);
         r->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -568,7 +616,7 @@ static int command_stage(mw_record *r, const mw_record_command *c, mw_record_out
         return e == ENOENT ? 127 : 126;
     }
     while (!r->child_done)
-        turn(r, c, RECORD_CHILD_POLL_MS, failed);
+        turn(r, c, r->pidfd >= 0 ? RECORD_CHILD_WAIT_MS : RECORD_CHILD_POLL_MS, failed);
     /* the window holding the command's end */
     int64_t until = now(CLOCK_MONOTONIC) + 2000000000LL;
     while (now(CLOCK_MONOTONIC) < until && !(r->have_window && r->last_t1_ns >= r->cmd_end_ns))

@@ -11,9 +11,9 @@
  * after each step. A busy_timeout lets other processes (the instrumentation, writing
  * phases) wait for the writer's lock instead of failing; readers never wait in WAL mode.
  *
- * Sample times are re-stamped per window (segment, seq): mw_store_restamp() collects the
- * distinct windows of a segment, maps their meter times, and updates each window's rows
- * through the primary key (segment, seq, channel), all inside one savepoint.
+ * Sample times are re-stamped per segment: mw_store_restamp() runs one UPDATE of the
+ * segment's rows alone in a transaction (autocommit: no statement journal), mapping each
+ * window's meter times through the caller's clock model once (an SQL function).
  *
  * A trace.db may come from anyone, and SQLite runs what a schema holds (a trigger fires on
  * our INSERT, a view or CHECK calls functions): every connection is defensive
@@ -886,86 +886,70 @@ int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid
     return step_done(s, st, "adding a clock sample");
 }
 
+/* The restamp's mapping, called from its UPDATE as mw_restamp_map(seq, which, meter_us):
+ * which 0 for t0, 1 for t1; rows come in primary-key order, so a window's channels reuse the
+ * window's two mapped times (the map is called twice per window, not per row). */
 typedef struct {
-    int64_t seq, t0_us, t1_us;
-} restamp_window;
+    int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns);
+    void *ctx;
+    int64_t seq[2], us[2], t[2];
+    int have[2];
+    int64_t bad_seq; /* the window whose time could not be mapped, -1 */
+} restamp_fn;
 
-/* The distinct windows of a segment, into a malloc'd array (read whole before any update). */
-static int restamp_windows(mw_store *s, int segment, restamp_window **out, size_t *n)
+static void restamp_sql_map(sqlite3_context *c, int argc, sqlite3_value **v)
 {
-    sqlite3_stmt *st = stmt(s, ST_RESTAMP_WINDOWS);
-    if (!st) return -1;
-    sqlite3_bind_int(st, 1, segment);
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            restamp_window *w = realloc(*out, cap * sizeof *w);
-            if (!w) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            *out = w;
+    (void)argc;
+    restamp_fn *f = sqlite3_user_data(c);
+    int64_t seq = sqlite3_value_int64(v[0]), us = sqlite3_value_int64(v[2]);
+    int w = sqlite3_value_int(v[1]) ? 1 : 0;
+    if (!f->have[w] || f->seq[w] != seq || f->us[w] != us) {
+        if (us < 0 || f->map(f->ctx, (uint64_t)us, &f->t[w])) {
+            f->bad_seq = seq;
+            sqlite3_result_error(c, "meter time cannot be mapped", -1);
+            return;
         }
-        (*out)[*n].seq = sqlite3_column_int64(st, 0);
-        (*out)[*n].t0_us = sqlite3_column_int64(st, 1);
-        (*out)[*n].t1_us = sqlite3_column_int64(st, 2);
-        (*n)++;
+        f->seq[w] = seq;
+        f->us[w] = us;
+        f->have[w] = 1;
     }
-    if (rc != SQLITE_DONE) {
-        if (rc == SQLITE_NOMEM)
-            set_err(s, "%s: restamp: out of memory", s->path);
-        else
-            db_err(s, "restamp: reading windows");
-        free(*out);
-        *out = NULL;
-    }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    sqlite3_result_int64(c, f->t[w]);
 }
 
+/* One UPDATE of the whole segment, alone in its own transaction (what was written before is
+ * committed first): all or nothing without a savepoint, and without the statement journal
+ * that one UPDATE per window inside a savepoint wrote to a temporary file, a copy of every
+ * page each window touched (5 KB per stored sample, docs/performance.md). */
 int mw_store_restamp(mw_store *s, int segment,
                      int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
                      int64_t uncertainty_ns)
 {
-    if (begin_write(s)) return -1;
-    restamp_window *w;
-    size_t n;
-    if (restamp_windows(s, segment, &w, &n)) return -1;
-    sqlite3_stmt *up = stmt(s, ST_RESTAMP_UPDATE);
-    if (!up || exec(s, "SAVEPOINT restamp", "restamp")) {
-        free(w);
-        return -1;
+    if (s->readonly) return set_err(s, "%s: opened read-only", s->path);
+    if (mw_store_commit(s)) return -1;
+    restamp_fn f = {.map = map, .ctx = ctx, .bad_seq = -1};
+    if (sqlite3_create_function(s->db, "mw_restamp_map", 3,
+                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, &f,
+                                restamp_sql_map, NULL, NULL) != SQLITE_OK)
+        return db_err(s, "restamp");
+    sqlite3_stmt *up = NULL;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "UPDATE samples SET t0_ns = mw_restamp_map(seq, 0, meter_t0_us), "
+                                "t1_ns = mw_restamp_map(seq, 1, meter_t1_us), uncertainty_ns = ?1 "
+                                "WHERE segment = ?2",
+                                -1, &up, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(up, 1, uncertainty_ns);
+        sqlite3_bind_int(up, 2, segment);
+        rc = sqlite3_step(up);
     }
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        int64_t t0, t1;
-        if (map(ctx, (uint64_t)w[i].t0_us, &t0) || map(ctx, (uint64_t)w[i].t1_us, &t1)) {
-            rc = set_err(s,
-                         "%s: restamp: segment %d window %" PRId64 ": meter time cannot be mapped",
-                         s->path, segment, w[i].seq);
-            break;
-        }
-        sqlite3_bind_int64(up, 1, t0);
-        sqlite3_bind_int64(up, 2, t1);
-        sqlite3_bind_int64(up, 3, uncertainty_ns);
-        sqlite3_bind_int(up, 4, segment);
-        sqlite3_bind_int64(up, 5, w[i].seq);
-        sqlite3_bind_int64(up, 6, w[i].t0_us);
-        sqlite3_bind_int64(up, 7, w[i].t1_us);
-        rc = step_done(s, up, "restamp: updating a window");
-    }
-    free(w);
-    if (rc == 0) return exec(s, "RELEASE restamp", "restamp");
-    char keep[sizeof s->err];
-    memcpy(keep, s->err, sizeof keep);
-    sqlite3_exec(s->db, "ROLLBACK TO restamp; RELEASE restamp", NULL, NULL, NULL);
-    memcpy(s->err, keep, sizeof keep);
-    return -1;
+    if (f.bad_seq >= 0)
+        set_err(s, "%s: restamp: segment %d window %" PRId64 ": meter time cannot be mapped",
+                s->path, segment, f.bad_seq);
+    else if (rc != SQLITE_DONE)
+        db_err(s, "restamp: updating the windows");
+    sqlite3_finalize(up);
+    sqlite3_create_function(s->db, "mw_restamp_map", 3, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+    return rc == SQLITE_DONE && f.bad_seq < 0 ? 0 : -1;
 }
 
 int mw_store_commit(mw_store *s)
@@ -991,6 +975,11 @@ int mw_store_maybe_commit(mw_store *s)
 void mw_store_set_commit_interval_ns(mw_store *s, int64_t interval_ns)
 {
     s->commit_interval_ns = interval_ns;
+}
+
+int64_t mw_store_commit_due_ns(const mw_store *s)
+{
+    return s->in_txn ? s->last_commit_ns + s->commit_interval_ns : INT64_MAX;
 }
 
 int mw_store_start_ns(mw_store *s, int64_t *start_ns)

@@ -81,8 +81,13 @@ void mw_meter_close(mw_meter *m);
 void mw_meter_feed(mw_meter *m, const void *buf, size_t n, int64_t arrival_mono_ns);
 
 /* Next event, reading the port for up to timeout_ms. Returns 1 (event in *ev), 0 when
- * nothing came, -1 when the port is gone (queued events are still returned first). */
+ * nothing came (also early: a signal, or the wake descriptor readable), -1 when the port is
+ * gone (queued events are still returned first). */
 int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms);
+/* A descriptor (a child's pidfd; -1: none) whose readability ends mw_meter_next's wait, so
+ * that a caller waits for the meter and for that at once, without polling. Not closed here;
+ * unset it before closing it, and once it stays readable. */
+void mw_meter_set_wake_fd(mw_meter *m, int fd);
 
 /* The next queued event without reading the port: after mw_meter_finish, the held windows
  * it released. Returns 1 (event in *ev) or 0. */

@@ -52,6 +52,9 @@ void mw_port_get_info(const mw_port *p, mw_port_info *info);
  * Returns bytes read (> 0), 0 when nothing came, -1 when the port is gone (unplugged,
  * hung up) or failed. */
 int mw_port_read(mw_port *p, void *buf, size_t n, int timeout_ms);
+/* The same, also returning early, with 0 and *woken = 1, when wake_fd (-1: none) becomes
+ * readable or a signal interrupts the wait (bytes already there are read first). */
+int mw_port_read_wake(mw_port *p, void *buf, size_t n, int timeout_ms, int wake_fd, int *woken);
 /* Write all of buf within timeout_ms. Returns 0, or -1. */
 int mw_port_write(mw_port *p, const void *buf, size_t n, int timeout_ms);
 /* Discard bytes received but not yet read. */

@@ -139,6 +139,10 @@ int mw_store_maybe_commit(mw_store *s);
 int mw_store_commit(mw_store *s);
 /* Change the 1 s of mw_store_maybe_commit() (tests; 0 = commit on every call). */
 void mw_store_set_commit_interval_ns(mw_store *s, int64_t interval_ns);
+/* When mw_store_maybe_commit() will commit (CLOCK_MONOTONIC ns), INT64_MAX when nothing is
+ * waiting: a writer that sleeps between batches wakes then, so that what it wrote is
+ * committed within the interval without waking more often. */
+int64_t mw_store_commit_due_ns(const mw_store *s);
 
 /* Bookkeeping of a run recorded on one machine playing several (the simulated cluster,
  * mw_simcluster.h): the program's events are given the host they played. */

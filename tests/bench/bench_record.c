@@ -3,12 +3,15 @@
  *  - frame decode throughput: 16-channel W lines (1 V + 15 I) made by the firmware's own
  *    encoder, through the line reader + window parser alone, and through the whole meter
  *    session (CRC, parse, gap/reset checks, clock model, event queue);
- *  - CPU time of "mw record" per minute of recording at 4 Hz x 16 channels: the real firmware
- *    on the simulated board in its own process ("mw vmeter", set to 15 current channels),
- *    the recorder in another, timed by wait4()'s rusage (user + system), so the board's
- *    cost is not counted. Goal: at most 0.2 % of one core.
+ *  - what "mw record" costs per meter while it records, 15 current channels at 4 Hz: the
+ *    real firmware on the simulated board in its own process ("mw vmeter"), the recorder in
+ *    another, so the board's cost is not counted. CPU (wait4's rusage, user + system), bytes
+ *    written (/proc/PID/io, read between the recorder's end and its reaping: waitid WNOWAIT),
+ *    system calls (strace -c -f, in separate runs: tracing slows the process), each for
+ *    "-- sleep RECORD_S" less "-- sleep 0" (start-up and finish). Goals (issue 22): at most
+ *    0.2 % of a core, 50 system calls/s, 100 bytes written per stored sample.
  * The mw binary is $MW_BUILD/bin/mw (default build/bin/mw); RECORD_S (env, default 60)
- * sets the recording length. */
+ * sets the recording length; BENCH_RECORD_NO_DECODE=1 skips the decode figures. */
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -132,33 +135,142 @@ static int board_15_channels(const char *link)
     return rc ? -1 : 0;
 }
 
-/* Run "mw record -- sleep S"; returns its CPU time (user + sys), s, and its wall time. */
-static double record_once(const char *mw, const char *run, const char *link, const char *err,
-                          double s, double *wall)
+/* What one "mw record" run cost, read from /proc before it is reaped (waitid WNOWAIT). */
+typedef struct {
+    double wall_s, cpu_s;     /* wall time; user + system CPU (wait4's rusage) */
+    long long wchar, wbytes;  /* bytes passed to write calls; bytes sent to storage */
+    long long syscalls;       /* all system calls of it and its children (strace -c -f), -1 */
+    long long samples;        /* rows stored */
+    int channels;
+} rec_cost;
+
+static long long io_field(const char *io, const char *key)
+{
+    const char *p = strstr(io, key);
+    return p ? atoll(p + strlen(key)) : -1;
+}
+
+/* The last "total" line of strace -c's table: its calls column. */
+static long long strace_total(const char *file)
+{
+    FILE *f = fopen(file, "r");
+    if (!f) return -1;
+    char line[512];
+    long long calls = -1;
+    while (fgets(line, sizeof line, f)) {
+        double pct, secs;
+        long long usecs, c;
+        if (strstr(line, "total") && sscanf(line, "%lf %lf %lld %lld", &pct, &secs, &usecs, &c) == 4)
+            calls = c;
+        else if (strstr(line, "total") && sscanf(line, "%lf %lf %lld", &pct, &secs, &c) == 3)
+            calls = c; /* no usecs/call column */
+    }
+    fclose(f);
+    return calls;
+}
+
+static void count_samples(const char *run, rec_cost *c)
+{
+    char q[8400];
+    snprintf(q, sizeof q,
+             "sqlite3 -readonly %s/trace.db 'select count(distinct channel), count(*) from samples'",
+             run);
+    c->samples = -1;
+    c->channels = 0;
+    FILE *p = popen(q, "r");
+    if (!p) return;
+    if (fscanf(p, "%d|%lld", &c->channels, &c->samples) != 2) c->samples = -1;
+    pclose(p);
+}
+
+/* Run "mw record -- sleep S" (under strace -c -f into trace_file unless it is NULL). */
+static int record_once(const char *mw, const char *run, const char *link, const char *err,
+                       double s, const char *trace_file, rec_cost *c)
 {
     char secs[32];
     snprintf(secs, sizeof secs, "%g", s);
-    char *rec[] = {(char *)mw,   "record", "-q",         "-o", (char *)run, "--meter",
+    char *rec[] = {"/usr/bin/strace", "-c", "-f", "-o", (char *)trace_file,
+                   (char *)mw,   "record", "-q",         "-o", (char *)run, "--meter",
                    (char *)link, "--",     "/bin/sleep", secs, NULL};
+    memset(c, 0, sizeof *c);
     double t0 = now_s();
-    pid_t r = spawn(rec, err);
-    int status;
+    pid_t r = spawn(trace_file ? rec : rec + 5, err);
+    if (r < 0) return -1;
+    siginfo_t si;
+    if (waitid(P_PID, (id_t)r, &si, WEXITED | WNOWAIT) != 0) return -1;
+    c->wall_s = now_s() - t0;
+    char path[64], io[1024] = "";
+    snprintf(path, sizeof path, "/proc/%d/io", (int)r);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        io[fread(io, 1, sizeof io - 1, f)] = 0;
+        fclose(f);
+    }
+    c->wchar = io_field(io, "wchar: ");
+    c->wbytes = io_field(io, "write_bytes: ");
     struct rusage ru;
-    if (r < 0 || wait4(r, &status, 0, &ru) != r) return -1;
-    *wall = now_s() - t0;
-    return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
-           ru.ru_stime.tv_usec * 1e-6;
+    if (wait4(r, NULL, 0, &ru) != r) return -1;
+    c->cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
+               ru.ru_stime.tv_usec * 1e-6;
+    c->syscalls = trace_file ? strace_total(trace_file) : -1;
+    count_samples(run, c);
+    return 0;
 }
 
-static void record_cpu(void)
+static void print_cost(double rec_s, const rec_cost *a, const rec_cost *a0, const rec_cost *t,
+                       const rec_cost *t0)
+{
+    printf("### Recorder costs\n\n");
+    printf("`mw record -q --meter LINK -- sleep %g` against the real firmware on the simulated "
+           "board (a separate `mw vmeter` process, not counted) set to 15 current channels (16 "
+           "with the voltage), 4 Hz; a second run `-- sleep 0` gives what start-up and finish "
+           "cost, and the difference is the recording's. CPU: user + system from "
+           "wait4(); bytes: /proc/PID/io (`wchar`: passed to write calls, `write_bytes`: "
+           "sent to storage), read before the recorder is reaped; system calls: a third and "
+           "fourth run under `strace -c -f` (the recorder and its children; strace slows it, "
+           "so its CPU is not used).\n\n",
+           rec_s);
+    printf("| run | wall (s) | samples stored | CPU (s) | wchar (bytes) | write_bytes | system "
+           "calls |\n|---|---|---|---|---|---|---|\n");
+    const rec_cost *rs[] = {a, a0, t, t0};
+    const char *names[] = {"plain", "plain, sleep 0", "strace", "strace, sleep 0"};
+    for (int i = 0; i < 4; i++) {
+        char calls[32] = "–";
+        if (rs[i]->syscalls >= 0) snprintf(calls, sizeof calls, "%lld", rs[i]->syscalls);
+        printf("| %s | %.1f | %lld (%d channels) | %.3f | %lld | %lld | %s |\n", names[i],
+               rs[i]->wall_s, rs[i]->samples, rs[i]->channels, rs[i]->cpu_s, rs[i]->wchar,
+               rs[i]->wbytes, calls);
+    }
+    double dw = a->wall_s - a0->wall_s, ds = (double)(a->samples - a0->samples);
+    double cpu_pct = (a->cpu_s - a0->cpu_s) / dw * 100;
+    double calls_s = t->syscalls >= 0 && t0->syscalls >= 0
+                         ? (double)(t->syscalls - t0->syscalls) / (t->wall_s - t0->wall_s)
+                         : -1;
+    printf("\nRecording itself (the differences), per meter of 15 channels at 4 Hz:\n\n");
+    printf("| cost | measured | goal |\n|---|---|---|\n");
+    printf("| CPU | **%.3f %% of one core** (%.0f ms per minute) | ≤ 0.2 %% |\n", cpu_pct,
+           cpu_pct * 600);
+    if (calls_s >= 0) printf("| system calls | **%.1f /s** | ≤ 50 /s |\n", calls_s);
+    else printf("| system calls | not measured (no strace) | ≤ 50 /s |\n");
+    printf("| bytes passed to write calls per stored sample | **%.0f** (%.2f MB per minute) | ≤ 100 |\n",
+           (double)(a->wchar - a0->wchar) / ds, (double)(a->wchar - a0->wchar) / dw * 60e-6);
+    printf("| bytes sent to storage per stored sample | %.0f | |\n\n",
+           (double)(a->wbytes - a0->wbytes) / ds);
+    printf("Start-up and finish cost %.0f ms of CPU once: opening the meter and waiting for its "
+           "identification, reading the calibration, noting the machine's details (`mpirun "
+           "--version` is most of it), the final restamping. Measured on the shared 2-core "
+           "development machine: CPU figures vary by ±30 %% between runs.\n",
+           a0->cpu_s * 1e3);
+}
+
+static void record_cost(void)
 {
     const char *b = getenv("MW_BUILD");
-    char mw[4096], dir[] = "/tmp/mw-bench-XXXXXX", link[4200], run[4200], err[4200];
+    char mw[4096], dir[] = "/tmp/mw-bench-XXXXXX", link[4200], run[4200], err[4200], tr[4200];
     snprintf(mw, sizeof mw, "%s/bin/mw", b && *b ? b : "build");
     double rec_s = getenv("RECORD_S") ? atof(getenv("RECORD_S")) : 60;
     if (!mkdtemp(dir)) return;
     snprintf(link, sizeof link, "%s/meter", dir);
-    snprintf(run, sizeof run, "%s/run", dir);
     snprintf(err, sizeof err, "%s/stderr", dir);
     char *vm[] = {mw,       "vmeter", "--link", link,     "--wave", "smps", "--load",
                   "A1=150", "--load", "A9=300", "--load", "A15=80", NULL};
@@ -167,44 +279,24 @@ static void record_cpu(void)
     for (int i = 0; i < 100 && lstat(link, &st) != 0; i++)
         usleep(50000);
     if (board < 0 || board_15_channels(link)) {
-        printf("### Recorder CPU\n\nnot measured: the simulated board did not start\n");
+        printf("### Recorder costs\n\nnot measured: the simulated board did not start\n");
         return;
     }
-    double wall, cpu = record_once(mw, run, link, err, rec_s, &wall);
-    char run0[4300];
-    snprintf(run0, sizeof run0, "%s0", run);
-    double wall0, cpu0 = record_once(mw, run0, link, err, 0, &wall0);
+    rec_cost c[4];
+    int have_strace = access("/usr/bin/strace", X_OK) == 0;
+    for (int i = 0; i < 4; i++) {
+        snprintf(run, sizeof run, "%s/run%d", dir, i);
+        snprintf(tr, sizeof tr, "%s/strace%d", dir, i);
+        if (i >= 2 && !have_strace) {
+            memset(&c[i], 0, sizeof c[i]);
+            c[i].syscalls = -1;
+            continue;
+        }
+        record_once(mw, run, link, err, i % 2 ? 0 : rec_s, i >= 2 ? tr : NULL, &c[i]);
+    }
     kill(board, SIGTERM);
     waitpid(board, NULL, 0);
-    /* count what was stored */
-    char q[8400];
-    snprintf(q, sizeof q,
-             "sqlite3 -readonly %s/trace.db 'select count(distinct channel) || \" channels, \" || "
-             "count(*) || \" samples\" "
-             "from samples'",
-             run);
-    char counts[128] = "?";
-    FILE *p = popen(q, "r");
-    if (p) {
-        if (!fgets(counts, sizeof counts, p)) snprintf(counts, sizeof counts, "?");
-        counts[strcspn(counts, "\n")] = 0;
-        pclose(p);
-    }
-    printf("### Recorder CPU\n\n");
-    printf("`mw record -- sleep %g` on the simulated board set to 15 current channels (16 with "
-           "the voltage), 4 Hz; the board runs in its own process, not counted.\n\n",
-           rec_s);
-    double steady = (cpu - cpu0) / (wall - wall0);
-    printf("| run | wall | channels, samples stored | recorder CPU (user + sys) |\n"
-           "|---|---|---|---|\n");
-    printf("| `-- sleep %g` | %.1f s | %s | %.3f s |\n", rec_s, wall, counts, cpu);
-    printf("| `-- sleep 0` (start-up and finish only) | %.1f s | | %.3f s |\n\n", wall0, cpu0);
-    printf("Recording itself (the difference): **%.0f ms of CPU per minute of recording, "
-           "%.3f %% of one core** (goal ≤ 0.2 %%). Start-up and finish cost %.0f ms once: "
-           "opening the meter and waiting for its identification, reading the calibration, "
-           "noting the machine's details (`mpirun --version` is most of it), the final "
-           "restamping.\n",
-           steady * 60e3, steady * 100, cpu0 * 1e3);
+    print_cost(rec_s, &c[0], &c[1], &c[2], &c[3]);
     char rm[4300];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return;
@@ -213,7 +305,7 @@ static void record_cpu(void)
 int main(void)
 {
     printf("## Recorder (mw record)\n\n`make bench` (tests/bench/bench_record.c).\n\n");
-    decode_throughput();
-    record_cpu();
+    if (!getenv("BENCH_RECORD_NO_DECODE")) decode_throughput();
+    record_cost();
     return 0;
 }

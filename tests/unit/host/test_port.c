@@ -1,15 +1,34 @@
 /* Serial transport (host/port.c) on pseudo-terminals: bytes both ways, a hang-up reported as
  * a lost port, and each kind of open failure classified and named: no such port, not a
- * serial port, busy (held by another opener), permission denied. */
+ * serial port, busy (held by another opener), permission denied. The wait that also ends
+ * on a second descriptor (a child's pidfd: its end) or a signal, for the port and for a meter
+ * session on it, and that the bytes come first. */
 #include "../unit.h"
 
 #include <fcntl.h>
 #include <pty.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "mw_meter.h"
 #include "mw_port.h"
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+}
 
 typedef struct {
     int master;
@@ -53,6 +72,84 @@ static void bytes_both_ways_and_hangup(void **state)
     close(t.master); /* the board goes away */
     assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), -1);
     mw_port_close(p);
+}
+
+/* mw_port_read_wake: a readable wake descriptor, a child's end (pidfd) and a signal each end a
+ * 5 s wait at once; bytes on the port are read in the same call */
+static void wake_fd_and_signal_end_the_wait(void **state)
+{
+    pty_t t;
+    pty_open(&t);
+    char err[512], buf[64];
+    mw_port *p = mw_port_open(t.slave, NULL, err, sizeof err);
+    assert_non_null(p);
+    int pp[2];
+    assert_int_equal(pipe(pp), 0);
+    int woken = -1;
+    double t0 = mono_s();
+    assert_int_equal(mw_port_read_wake(p, buf, sizeof buf, 200, pp[0], &woken), 0);
+    assert_int_equal(woken, 0); /* the timeout, nothing else */
+    assert_true(mono_s() - t0 >= 0.19);
+    assert_int_equal(write(pp[1], "x", 1), 1);
+    t0 = mono_s();
+    assert_int_equal(mw_port_read_wake(p, buf, sizeof buf, 5000, pp[0], &woken), 0);
+    assert_int_equal(woken, 1);
+    assert_true(mono_s() - t0 < 1.0);
+    assert_int_equal(write(t.master, "W,1\r\n", 5), 5); /* bytes and the wake fd: bytes read */
+    usleep(20000);
+    assert_int_equal(mw_port_read_wake(p, buf, sizeof buf, 5000, pp[0], &woken), 5);
+    assert_int_equal(woken, 1);
+    close(pp[0]);
+    close(pp[1]);
+#ifdef SYS_pidfd_open
+    pid_t kid = fork();
+    if (kid == 0) {
+        usleep(100000);
+        _exit(0);
+    }
+    int pidfd = (int)syscall(SYS_pidfd_open, kid, 0);
+    if (pidfd >= 0) { /* a kernel before 5.3 has none */
+        t0 = mono_s();
+        assert_int_equal(mw_port_read_wake(p, buf, sizeof buf, 5000, pidfd, &woken), 0);
+        assert_int_equal(woken, 1);
+        double el = mono_s() - t0;
+        assert_true(el >= 0.05 && el < 2.0);
+        /* a meter session on the port: mw_meter_next returns 0 at once */
+        mw_meter *m = mw_meter_new();
+        mw_meter_set_port(m, p);
+        mw_meter_set_wake_fd(m, pidfd);
+        mw_meter_event ev;
+        t0 = mono_s();
+        assert_int_equal(mw_meter_next(m, &ev, 5000), 0);
+        assert_true(mono_s() - t0 < 1.0);
+        mw_meter_set_wake_fd(m, -1); /* no longer: the full wait */
+        t0 = mono_s();
+        assert_int_equal(mw_meter_next(m, &ev, 150), 0);
+        assert_true(mono_s() - t0 >= 0.14);
+        mw_meter_set_port(m, NULL); /* closes p */
+        mw_meter_close(m);
+        p = NULL;
+        close(pidfd);
+    }
+    waitpid(kid, NULL, 0);
+    if (!p) p = mw_port_open(t.slave, NULL, err, sizeof err);
+    assert_non_null(p);
+#endif
+    /* a signal this thread catches ends the wait too */
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, &old);
+    struct itimerval it = {{0, 0}, {0, 100000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    t0 = mono_s();
+    assert_int_equal(mw_port_read_wake(p, buf, sizeof buf, 5000, -1, &woken), 0);
+    assert_int_equal(woken, 1);
+    assert_true(mono_s() - t0 < 2.0);
+    sigaction(SIGALRM, &old, NULL);
+    mw_port_close(p);
+    close(t.master);
 }
 
 static void open_failures_are_classified(void **state)
@@ -147,6 +244,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bytes_both_ways_and_hangup),
+        cmocka_unit_test(wake_fd_and_signal_end_the_wait),
         cmocka_unit_test(open_failures_are_classified),
         cmocka_unit_test(second_opener_is_told_busy),
         cmocka_unit_test(permission_denied),

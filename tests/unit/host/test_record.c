@@ -5,12 +5,17 @@
  * port being gone once the queue is drained, says the meter was lost; a pump while it is
  * gone tries the port, says nothing, stores nothing. mw_record_finish writes the closing
  * metadata. A meter whose time stood still gets a new segment and a gap, its energy not
- * rebased. */
+ * rebased. A pump on a silent port waits no longer than the store's commit falling due
+ * (mw_store_commit_due_ns: 1 s after the last commit), and commits: what was written is
+ * readable by another connection within the second, with no window to wake it. */
 #include "../unit.h"
 
 #include <ftw.h>
+#include <pty.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crc16.h"
@@ -179,11 +184,61 @@ static void meter_time_step_keeps_energy(void **state)
     assert_string_equal(rows("SELECT value FROM meta WHERE key = 'meter_time_steps'"), "1\n");
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void silent_port_waits_for_the_commit(void **state)
+{
+    char run[96], err[512], slave[256], buf[64];
+    snprintf(run, sizeof run, "%s/run", tmpdir);
+    mw_store *st = mw_store_create(run, 0, err, sizeof err);
+    if (!st) fail_msg("%s", err);
+    assert_int_equal(mw_store_commit(st), 0);
+    assert_true(mw_store_commit_due_ns(st) == INT64_MAX); /* nothing waiting */
+    int master, sl;
+    assert_int_equal(openpty(&master, &sl, slave, NULL, NULL), 0);
+    close(sl);
+    mw_meter *m = mw_meter_new();
+    mw_port *p = mw_port_open(slave, NULL, err, sizeof err);
+    if (!p) fail_msg("%s", err);
+    mw_meter_set_port(m, p);
+    mw_record *r = mw_record_new(m, st, slave, 2, 0);
+    int64_t t0 = mono_ns();
+    assert_int_equal(mw_store_meta_set(st, "probe", "written"), 0); /* opens a transaction */
+    int64_t due = mw_store_commit_due_ns(st);
+    assert_true(due > t0 - 1000000000LL && due <= t0 + 1000000000LL);
+    mw_store *rd = mw_store_open(run, err, sizeof err);
+    if (!rd) fail_msg("%s", err);
+    assert_int_not_equal(mw_store_meta_get(rd, "probe", buf, sizeof buf), 0); /* not yet */
+    mw_record_news n;
+    int pumps = 0;
+    while (mw_store_commit_due_ns(st) != INT64_MAX && pumps < 10) {
+        assert_int_equal(mw_record_pump(r, 5000, &n), 0);
+        pumps++;
+    }
+    double el_s = (double)(mono_ns() - t0) * 1e-9;
+    assert_true(pumps <= 3);                    /* woke for the commit, not on a tick */
+    assert_true(el_s >= 0.0 && el_s < 1.5);     /* within the second, not the 5 s asked */
+    assert_true(mw_store_commit_due_ns(st) == INT64_MAX);
+    assert_int_equal(mw_store_meta_get(rd, "probe", buf, sizeof buf), 0);
+    assert_string_equal(buf, "written");
+    mw_store_close(rd);
+    mw_record_free(r);
+    mw_meter_close(m);
+    mw_store_close(st);
+    close(master);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(windows_gaps_energy_and_loss, setup, teardown),
         cmocka_unit_test_setup_teardown(meter_time_step_keeps_energy, setup, teardown),
+        cmocka_unit_test_setup_teardown(silent_port_waits_for_the_commit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

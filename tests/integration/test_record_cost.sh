@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# What mw record costs while it records (issue 22, docs/performance.md), counted by strace
+# on the recorder alone (the board is a separate 'mw vmeter'): the regressions it guards are
+# the ones that were measured, and the bounds sit far from both sides (before: 557 system
+# calls/s, 108 waitpid/s; after: about 100 and 2 per second for 15 channels):
+#   no_polling      6 s of '-- sleep 6', 15 channels at 4 Hz: no waitpid every 10 ms (at most 5 a second), at
+#                   most 180 system calls a second in all (the difference with '-- sleep 0'),
+#                   and the command's end still seen (its measured length is the sleep's)
+#   no_temp_file    the end's restamp opens no SQLite temporary file (it wrote a copy of
+#                   every page it touched, 5 KB per sample, into one) and the run's times
+#                   were restamped: the windows still tile
+cd "$(dirname "$0")/../.." || exit 2
+. tests/integration/lib.sh
+
+if ! command -v strace >/dev/null; then
+  echo "skipped: no strace (scripts/packages.txt)"
+  exit 0
+fi
+
+# fifteen_channels LINK: set the board on LINK to its 15 current channels, saved in its EEPROM
+# (opening the port resets the board), as bench_record does through the meter session
+fifteen_channels() {
+  python3 - "$1" <<'PY'
+import os, sys, time, tty
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+tty.setraw(fd)
+buf, step, t0 = b'', 0, time.time()
+while time.time() - t0 < 20 and step < 3:
+    buf += os.read(fd, 4096)
+    if step == 0 and b'\nW,' in buf:
+        os.write(fd, b'CH 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\r\n'); step = 1
+    elif step == 1 and b'OK,CH' in buf:
+        os.write(fd, b'SAVE\r\n'); step = 2
+    elif step == 2 and b'OK,SAVE' in buf:
+        step = 3
+os.close(fd)
+sys.exit(0 if step == 3 else 1)
+PY
+}
+
+# traced_record NAME SECONDS: mw record -- sleep SECONDS under strace -f into $TMP/NAME.trace;
+# sets WALL_MS
+traced_record() {
+  local t0; t0=$(now_ns)
+  strace -qq -f -o "$TMP/$1.trace" "$MW" record -q -o "$TMP/$1" --meter "$TMP/meter" -- \
+    sleep "$2" >"$TMP/$1.log" 2>&1
+  expect_eq "$1: exit" "$?" 0
+  WALL_MS=$(( ($(now_ns) - t0) / 1000000 ))
+}
+
+# calls FILE [NAME]: system calls of the recorder itself (the first pid in the trace), all
+# or those named NAME
+calls() {
+  awk -v name="${2:-}" 'NR == 1 { pid = $1 }
+    $1 == pid && $2 !~ /^<\.\.\./ { c = $2; sub(/\(.*/, "", c); if (name == "" || c == name) n++ }
+    END { print n + 0 }' "$1"
+}
+
+no_polling() {
+  start_vmeter "$TMP/meter" || { CASE_OK=0; return; }
+  check "board set to 15 channels" fifteen_channels "$TMP/meter"
+  traced_record zero 0
+  traced_record six 6
+  local wall6=$WALL_MS
+  kill "$VM_PID" 2>/dev/null
+  wait "$VM_PID" 2>/dev/null
+  local w6 w0 a6 a0
+  w6=$(calls "$TMP/six.trace" wait4)
+  w0=$(calls "$TMP/zero.trace" wait4)
+  a6=$(calls "$TMP/six.trace")
+  a0=$(calls "$TMP/zero.trace")
+  echo "    wait4: $w0 (sleep 0), $w6 (sleep 6); all: $a0, $a6; wall of sleep 6: $wall6 ms"
+  expect_num "waitpid per second" "$(( (w6 - w0) / 6 ))" 0 5
+  expect_num "system calls per second" "$(( (a6 - a0) / 6 ))" 1 180
+  # the command's end is seen: its measured length is the sleep's (strace slows the start)
+  expect_num "command's length (ms)" \
+    "$(q "$TMP/six" "select (max(case key when 'cmd_end_ns' then cast(value as integer) end) - max(case key when 'cmd_start_ns' then cast(value as integer) end)) / 1000000 from meta")" \
+    6000 6400
+  expect_num "record's wall time (ms)" "$wall6" 6000 9000
+  expect_eq "status" "$(q "$TMP/six" "select value from meta where key='status'")" complete
+}
+
+no_temp_file() {
+  # the runs of no_polling: their traces show what files the recorder opened
+  [ -f "$TMP/six.trace" ] || { echo "  FAIL: no trace from no_polling"; CASE_OK=0; return; }
+  expect_eq "temporary files opened" "$(grep -c 'openat(.*etilqs_' "$TMP/six.trace")" 0
+  expect_num "windows per channel" "$(q "$TMP/six" "select count(*) from samples where channel=1")" 20 30
+  expect_eq "channels" "$(q "$TMP/six" "select count(distinct channel) from samples")" 15
+  expect_eq "windows tile time" "$(q "$TMP/six" "select count(*) from samples a join samples b on b.channel=a.channel and b.segment=a.segment and b.seq=a.seq+1 where b.t0_ns <> a.t1_ns")" 0
+  expect_eq "restamped with the final fit" \
+    "$(q "$TMP/six" "select cast(value as integer) > 0 from meta where key='clock_uncertainty_ns'")" 1
+}
+
+run_case no_polling
+run_case no_temp_file
+finish
