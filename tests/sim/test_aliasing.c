@@ -54,16 +54,16 @@ static double energy_to(double t)
 
 static void span(h_board *h, const mw_proto_window *w, int k, double *a, double *b)
 {
-    double tset = (w->nchan + 1) * MW_CONV_US * 1e-6;
-    double tau = mw_sim_adc_sample_time(h->sim, w->t0_us / MW_CONV_US + 1 + (uint64_t)k);
+    double tset = (w->nchan + 2) * MW_CONV_US * 1e-6; /* sets of n + 2 */
+    double tau = mw_sim_adc_sample_time(h->sim, w->t0_us / MW_CONV_US + 2 + (uint64_t)k);
     *a = tau - tset / 2;
     *b = *a + w->nsets * tset;
 }
 
 static double sampled(h_board *h, const mw_proto_window *w, int k)
 {
-    int m = w->nchan + 1;
-    uint64_t c = w->t0_us / MW_CONV_US + 1 + (uint64_t)k;
+    int m = w->nchan + 2; /* the voltage, the dummy, the currents */
+    uint64_t c = w->t0_us / MW_CONV_US + 2 + (uint64_t)k;
     double s = 0;
     for (uint32_t n = 0; n < w->nsets; n++)
         s += vi_at(mw_sim_adc_sample_time(h->sim, c + (uint64_t)n * m));

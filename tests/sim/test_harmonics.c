@@ -106,9 +106,9 @@ static double energy_to(const load *l, double t)
 /* The span of channel k's samples in window w: [a, b) in true time. */
 static void channel_span(h_board *h, const mw_proto_window *w, int k, double *a, double *b)
 {
-    int m = w->nchan + 1;
+    int m = w->nchan + 2; /* the voltage, the dummy, the currents */
     double tset = m * MW_CONV_US * 1e-6;
-    double tau = mw_sim_adc_sample_time(h->sim, w->t0_us / MW_CONV_US + 1 + (uint64_t)k);
+    double tau = mw_sim_adc_sample_time(h->sim, w->t0_us / MW_CONV_US + 2 + (uint64_t)k);
     *a = tau - tset / 2;
     *b = *a + w->nsets * tset;
 }
@@ -118,8 +118,8 @@ static void channel_span(h_board *h, const mw_proto_window *w, int k, double *a,
  * difference from the integral is the sampling's own (aliasing) error. */
 static double window_sampled(h_board *h, const mw_proto_window *w, int k, const load *l)
 {
-    int m = w->nchan + 1;
-    uint64_t c = w->t0_us / MW_CONV_US + 1 + (uint64_t)k;
+    int m = w->nchan + 2; /* the voltage, the dummy, the currents */
+    uint64_t c = w->t0_us / MW_CONV_US + 2 + (uint64_t)k;
     double s = 0;
     for (uint32_t n = 0; n < w->nsets; n++) {
         double t = mw_sim_adc_sample_time(h->sim, c + (uint64_t)n * m);
