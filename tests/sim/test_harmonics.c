@@ -294,8 +294,8 @@ static void energy_20s(void **s)
 }
 
 /* 1 V + 15 I: the voltage is sampled every 1.768 ms (566 Hz; sets of 17 with the dummy
- * conversion), so its 5th harmonic (251.5 Hz, 2.8 rad per set) is at Nyquist and cannot
- * be reconstructed with four taps: the filter
+ * conversion), so its 5th harmonic (251.5 Hz, 2.8 rad per set) is too near Nyquist (283 Hz)
+ * to be reconstructed with four taps: the filter
  * is made exact at the fundamental and the 3rd only, and the 5th's share of P is
  * measured as it is (docs/firmware.md, "Metrology": a limit of this sampling scheme). */
 static void sixteen_channels(void **s)
