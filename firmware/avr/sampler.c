@@ -26,8 +26,18 @@
 #define ADC_REFS _BV(REFS0)
 #endif
 
-static uint8_t admux_of[MW_MAX_CHANNELS], mux5_of[MW_MAX_CHANNELS];
-static uint8_t m, mlast;                /* conversions per set, m - 1 */
+/* A set is m = nchan_i + 2 conversions: position 0 the voltage, position 1 a dummy
+ * conversion of the internal 0 V input (MUX5:0 = 011111), positions 2 .. m - 1 current
+ * channels 1 .. nchan_i. The dummy makes the set one conversion longer, which moves the
+ * aliasing of the mains' harmonic products away from DC (16 channels: the 1 Hz beat of
+ * sets of 16 against 600 Hz becomes sets of 17; docs/firmware.md, "Sampling schemes
+ * against aliasing"), and it takes the sample-and-hold kick of the voltage channel, which
+ * would otherwise leak into the first current channel (its own kick, from 0 V, is a DC
+ * offset that the metrology removes). Its ISR only advances the mux. */
+#define POS_DUMMY 1u
+#define ADMUX_0V 0x1Fu /* MUX4:0 = 11111 with MUX5 = 0: 0 V (GND) */
+static uint8_t admux_of[MW_MAX_CHANNELS + 1], mux5_of[MW_MAX_CHANNELS + 1];
+static uint8_t m, mlast; /* conversions per set (nchan_i + 2), the last channel (nchan_i) */
 static uint8_t lat_pos, wr_pos, expect; /* in-flight, written-to-mux, next wanted */
 static uint8_t resync, first_isr;
 static uint16_t last_tick;
@@ -79,11 +89,14 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
 {
     ADCSRA = 0; /* stop: no conversion, no interrupt */
     ADCSRA |= _BV(ADIF);
-    for (uint8_t c = 0; c <= nchan_i; c++) {
-        admux_of[c] = (uint8_t)(ADC_REFS | (pins[c] & 7u));
-        mux5_of[c] = (uint8_t)(pins[c] >= 8 ? _BV(MUX5) : 0);
+    for (uint8_t c = 0; c <= nchan_i; c++) { /* channel c at position c + (c > 0) */
+        uint8_t pos = (uint8_t)(c ? MW_SET_POS(c - 1u) : 0u);
+        admux_of[pos] = (uint8_t)(ADC_REFS | (pins[c] & 7u));
+        mux5_of[pos] = (uint8_t)(pins[c] >= 8 ? _BV(MUX5) : 0);
     }
-    m = (uint8_t)(nchan_i + 1);
+    admux_of[POS_DUMMY] = (uint8_t)(ADC_REFS | ADMUX_0V);
+    mux5_of[POS_DUMMY] = 0;
+    m = (uint8_t)MW_SET_CONV(nchan_i);
     mlast = nchan_i;
     conv = 0;
     wseq = 0;
@@ -121,7 +134,7 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     /* the datasheet forbids changing the mux in the first ADC clock after ADSC */
     _delay_us(20);
     lat_pos = 0;
-    wr_pos = m > 1 ? 1 : 0;
+    wr_pos = 1; /* m >= 2 */
     ADCSRB = mux5_of[wr_pos];
     ADMUX = admux_of[wr_pos];
     expect = 0;
@@ -244,7 +257,8 @@ ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
     }
 }
 
-/* Sample x (centred) of current channel done (1..m - 1): its own sums and its products
+/* Sample x (centred) of current channel done (1..nchan_i, conversion done + 1 of the set,
+ * after the voltage and the dummy): its own sums and its products
  * with the earlier voltage samples go to this window; the products of the channel's
  * earlier samples with this set's voltage sample, to their windows (wlag). Written out
  * for lags -1..2 (one pointer per window, no loops): every cycle here is spent on 15 of
@@ -363,12 +377,15 @@ ISR(ADC_vect)
     }
     expect = (uint8_t)(done + 1u == m ? 0 : done + 1u);
 
+    if (done == POS_DUMMY) return; /* the 0 V conversion: nothing to add */
+    uint8_t ch = done ? (uint8_t)(done - 1u) : 0u; /* channel: 0 voltage, 1.. currents */
+    _Static_assert(MW_SET_POS(0) == POS_DUMMY + 1u, "the ISR's channel = position - 1");
     int16_t x = (int16_t)raw - 512;
-    if (raw == 0 || raw >= 1023) w->clip |= (uint16_t)(1u << done);
+    if (raw == 0 || raw >= 1023) w->clip |= (uint16_t)(1u << ch);
     if (done == 0)
         voltage_sample(w, idx, x);
     else
-        current_sample(w, done, x);
+        current_sample(w, ch, x);
 }
 
 const mw_sums *sampler_take(void)

@@ -6,7 +6,9 @@
  * which channel each conversion really used, so that a late ISR (a missed conversion,
  * detected with Timer1) can never mislabel a sample: the sequence is resynchronised at
  * the next voltage sample and the window is flagged with the number of conversions lost.
- * Channels A8..A15 need ADCSRB.MUX5 as well as ADMUX.
+ * Channels A8..A15 need ADCSRB.MUX5 as well as ADMUX. A set of conversions is the voltage,
+ * one dummy conversion of the internal 0 V input (against aliasing and the sample-and-hold
+ * kick; not summed), then each current channel: MW_SET_CONV(nchan_i) = nchan_i + 2.
  *
  * Windows: three buffers rotate between the ISR (current window; the closing window, which
  * still receives the products of its last two sets with the next two voltage samples) and

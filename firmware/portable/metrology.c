@@ -154,7 +154,7 @@ void mw_metrology_weights(float theta, float a, float *w)
 void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, float fallback_hz,
                           mw_metrology *out)
 {
-    uint8_t m = (uint8_t)(nchan_i + 1);
+    uint8_t m = (uint8_t)MW_SET_CONV(nchan_i); /* conversions per set */
     float n = (float)(s->nsets ? s->nsets : 1);
     float mv = (float)s->sv / n;
     /* DC offsets over the whole mains cycles between the first and last rising crossing:
@@ -205,7 +205,7 @@ void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, 
                 mw_interp_init(&ip, wc.theta, cosf(wc.theta), sinf(wc.theta));
                 ip_ready = 1;
             }
-            float a = (float)(k + 1) / (float)m + c->phase_deg * a_cal;
+            float a = (float)MW_SET_POS(k) / (float)m + c->phase_deg * a_cal;
             mw_interp_weights(&ip, a, cosf(wc.theta * a), sinf(wc.theta * a), w);
             wc.phase_deg[k] = c->phase_deg;
             wc.valid[k] = 1;

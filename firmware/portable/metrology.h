@@ -30,8 +30,8 @@ typedef struct {
     float pf[MW_MAX_I]; /* P / (Vrms * Irms), 0 when either is 0; negative = export */
 } mw_metrology;
 
-/* nchan_i current channels; position of current channel k in a set is k + 1 of
- * nchan_i + 1 conversions. cal[0] is the voltage channel, cal[1 + k] current channel k. */
+/* nchan_i current channels; position of current channel k in a set is MW_SET_POS(k) = k + 2
+ * of MW_SET_CONV(nchan_i) = nchan_i + 2 conversions (sums.h). cal[0] is the voltage channel, cal[1 + k] current channel k. */
 void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, float fallback_hz,
                           mw_metrology *out);
 

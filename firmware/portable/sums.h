@@ -2,7 +2,8 @@
  * Samples are ADC codes minus 512 (so |x| <= 512) and every product fits 32 bits for the
  * longest window (1 s) with the fewest channels (2): 4808 sets * 512^2 < 2^31.
  *
- * A "set" is one voltage sample followed by one sample of each current channel. For
+ * A "set" is one voltage sample, a dummy conversion (0 V, not summed), then one sample of
+ * each current channel (MW_SET_CONV below). For
  * current channel k the ISR keeps the correlations sum(i(s) * v(s + j)) at the lags
  * j = MW_LAG_LO..MW_LAG_HI, where v(s) is the voltage sample of set s (taken before the
  * current sample) and v(s + 1) that of the next set: the main loop then reconstructs the
@@ -18,6 +19,13 @@
 #include <stdint.h>
 
 #include "afe.h"
+
+/* A set is the voltage sample, one dummy conversion of the ADC's internal 0 V input
+ * (sampler.c: against aliasing and the sample-and-hold kick), then one sample of each
+ * current channel: current channel k (0-based) is conversion MW_SET_POS(k) of the set's
+ * MW_SET_CONV(nchan_i). */
+#define MW_SET_CONV(nchan_i) ((nchan_i) + 2)
+#define MW_SET_POS(k) ((k) + 2)
 
 /* The lags of the voltage samples correlated with each current sample: v(s-1) .. v(s+2),
  * four taps around the current sample's instant (between v(s) and v(s+1)). */

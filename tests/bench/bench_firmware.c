@@ -31,8 +31,8 @@ static void throughput(const char *chmap, int m, double seconds)
     double wall = now_s() - t0;
     uint64_t used = 0, missed = 0;
     const mw_proto_window *a = &h->win[1], *b = &h->win[h->nwin - 1];
-    for (int i = 1; i < h->nwin; i++) {
-        used += (uint64_t)h->win[i].nsets * (uint64_t)m;
+    for (int i = 1; i < h->nwin; i++) { /* a set: the m channels and the dummy 0 V conversion */
+        used += (uint64_t)h->win[i].nsets * (uint64_t)(m + 1);
         missed += h->win[i].missed;
     }
     double span = (b->t1_us - a->t0_us) * 1e-6;
@@ -93,7 +93,10 @@ static void bench(void **s)
     throughput("CH 0 1 2 3 4 5", 6, 10.0);
     throughput("CH 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15", 16, 10.0);
     printf("\nThe ISR is timed from the jump to its vector to its RETI (add 5 cycles of "
-           "interrupt response); one conversion lasts 1,664 cycles.\n\n");
+           "interrupt response); one conversion lasts 1,664 cycles. A set is the channels "
+           "and one dummy conversion of the 0 V input after the voltage (docs/firmware.md, "
+           "\"Sampling schemes against aliasing\"), whose interrupt only advances the mux: "
+           "conversions and the mean count it.\n\n");
     printf("### Real-power error per window\n\n");
     printf("Each cell: mean / worst |error| vs the ideal value over the window's own sample "
            "instants (tests/sim/truth.h) / worst |error| vs the cycle-average P (which a "

@@ -103,12 +103,14 @@ static double energy_to(const load *l, double t)
     return cycles * l->tab[NTAB] + e;
 }
 
-/* The span of channel k's samples in window w: [a, b) in true time. */
+/* The span of channel k's samples in window w: [a, b) in true time. docs/protocol.md: a set
+ * is n + 2 conversions (the voltage, a dummy 0 V conversion, the n currents), current
+ * channel k (0-based) at conversion k + 2 of it. */
 static void channel_span(h_board *h, const mw_proto_window *w, int k, double *a, double *b)
 {
-    int m = w->nchan + 1;
+    int m = w->nchan + 2; /* the voltage, the dummy, the currents */
     double tset = m * MW_CONV_US * 1e-6;
-    double tau = mw_sim_adc_sample_time(h->sim, w->t0_us / MW_CONV_US + 1 + (uint64_t)k);
+    double tau = mw_sim_adc_sample_time(h->sim, w->t0_us / MW_CONV_US + 2 + (uint64_t)k);
     *a = tau - tset / 2;
     *b = *a + w->nsets * tset;
 }
@@ -118,8 +120,8 @@ static void channel_span(h_board *h, const mw_proto_window *w, int k, double *a,
  * difference from the integral is the sampling's own (aliasing) error. */
 static double window_sampled(h_board *h, const mw_proto_window *w, int k, const load *l)
 {
-    int m = w->nchan + 1;
-    uint64_t c = w->t0_us / MW_CONV_US + 1 + (uint64_t)k;
+    int m = w->nchan + 2; /* the voltage, the dummy, the currents */
+    uint64_t c = w->t0_us / MW_CONV_US + 2 + (uint64_t)k;
     double s = 0;
     for (uint32_t n = 0; n < w->nsets; n++) {
         double t = mw_sim_adc_sample_time(h->sim, c + (uint64_t)n * m);
@@ -291,8 +293,9 @@ static void energy_20s(void **s)
     run_scene(&sc);
 }
 
-/* 1 V + 15 I: the voltage is sampled every 1.664 ms (601 Hz), so its 5th harmonic (251.5
- * Hz, 2.6 rad per set) is too near Nyquist to be reconstructed with four taps: the filter
+/* 1 V + 15 I: the voltage is sampled every 1.768 ms (566 Hz; sets of 17 with the dummy
+ * conversion), so its 5th harmonic (251.5 Hz, 2.8 rad per set) is too near Nyquist (283 Hz)
+ * to be reconstructed with four taps: the filter
  * is made exact at the fundamental and the 3rd only, and the 5th's share of P is
  * measured as it is (docs/firmware.md, "Metrology": a limit of this sampling scheme). */
 static void sixteen_channels(void **s)

@@ -32,7 +32,7 @@ static void step_appears_where_it_should(void **s)
         /* truth: P(t) = 100 or 500 W, i = sqrt2 P(t)/230 sin(wt), v = 230 sqrt2 sin(wt) */
         double svi = 0;
         for (uint32_t n = 0; n < w->nsets; n++) {
-            double t = mw_sim_adc_sample_time(h->sim, w->t0_us / 104 + 6u * n + 1);
+            double t = mw_sim_adc_sample_time(h->sim, w->t0_us / 104 + 7u * n + 2); /* sets of 5 + 2 */
             double pw = t < 2.0 ? 100 : 500, x = sin(2 * M_PI * 50 * t);
             double v = 230 * M_SQRT2 * x, cur = M_SQRT2 * pw / 230 * x;
             svi += v * cur;

@@ -27,7 +27,7 @@ static void check_rate(int hz, double ppm)
     assert_int_equal(w0->seq, 0);
     assert_int_equal(w0->t0_us, 0);
     uint64_t period_us = 1000000u / (unsigned)hz;
-    uint64_t set_us = 104u * (uint64_t)(w0->nchan + 1);
+    uint64_t set_us = 104u * (uint64_t)(w0->nchan + 2); /* v, the dummy, the currents */
     int n = h->nwin - first;
     assert_true(n >= 40);
     for (int i = first; i < h->nwin; i++) {

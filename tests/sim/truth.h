@@ -47,16 +47,18 @@ typedef struct {
     double p, vrms, irms;
 } truth;
 
-/* Ideal values for current channel k (position k+1 in a set of m conversions). */
+/* Ideal values for current channel k (0-based). docs/protocol.md: a set is n + 2
+ * conversions (the voltage, a dummy conversion of 0 V, then the n currents), so current
+ * channel k is sampled at conversion c0 + s (n + 2) + k + 2. */
 static __attribute__((unused)) truth window_truth(h_board *h, const mw_proto_window *w, int k,
                                                   const load *l)
 {
-    int m = w->nchan + 1;
+    int m = w->nchan + 2;
     uint64_t c0 = w->t0_us / 104;
     double svi = 0, svv = 0, sii = 0;
     for (uint32_t n = 0; n < w->nsets; n++) {
         double tv = mw_sim_adc_sample_time(h->sim, c0 + (uint64_t)n * m);
-        double ti = mw_sim_adc_sample_time(h->sim, c0 + (uint64_t)n * m + 1 + k);
+        double ti = mw_sim_adc_sample_time(h->sim, c0 + (uint64_t)n * m + 2 + k);
         double v0 = v_at(tv), v = v_at(ti), i = i_at(l, ti);
         svi += v * i;
         sii += i * i;

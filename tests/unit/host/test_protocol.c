@@ -65,19 +65,21 @@ static void decodes_what_the_firmware_encodes(void **s)
 /* The example window of docs/protocol.md, captured from the simulated board. */
 static void decodes_the_documented_example(void **s)
 {
-    const char *line = "W,0,0,250224,18,401,0,0,50002,230030;-182,27324,-29,-45;71,29678,10,17;"
-                       "-165,28252,-25,-41;12,30367,2,3;-459,30273,-66,-114*CC79\r\n";
+    const char *line = "W,0,0,250432,18,344,0,0,50001,230178;-596,23807,-109,-149;-159,23632,-29,-39;"
+                       "126,24013,23,31;-307,23427,-57,-76;-210,23975,-38,-52*B73A\r\n";
     mw_proto_reader r;
     mw_proto_reader_init(&r);
     mw_proto_window w;
     assert_int_equal(feed(&r, line, strlen(line), &w), 1);
     assert_int_equal(w.flags, MW_FLAG_FIRST | MW_FLAG_CAL_DEFAULT);
-    assert_int_equal(w.t1_us, 250224);
-    assert_int_equal(w.nsets, 401);
-    assert_int_equal(w.freq_mhz, 50002);
+    assert_int_equal(w.t1_us, 250432);
+    assert_int_equal(w.nsets, 344); /* 2,408 conversions in sets of 5 + 2 */
+    assert_int_equal(w.t1_us / 104, 344 * 7);
+    assert_int_equal(w.freq_mhz, 50001);
     assert_int_equal(w.nchan, 5);
-    assert_int_equal(w.ch[4].p_mw, -459);
-    assert_true(w.ch[4].e_mj == -114);
+    assert_int_equal(w.ch[0].p_mw, -596);
+    assert_int_equal(w.ch[4].p_mw, -210);
+    assert_true(w.ch[4].e_mj == -52);
 }
 
 static void resynchronises_after_garbage(void **s)
