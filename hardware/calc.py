@@ -40,7 +40,8 @@ NOISE_LSB = 0.5                           # simulated board's ADC noise (host/si
 Q_LSB = math.sqrt(NOISE_LSB ** 2 + 1 / 12)   # noise + quantisation, LSB rms
 
 def sets_per_window(n_current, window_s=0.25):
-    return CONV_PER_S * window_s / (1 + n_current)
+    # a set: the voltage, the dummy 0 V conversion, then the currents (docs/firmware.md)
+    return CONV_PER_S * window_s / (2 + n_current)
 
 def sigma_p(vrms, gain_i, n_current=5, window_s=0.25):
     """Standard deviation of one window's real power from current-channel noise:
@@ -63,7 +64,7 @@ def sizing():
     print("Sample sets per 250 ms window: %.1f (1 V + 5 I), %.1f (1 V + 15 I)\n"
           % (sets_per_window(5), sets_per_window(15)))
 
-    print("| mains | load | I rms | I peak | counts peak | of full scale (24 A pk) |")
+    print("| mains | load | I rms | I peak | counts peak | of full scale (%g A pk) |" % A["fs_pk"])
     print("|---|---|---|---|---|---|")
     for v in (230.0, 120.0):
         for name, p in (("node idle", 150.0), ("node working", 225.0), ("switch", 5.0)):
@@ -203,7 +204,7 @@ def alias(n_current, window_s=0.25, run_s=60.0):
     """The odd harmonic h whose samples alias nearest the 50 Hz fundamental at the per-channel
     sampling rate, its beat with the fundamental, and the factor by which a window of
     window_s and a run of run_s average that beat (|sinc| and 1/(pi f T))."""
-    fs = 1e6 / A["conv_us"] / (1 + n_current)
+    fs = 1e6 / A["conv_us"] / (2 + n_current)  # sets of 2 + n conversions
     best = None
     for h in range(3, 200, 2):
         f = h * F_MAINS

@@ -157,14 +157,17 @@ class Kick(unittest.TestCase):
 class Alias(unittest.TestCase):
     def test_alias_by_brute_force(self):
         for n in (5, 15):
-            fs = 1e6 / 104.0 / (1 + n)
+            fs = 1e6 / 104.0 / (2 + n)  # voltage, dummy 0 V, n currents
             best = min(((abs(abs(h * 50 - round(h * 50 / fs) * fs) - 50), h)
                         for h in range(3, 200, 2) if round(h * 50 / fs)), key=lambda x: x[0])
             a = calc.alias(n)
             self.assertEqual(a["h"], best[1])
             self.assertAlmostEqual(a["beat"], best[0], places=6)
-        self.assertEqual(calc.alias(5)["h"], 31)
-        self.assertAlmostEqual(calc.alias(5)["beat"], 1602.564 - 1550 - 50, places=2)
+        # sets of 7 conversions of 104 us: 1,373.63 Hz per channel; 4 x 1,373.63 = 5,494.5 Hz
+        # lies 44.5 Hz from the 109th harmonic (5,450 Hz): a beat of 5.49 Hz with the 50 Hz
+        self.assertEqual(calc.alias(5)["h"], 109)
+        self.assertAlmostEqual(calc.alias(5)["beat"], abs(abs(109 * 50 - 4 * 1e6 / 104 / 7) - 50),
+                               places=6)
 
 class Design(unittest.TestCase):
     def test_check_passes(self):
