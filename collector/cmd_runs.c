@@ -155,7 +155,42 @@ static int show_meta(mw_store *s, FILE *out)
     return rc ? mw_runsum_fail("show", s) : 0;
 }
 
-static int show_gaps(mw_store *s, const mw_runsum_run *r, FILE *out)
+/* A run of several meters (docs/run-store.md, version 5): a table of them, and their names
+ * by number for the gaps (names[meter - 1], *n of them). Returns 0, or -1 with the error said. */
+#define SHOW_METERS 16
+static int show_meters(mw_store *s, char (*names)[128], int *n, FILE *out)
+{
+    mw_run_cursor *c = mw_run_meters(s);
+    if (!c) return mw_runsum_fail("show", s);
+    mw_table t = {.ncols = 5, .align = "lllll"};
+    const char *head[] = {"meter", "name", "host", "port", "clock offset"};
+    mw_table_add(&t, head);
+    mw_run_meter m;
+    int rc;
+    *n = 0;
+    while ((rc = mw_run_meter_next(c, &m)) == 1) {
+        char num[16], off[96], u[64];
+        snprintf(num, sizeof num, "%d", m.meter);
+        mw_runsum_seconds(off, sizeof off, m.clock_offset_ns);
+        snprintf(off + strlen(off), sizeof off - strlen(off), " +- %s",
+                 mw_runsum_seconds(u, sizeof u, m.clock_uncertainty_ns));
+        const char *row[] = {num, m.name, m.host ? m.host : "-", m.port ? m.port : "-", off};
+        mw_table_add(&t, row);
+        if (m.meter >= 1 && m.meter <= SHOW_METERS)
+            snprintf(names[m.meter - 1], sizeof names[0], "%s", m.name);
+        if (m.meter > *n && m.meter <= SHOW_METERS) *n = m.meter;
+    }
+    mw_run_close(c);
+    if (t.nrows > 2) {
+        fprintf(out, "\nmeters\n");
+        mw_table_print(&t, out, "  ");
+    }
+    mw_table_free(&t);
+    return rc ? mw_runsum_fail("show", s) : 0;
+}
+
+static int show_gaps(mw_store *s, const mw_runsum_run *r, char (*meters)[128], int nmeters,
+                     FILE *out)
 {
     mw_run_cursor *c = mw_run_gaps(s);
     if (!c) return mw_runsum_fail("show", s);
@@ -166,11 +201,15 @@ static int show_gaps(mw_store *s, const mw_runsum_run *r, FILE *out)
     int rc;
     int64_t origin = r->have_start ? r->start_ns : 0;
     while ((rc = mw_run_gap_next(c, &g)) == 1) {
-        char sa[64], sb[64], len[64];
+        char sa[64], sb[64], len[64], why[512];
+        if (nmeters > 1 && g.meter >= 1 && g.meter <= nmeters) /* whose, with several */
+            snprintf(why, sizeof why, "%s (meter %s)", g.reason, meters[g.meter - 1]);
+        else
+            snprintf(why, sizeof why, "%s", g.reason);
         const char *row[] = {
             mw_runsum_seconds(sa, sizeof sa, mw_runsum_ns_diff(g.start_ns, origin)),
             mw_runsum_seconds(sb, sizeof sb, mw_runsum_ns_diff(g.end_ns, origin)),
-            mw_runsum_seconds(len, sizeof len, mw_runsum_ns_diff(g.end_ns, g.start_ns)), g.reason};
+            mw_runsum_seconds(len, sizeof len, mw_runsum_ns_diff(g.end_ns, g.start_ns)), why};
         mw_table_add(&t, row);
     }
     mw_run_close(c);
@@ -259,9 +298,11 @@ int cmd_show(int argc, char **argv)
         mw_table_add(&t, rows[i]);
     mw_table_print(&t, stdout, "");
     mw_table_free(&t);
-    int bad = show_meta(s, stdout);
+    int bad = show_meta(s, stdout), nmeters = 0;
+    static char meters[SHOW_METERS][128];
+    bad |= show_meters(s, meters, &nmeters, stdout);
     show_channels(&r, stdout);
-    bad |= show_gaps(s, &r, stdout);
+    bad |= show_gaps(s, &r, meters, nmeters, stdout);
     if (bad) code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);
