@@ -360,7 +360,12 @@ int cmd_record(int argc, char **argv)
                 r->path, (double)(out.meter_lost_ns - mw_record_start_ns(r->rec)) * 1e-9);
     mw_rec_reserve_give_back(r); /* room for the end's work (see top) */
     finish_store(r, r->store_failed ? "failed: store" : status);
-    if (!r->o.quiet)
+    if (!r->o.quiet && r->nmeters > 1)
+        fprintf(stderr, "mw record: %s: %.1f s, %llu samples of %d channels on %d meters, %s\n",
+                r->o.rundir, (double)(t - r->start_mono) * 1e-9,
+                (unsigned long long)mw_rec_samples(r), r->nchan, r->nmeters,
+                r->store_failed ? "failed: store" : status);
+    else if (!r->o.quiet)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,
                 (double)(t - r->start_mono) * 1e-9, (unsigned long long)mw_record_windows(r->rec),
                 r->nchan, r->store_failed ? "failed: store" : status);

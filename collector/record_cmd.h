@@ -78,6 +78,8 @@ void mw_rec_meters_sessions(rec_t *r);
 double mw_rec_power_w(const rec_t *r, int k);
 int64_t mw_rec_energy_mj(const rec_t *r, int k);
 int mw_rec_connected(const rec_t *r);
+/* Windows x channels, summed over the meters. */
+unsigned long long mw_rec_samples(const rec_t *r);
 /* Free the sessions and close the meters. */
 void mw_rec_meters_close(rec_t *r);
 

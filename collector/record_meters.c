@@ -193,6 +193,14 @@ int mw_rec_connected(const rec_t *r)
     return 1;
 }
 
+unsigned long long mw_rec_samples(const rec_t *r)
+{
+    unsigned long long n = 0;
+    for (int i = 0; i < r->nmeters; i++)
+        if (r->recs[i]) n += mw_record_windows(r->recs[i]) * (unsigned long long)r->mnchan[i];
+    return n;
+}
+
 void mw_rec_meters_close(rec_t *r)
 {
     for (int i = 0; i < REC_MAX_METERS; i++) {
