@@ -128,14 +128,17 @@ static void show_usage(FILE *out)
                  "A run's status, start and end of the recording (local time, ISO 8601; the end\n"
                  "comes after the merge of the program's events), duration (the command's run\n"
                  "time), the time the windows cover, samples, gaps and energy, every metadata\n"
-                 "key, then one line per channel:\n"
+                 "key, with several meters a table of them (name, host, port, clock offset),\n"
+                 "then one line per channel:\n"
+                 "  meter             with several meters: whose channel (METER:CHANNEL)\n"
                  "  samples           windows recorded\n"
                  "  mean power        energy (windows) / the windows' total length\n"
                  "  energy (windows)  sum over the windows of power x (end - start)\n"
                  "  energy (meter)    the meter's counter: last - first + the first window\n"
                  "                    (also counts windows lost on the way)\n"
                  "  gaps              holes over 1 ms between the channel's windows: count, total\n"
-                 "and the gaps the recorder noted (start and end in s since the run's start).\n\n"
+                 "and the gaps the recorder noted (start and end in s since the run's start;\n"
+                 "with several meters, whose gap: the meter's name).\n\n"
                  "  -h, --help  this text\n");
 }
 
@@ -221,16 +224,22 @@ static int show_gaps(mw_store *s, const mw_runsum_run *r, char (*meters)[128], i
     return rc ? mw_runsum_fail("show", s) : 0;
 }
 
-static void show_channels(const mw_runsum_run *r, FILE *out)
+/* With several meters a column "meter" says whose channel it is: NAME:CHANNEL, as in the
+ * channels file. */
+static void show_channels(const mw_runsum_run *r, char (*meters)[128], int nmeters, FILE *out)
 {
-    mw_table t = {.ncols = 9, .align = "rlllrrrrr"};
-    const char *head[] = {
-        "channel",          "name",           "host", "pin", "samples", "mean power",
-        "energy (windows)", "energy (meter)", "gaps"};
+    int multi = nmeters > 1;
+    mw_table t = {.ncols = multi ? 10 : 9, .align = multi ? "rllllrrrrr" : "rlllrrrrr"};
+    const char *head[] = {"channel",    "name",           "host",           "pin", "samples",
+                          "mean power", "energy (windows)", "energy (meter)", "gaps", "meter"};
+    if (multi) { /* the meter after the pin */
+        memmove(&head[4], &head[3], 6 * sizeof head[0]);
+        head[4] = "meter";
+    }
     mw_table_add(&t, head);
     for (int i = 0; i < r->nch; i++) {
         const mw_runsum_channel *c = &r->ch[i];
-        char ch[16], n[32], p[64] = "-", ew[64] = "-", em[64] = "-", g[96], gs[64];
+        char ch[16], n[32], p[64] = "-", ew[64] = "-", em[64] = "-", g[96], gs[64], m[160] = "-";
         snprintf(ch, sizeof ch, "%d", c->channel);
         snprintf(n, sizeof n, "%" PRId64, c->t.samples);
         __int128 mean_mw;
@@ -242,8 +251,11 @@ static void show_channels(const mw_runsum_run *r, FILE *out)
         }
         snprintf(g, sizeof g, "%" PRId64 " (%s)", c->t.holes,
                  mw_runsum_seconds(gs, sizeof gs, c->t.hole_ns));
-        const char *row[] = {ch, c->name, c->host, c->pin, n, p, ew, em, g};
-        mw_table_add(&t, row);
+        if (multi && c->meter >= 1 && c->meter <= nmeters)
+            snprintf(m, sizeof m, "%s:%d", meters[c->meter - 1], c->meter_channel);
+        const char *plain[] = {ch, c->name, c->host, c->pin, n, p, ew, em, g};
+        const char *row[] = {ch, c->name, c->host, c->pin, m, n, p, ew, em, g};
+        mw_table_add(&t, multi ? row : plain);
     }
     fputc('\n', out);
     mw_table_print(&t, out, "");
@@ -301,7 +313,7 @@ int cmd_show(int argc, char **argv)
     int bad = show_meta(s, stdout), nmeters = 0;
     static char meters[SHOW_METERS][128];
     bad |= show_meters(s, meters, &nmeters, stdout);
-    show_channels(&r, stdout);
+    show_channels(&r, meters, nmeters, stdout);
     bad |= show_gaps(s, &r, meters, nmeters, stdout);
     if (bad) code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);

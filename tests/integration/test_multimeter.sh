@@ -6,7 +6,7 @@
 #   sim-1 and sim-2, 5 + 5 channels numbered run-wide 1..10, each meter's channels with its
 #   own windows covering the command; channel 1 and channel 6 read the load the board was
 #   given (156.3 W, meter_spec.h), so each meter's channels are its own. mw show lists the
-#   meters, mw analyze every channel.
+#   meters and whose each channel is, mw ls counts every channel, mw analyze shows them.
 # - Two vmeters with different loads (A1 200 W and 300 W): channel 1 reads 200 W and
 #   channel 6 (meter 2's A1) 300 W, names from a channels file "METER:CHANNEL NAME HOST".
 #   Meter 2 unplugged (its vmeter killed) and plugged back: one "disconnected" gap, of meter
@@ -66,6 +66,9 @@ two_sims() {
   "$MW" show "$r" >"$TMP/show.txt" 2>&1
   expect_eq "mw show: exit" "$?" 0
   expect_grep "mw show lists meter 2" "^  2 *sim-2" "$TMP/show.txt"
+  expect_grep "mw show: channel 6 is sim-2's first" "^ *6  m2.ch1 .* sim-2:1 " "$TMP/show.txt"
+  "$MW" ls "$r" >"$TMP/ls.txt" 2>&1
+  expect_grep "mw ls: 10 channels" "^$r  *complete .*  10  *[0-9][0-9]*  *0  " "$TMP/ls.txt"
   "$MW" analyze "$r" >"$TMP/an.txt" 2>&1
   expect_eq "mw analyze: exit" "$?" 0
   expect_grep "mw analyze: meter 2's channels" "^  m2.ch1 " "$TMP/an.txt"
@@ -92,6 +95,8 @@ unplugged_and_back() {
   PIDS+=("$rec")
   check "windows before the cut" wait_windows "$r" 6 6
   kill -9 "$VM2"; wait "$VM2" 2>/dev/null   # meter 2 unplugged: its pty hangs up
+  # its link would point at a pty number that another process may get next
+  rm -f "$d/m2"
   sleep 1.5
   start_vmeter "$d/m2" --load A1=300 || { CASE_OK=0; return; }
   wait "$rec"
@@ -109,6 +114,8 @@ unplugged_and_back() {
   expect_num "meter 1's A1 (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=1")" 198 202
   expect_num "meter 2's A1 (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=6")" 297 303
   expect_grep "said which meter" "$d/m2: meter back after" "$d/err"
+  "$MW" show "$r" >"$d/show.txt" 2>&1
+  expect_grep "mw show: whose gap" " disconnected (meter $d/m2)" "$d/show.txt"
   kill -9 "$VM1" "$VM_PID"; wait "$VM1" "$VM_PID" 2>/dev/null
 }
 
