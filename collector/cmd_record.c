@@ -1,8 +1,9 @@
 /* cmd_record — "mw record": record the meter while a command runs.
  *
- * The meter is opened first (nothing is created when it cannot be), then the run directory
- * and its store (mw_store.h), with the channels' names and the metadata of the machine and
- * the meter. The recording itself is libmw's (mw_record.h): it stores every window of every
+ * The meter is opened first, or every meter of --meter given several times
+ * (record_meters.c; nothing is created when one cannot be, or one is given twice), then the
+ * run directory and its store (mw_store.h), with the meters, the channels' names and the
+ * metadata of the machine and meter 1. The recording itself is libmw's (mw_record.h): it stores every window of every
  * channel, keeps the energy continuous across meter resets, reopens a lost port while the
  * command goes on, and runs the stages (idle baseline before, the command, idle baseline
  * after). This file gives it the command and the signal flags; what happened is said by

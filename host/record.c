@@ -43,6 +43,8 @@
 /* at the end, a meter still connected but without a window for this long (or 4 of its
  * periods, if longer) is lost too */
 #define RECORD_SILENT_NS 3000000000LL
+/* several meters: each is read at least this often, bytes or not */
+#define RECORD_SWEEP_NS 250000000LL
 
 extern char **environ;
 
@@ -80,6 +82,7 @@ struct mw_record {
     int meter;         /* the run's meter number, 1.. */
     int first_channel; /* run-wide channel of current channel 1 */
     int multi;         /* one of several meters: restamps are the meter's own */
+    int64_t last_pump_mono; /* when it was last read (several meters) */
     char name[128];    /* the meter's name, for the outcome */
     mw_record *more[MW_RECORD_MAX_METERS - 1];
     int nmore;
@@ -283,21 +286,30 @@ static int pump_one(mw_record *r, int timeout_ms, mw_record_news *news)
 }
 
 /* Several meters: wait up to timeout_ms (50 ms while a port is gone, to reopen it) for
- * bytes on any connected meter's port. A signal cuts it short. */
-static void wait_ports(mw_record *r, int timeout_ms)
+ * bytes on any connected meter's port. A signal cuts it short. Returns the sessions to read
+ * now, bit i for session i (0: r, i: r->more[i - 1]): those whose port has something to say
+ * (bytes, a hangup) and those whose port is gone. */
+static unsigned wait_ports(mw_record *r, int timeout_ms)
 {
     struct pollfd pfd[MW_RECORD_MAX_METERS];
+    int who[MW_RECORD_MAX_METERS];
     nfds_t n = 0;
+    unsigned ready = 0;
     for (int i = 0; i <= r->nmore; i++) {
         mw_record *s = i ? r->more[i - 1] : r;
         mw_port *p = s->connected ? mw_meter_port(s->m) : NULL;
         if (!p) {
+            ready |= 1u << i;
             if (timeout_ms > 50) timeout_ms = 50;
             continue;
         }
-        pfd[n++] = (struct pollfd){.fd = mw_port_fd(p), .events = POLLIN};
+        pfd[n] = (struct pollfd){.fd = mw_port_fd(p), .events = POLLIN};
+        who[n++] = i;
     }
-    poll(pfd, n, timeout_ms);
+    if (poll(pfd, n, timeout_ms) > 0)
+        for (nfds_t k = 0; k < n; k++)
+            if (pfd[k].revents) ready |= 1u << who[k];
+    return ready;
 }
 
 /* What another meter's turn had to say, into the turn's news (the first of each kind). */
@@ -322,12 +334,20 @@ static void news_merge(mw_record_news *into, const mw_record_news *n)
 int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
 {
     if (!r->nmore) return pump_one(r, timeout_ms, news);
-    wait_ports(r, timeout_ms);
-    int rc = pump_one(r, 0, news);
-    for (int i = 0; i < r->nmore; i++) {
+    unsigned ready = wait_ports(r, timeout_ms);
+    int64_t t = now(CLOCK_MONOTONIC);
+    int rc = 0;
+    news_clear(r, news);
+    news->pumped = 1;
+    for (int i = 0; i <= r->nmore; i++) {
+        mw_record *s = i ? r->more[i - 1] : r;
+        /* a quiet meter is still read every RECORD_SWEEP_NS: the windows its session
+         * holds back (mw_meter.h) and the commit's cadence do not wait for its bytes */
+        if (!(ready & (1u << i)) && t - s->last_pump_mono < RECORD_SWEEP_NS) continue;
+        s->last_pump_mono = t;
+        s->stage = r->stage;
         mw_record_news n;
-        r->more[i]->stage = r->stage;
-        if (pump_one(r->more[i], 0, &n) != 0) rc = -1;
+        if (pump_one(s, 0, &n) != 0) rc = -1;
         news_merge(news, &n);
     }
     return rc;
