@@ -307,6 +307,7 @@ static int open_run(rec_t *r, char **argv)
     mw_sysinfo_hostname(r->host, sizeof r->host);
     mw_rec_meters_store(r);
     write_meta(r, argv);
+    mw_rec_meters_meta(r);
     mw_rec_meters_sessions(r);
     r->tty = !r->o.quiet && isatty(2);
     r->start_mono = mw_rec_now(CLOCK_MONOTONIC);

@@ -72,6 +72,8 @@ int mw_rec_meters_open(rec_t *r);
 int mw_rec_meters_names(rec_t *r, const char *list, char *err, size_t errlen);
 /* The meters and channels into the store (a failure: said, r->store_failed). */
 void mw_rec_meters_store(rec_t *r);
+/* The metadata of meters 2.. (meterN_usb, meterN_firmware, meterN_calibration, ...). */
+void mw_rec_meters_meta(rec_t *r);
 /* One recording session per meter, all driven by meter 1's (r->rec). */
 void mw_rec_meters_sessions(rec_t *r);
 /* Run-wide channel k: its last power, its energy so far; 1 when every meter is connected. */

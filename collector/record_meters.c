@@ -149,6 +149,23 @@ void mw_rec_meters_store(rec_t *r)
     }
 }
 
+void mw_rec_meters_meta(rec_t *r)
+{
+    char buf[8192], key[40];
+    for (int i = 1; i < r->nmeters; i++) { /* meter 1's: write_meta (cmd_record.c) */
+        mw_meter *m = mw_meter_spec_meter(r->mss[i]);
+        if (mw_record_meter_meta_as(r->st, m, i + 1, mw_meter_spec_path(r->mss[i]),
+                                    mw_meter_spec_is_sim(r->mss[i]), buf, sizeof buf))
+            mw_rec_store_failed(r, buf);
+        if (mw_meter_spec_calibration(m, buf, sizeof buf) != 0)
+            fprintf(stderr, "mw record: %s: calibration not read (%s)\n",
+                    mw_meter_spec_path(r->mss[i]), buf);
+        snprintf(key, sizeof key, "meter%d_calibration", i + 1);
+        if (mw_store_meta_set(r->st, key, buf) != 0)
+            mw_rec_store_failed(r, mw_store_error(r->st));
+    }
+}
+
 void mw_rec_meters_sessions(rec_t *r)
 {
     for (int i = 0, first = 1; i < r->nmeters; first += r->mnchan[i], i++) {

@@ -415,10 +415,24 @@ static void meta_i64(mw_store *st, const char *key, int64_t v, int *failed, char
 int mw_record_meter_meta(mw_store *st, mw_meter *m, const char *port_path, int sim, char *err,
                          size_t errlen)
 {
-    char buf[8192];
+    return mw_record_meter_meta_as(st, m, 1, port_path, sim, err, errlen);
+}
+
+int mw_record_meter_meta_as(mw_store *st, mw_meter *m, int meter, const char *port_path, int sim,
+                            char *err, size_t errlen)
+{
+    char buf[8192], key[9][40];
     int failed = 0;
+    static const char *const what[] = {"port",      "usb",        "firmware",
+                                       "build",     "rate_hz",    "pins",
+                                       "cal_source", "calibration_date", "calibration_ref"};
+    for (int i = 0; i < 9; i++) /* meter_KEY, or meterN_KEY for meter N > 1 */
+        if (meter > 1)
+            snprintf(key[i], sizeof key[i], "meter%d_%s", meter, what[i]);
+        else
+            snprintf(key[i], sizeof key[i], "meter_%s", what[i]);
     const mw_proto_ident *id = mw_meter_ident(m);
-    meta(st, "meter_port", port_path, &failed, err, errlen);
+    meta(st, key[0], port_path, &failed, err, errlen);
     mw_port_info pi;
     mw_port_get_info(mw_meter_port(m), &pi);
     if (pi.vid >= 0)
@@ -426,20 +440,20 @@ int mw_record_meter_meta(mw_store *st, mw_meter *m, const char *port_path, int s
                  pi.serial[0] ? pi.serial : "no-serial");
     else
         snprintf(buf, sizeof buf, "none%s", sim ? " (simulated board)" : "");
-    meta(st, "meter_usb", buf, &failed, err, errlen);
-    meta(st, "meter_firmware", id->fw_version, &failed, err, errlen);
-    meta(st, "meter_build", id->build_id, &failed, err, errlen);
-    meta_i64(st, "meter_rate_hz", id->rate_hz, &failed, err, errlen);
+    meta(st, key[1], buf, &failed, err, errlen);
+    meta(st, key[2], id->fw_version, &failed, err, errlen);
+    meta(st, key[3], id->build_id, &failed, err, errlen);
+    meta_i64(st, key[4], id->rate_hz, &failed, err, errlen);
     size_t len = 0;
     for (int k = 0; k <= id->n_current; k++)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%sA%d", k ? ":" : "", id->pin[k]);
-    meta(st, "meter_pins", buf, &failed, err, errlen);
-    meta(st, "meter_cal_source", id->cal_source, &failed, err, errlen);
+    meta(st, key[5], buf, &failed, err, errlen);
+    meta(st, key[6], id->cal_source, &failed, err, errlen);
     if (id->cal_date_yyyymmdd) {
         snprintf(buf, sizeof buf, "%04d-%02d-%02d", id->cal_date_yyyymmdd / 10000,
                  id->cal_date_yyyymmdd / 100 % 100, id->cal_date_yyyymmdd % 100);
-        meta(st, "meter_calibration_date", buf, &failed, err, errlen);
-        meta(st, "meter_calibration_ref", id->cal_ref, &failed, err, errlen);
+        meta(st, key[7], buf, &failed, err, errlen);
+        meta(st, key[8], id->cal_ref, &failed, err, errlen);
     }
     return failed ? -1 : 0;
 }

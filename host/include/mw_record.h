@@ -117,6 +117,10 @@ int64_t mw_record_energy_mj(const mw_record *r, int k); /* and energy since the 
  * and meter_calibration_ref. Every key is tried; returns 0, or -1 with the first failure. */
 int mw_record_meter_meta(mw_store *st, mw_meter *m, const char *port_path, int sim, char *err,
                          size_t errlen);
+/* The same for meter `meter` of a run of several: meter 1's keys are those above, meter N's
+ * (N > 1) meterN_port, meterN_usb, meterN_firmware, ... */
+int mw_record_meter_meta_as(mw_store *st, mw_meter *m, int meter, const char *port_path, int sim,
+                            char *err, size_t errlen);
 
 /* The command to record, and the caller's part. */
 typedef struct {

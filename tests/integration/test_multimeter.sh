@@ -4,7 +4,8 @@
 #
 # - Two simulated boards (--meter sim twice, each the real firmware in simavr): meters
 #   sim-1 and sim-2, 5 + 5 channels numbered run-wide 1..10, each meter's channels with its
-#   own windows covering the command; channel 1 and channel 6 read the load the board was
+#   own windows covering the command, meter 2's own metadata (meter2_usb, meter2_rate_hz,
+#   meter2_calibration); channel 1 and channel 6 read the load the board was
 #   given (156.3 W, meter_spec.h), so each meter's channels are its own. mw show lists the
 #   meters and whose each channel is, mw ls counts every channel, mw analyze shows them.
 # - Two vmeters with different loads (A1 200 W and 300 W): channel 1 reads 200 W and
@@ -51,6 +52,8 @@ two_sims() {
   expect_eq "channels of meter 1" "$(q "$r" "select group_concat(channel) from channels where meter=1")" "1,2,3,4,5"
   expect_eq "channels of meter 2" "$(q "$r" "select group_concat(meter_channel) from channels where meter=2 order by channel")" "1,2,3,4,5"
   expect_eq "meter 2's default names" "$(q "$r" "select name from channels where channel=6")" "m2.ch1"
+  expect_eq "meter 2's metadata" "$(meta_of "$r" meter2_usb) $(meta_of "$r" meter2_rate_hz)" "none (simulated board) 4"
+  [[ $(meta_of "$r" meter2_calibration) =~ ^0:[0-9.]+,[0-9.]+\;1: ]] || { echo "  FAIL: meter2_calibration"; CASE_OK=0; }
   # each meter's windows cover the command (3 s at 4 Hz: 12, with the window of its end)
   local c
   for c in 1 6; do
