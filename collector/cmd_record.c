@@ -46,6 +46,7 @@
 
 #include "builtin.h"
 #include "record_cmd.h"
+#include "record_hosts.h"
 #include "record_inband.h"
 #include "record_signals.h"
 #include "channels.h"
@@ -66,6 +67,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: mw record -o RUNDIR [--meter PORT|auto|sim[:PROFILE|:cluster[=FILE]]]\n"
             "                 [--idle S] [--channels LIST] [--inband LIST] [--inband-hz HZ]\n"
+            "                 [--force] [--quiet] -- CMD [ARGS...]\n"
+            "       mw record -o RUNDIR --meter-hosts H1[=M1],H2[=M2],... [--meter M]\n"
             "                 [--force] [--quiet] -- CMD [ARGS...]\n\n"
             "Records the meter while CMD runs, into RUNDIR/trace.db (docs/run-store.md), and\n"
             "exits with CMD's exit status (127: CMD not found, 128+N: killed by signal N).\n"
@@ -88,6 +91,9 @@ static void usage(FILE *out)
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
             "                       e.g. node0,node1,node2,node3,switch (default: the file\n"
             "                       %s, else ch1, ch2, ...)\n" MW_REC_INBAND_USAGE
+            "  --meter-hosts LIST   meters on several hosts: one agent per host records its\n"
+            "                       meter (H=M, else --meter) through srun or mpirun, into\n"
+            "                       RUNDIR/hosts/H; merged at the end (docs/scaling.md)\n"
             "  -q, --quiet          no status line\n"
             "  -h, --help           this text\n\n"
             "On a terminal one status line shows the time, W per channel and the energy so\n"
@@ -105,6 +111,7 @@ static int parse_args(int argc, char **argv, rec_opts *o)
                                          {"meter", required_argument, NULL, 'm'},
                                          {"idle", required_argument, NULL, 'i'},
                                          {"channels", required_argument, NULL, 'c'},
+                                         {"meter-hosts", required_argument, NULL, 'H'},
                                          {"force", no_argument, NULL, 'f'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
@@ -128,6 +135,9 @@ static int parse_args(int argc, char **argv, rec_opts *o)
             break;
         case 'c':
             o->channels = optarg;
+            break;
+        case 'H':
+            o->meter_hosts = optarg;
             break;
         case 'f':
             o->force = 1;
@@ -362,6 +372,9 @@ int cmd_record(int argc, char **argv)
     rec_t *r = calloc(1, sizeof *r);
     if (!r) return MW_EXIT_FAIL;
     int rc = parse_args(argc, argv, &r->o);
+    if (rc < 0 && r->o.meter_hosts)
+        rc = mw_rec_hosts_run(r->o.rundir, r->o.meter_hosts, r->o.meter, r->o.force, r->o.quiet,
+                              r->o.cmd);
     if (rc < 0) rc = open_run(r, argv);
     if (rc >= 0) {
         free(r);

@@ -19,6 +19,7 @@
 
 typedef struct {
     const char *rundir, *meter, *channels;
+    const char *meter_hosts; /* --meter-hosts: meters on several hosts (record_hosts.c) */
     double idle_s;
     int force, quiet;
     mw_rec_inband inband; /* --inband, --inband-hz */

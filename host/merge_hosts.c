@@ -1,0 +1,444 @@
+/* merge_hosts — see mw_merge_hosts.h.
+ *
+ * The output store is made fresh (mw_store_create with force: an earlier merge's trace.db
+ * is replaced, the hosts/ directory left alone). Each host store is first opened with
+ * mw_store_open (so that a file that is not a megawatt run store is refused before any
+ * statement of ours reads it), its clock exchanges and channels are read, then the file is
+ * ATTACHed to the output's connection and its windows, gaps, metadata and clock exchanges
+ * are copied by INSERT ... SELECT, shifted by the host's offset: SQLite moves the rows
+ * without handing each to C, which is what makes 64 hosts x 1 h x 16 channels a matter of
+ * seconds (tests/bench/bench_merge_hosts.c). The samples' secondary indexes are dropped
+ * during the copy and made again at the end (one sort instead of a B-tree insert per row).
+ *
+ * A clock step makes the host's offset ambiguous for the windows its recorder stamped with
+ * one linear clock model over the step (mw_clock.h): the merge keeps the offset of the
+ * longer side (more exchanges) and adds the step's size to the uncertainty of every window
+ * of that host, so that nothing claims a precision it has not, and flags the run. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mw_err.h"
+#include "mw_merge_hosts.h"
+#include "mw_run.h"
+#include "mw_store.h"
+#include "store_internal.h"
+
+#define HOST_MAX 64
+
+typedef struct {
+    char name[HOST_MAX];
+    int lost, steps, nsync;
+    int64_t offset_ns, unc_ns, step_ns, step_at_ns;
+} host_info;
+
+int mw_merge_hosts_present(const char *rundir)
+{
+    char p[4200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/hosts", rundir);
+    return lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(((const host_info *)a)->name, ((const host_info *)b)->name);
+}
+
+/* the directories of RUNDIR/hosts (no links, no dot names), sorted; count or -1 */
+static int list_hosts(const char *rundir, host_info **out, char *err, size_t errlen)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hosts", rundir);
+    DIR *d = opendir(p);
+    if (!d) return mw_err(err, errlen, "%s: %s", p, strerror(errno));
+    int n = 0, cap = 0;
+    host_info *h = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || strlen(e->d_name) >= HOST_MAX) continue;
+        struct stat sb;
+        char q[4400];
+        snprintf(q, sizeof q, "%s/%s", p, e->d_name);
+        if (lstat(q, &sb) != 0 || !S_ISDIR(sb.st_mode)) continue;
+        if (n == cap) {
+            host_info *g = realloc(h, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *h);
+            if (!g) break;
+            h = g;
+        }
+        memset(&h[n], 0, sizeof h[n]);
+        snprintf(h[n++].name, HOST_MAX, "%s", e->d_name);
+    }
+    closedir(d);
+    if (n) qsort(h, (size_t)n, sizeof *h, name_cmp);
+    *out = h;
+    return n;
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t median(int64_t *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, i64_cmp);
+    return v[n / 2];
+}
+
+/* The host's offset (its clock minus the launcher's), uncertainty and clock steps, from its
+ * clock exchanges (clock_sync rows of rank -1: offset_ns there is the launcher's minus the
+ * host's). 0, or -1 with the store's error. */
+static int host_clock(mw_store *hs, host_info *h)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(mw_store_sqlite(hs),
+                           "SELECT offset_ns, uncertainty_ns, local_ns FROM clock_sync WHERE rank = -1 "
+                           "ORDER BY local_ns, id", -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(hs, "reading the clock exchanges");
+    int n = 0, cap = 0, rc;
+    int64_t *off = NULL, *unc = NULL, *loc = NULL;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            int64_t *a = realloc(off, (size_t)cap * sizeof *a), *b;
+            if (a) off = a;
+            b = realloc(unc, (size_t)cap * sizeof *b);
+            if (b) unc = b;
+            int64_t *c = realloc(loc, (size_t)cap * sizeof *c);
+            if (c) loc = c;
+            if (!a || !b || !c) break;
+        }
+        loc[n] = sqlite3_column_int64(q, 2);
+        off[n] = -sqlite3_column_int64(q, 0);
+        unc[n++] = sqlite3_column_int64(q, 1);
+    }
+    sqlite3_finalize(q);
+    h->nsync = n;
+    h->unc_ns = -1;
+    if (n) {
+        /* steps: a jump beyond MW_MERGE_STEP_MIN_NS and 20 x the two exchanges' bounds */
+        int split = 0; /* the longer side of the (largest) step: [0, split) or [split, n) */
+        int64_t umax = 0;
+        for (int i = 0; i < n; i++) {
+            if (unc[i] > umax) umax = unc[i];
+            if (i == 0) continue;
+            int64_t d = off[i] - off[i - 1], ad = d < 0 ? -d : d;
+            if (ad > MW_MERGE_STEP_MIN_NS && ad > 20 * (unc[i] + unc[i - 1])) {
+                h->steps++;
+                if (ad > (h->step_ns < 0 ? -h->step_ns : h->step_ns)) {
+                    h->step_ns = d;
+                    h->step_at_ns = loc[i] - loc[0]; /* since the first exchange */
+                    split = i;
+                }
+            }
+        }
+        int lo = 0, hi = n;
+        if (h->steps) {
+            if (split >= n - split) hi = split;
+            else lo = split;
+        }
+        int64_t *tmp = malloc((size_t)(hi - lo) * sizeof *tmp);
+        if (tmp) {
+            memcpy(tmp, off + lo, (size_t)(hi - lo) * sizeof *tmp);
+            h->offset_ns = median(tmp, hi - lo);
+            free(tmp);
+        }
+        h->unc_ns = umax + (h->step_ns < 0 ? -h->step_ns : h->step_ns);
+    }
+    free(off);
+    free(unc);
+    free(loc);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : mw_store_db_error(hs, "reading the clock exchanges");
+}
+
+/* ---- the channels: every host's, numbered run-wide ------------------------------------- */
+
+typedef struct {
+    int host, old, new_;
+    char name[128], chost[128], pin[16];
+    int has_chost, has_pin;
+} chan_info;
+
+typedef struct {
+    chan_info *c;
+    int n, cap;
+} chan_list;
+
+static int chans_read(mw_store *hs, int host, chan_list *l)
+{
+    mw_run_cursor *c = mw_run_channels(hs);
+    if (!c) return -1;
+    mw_run_channel ch;
+    int rc;
+    while ((rc = mw_run_channel_next(c, &ch)) == 1) {
+        if (l->n == l->cap) {
+            chan_info *g = realloc(l->c, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof *g);
+            if (!g) {
+                rc = -1;
+                break;
+            }
+            l->c = g;
+        }
+        chan_info *x = &l->c[l->n++];
+        memset(x, 0, sizeof *x);
+        x->host = host;
+        x->old = ch.channel;
+        snprintf(x->name, sizeof x->name, "%s", ch.name);
+        if ((x->has_chost = ch.host != NULL)) snprintf(x->chost, sizeof x->chost, "%s", ch.host);
+        if ((x->has_pin = ch.pin != NULL)) snprintf(x->pin, sizeof x->pin, "%s", ch.pin);
+    }
+    mw_run_close(c);
+    return rc < 0 ? -1 : 0;
+}
+
+/* numbers 1..N in list order and adds them to out, "HOST:NAME" where a name is not unique */
+static int chans_write(mw_store *out, chan_list *l, const host_info *h)
+{
+    for (int i = 0; i < l->n; i++) {
+        chan_info *x = &l->c[i];
+        int dup = 0;
+        for (int j = 0; j < l->n && !dup; j++)
+            dup = j != i && !strcmp(l->c[j].name, x->name);
+        char name[256];
+        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        x->new_ = i + 1;
+        if (mw_store_channel_add(out, x->new_, name, x->has_chost ? x->chost : NULL,
+                                 x->has_pin ? x->pin : NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the copy ------------------------------------------------------------------------- */
+
+static int exec(mw_store *out, const char *sql)
+{
+    if (sqlite3_exec(mw_store_sqlite(out), sql, NULL, NULL, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "merging");
+    return 0;
+}
+
+/* one statement with ?1 = offset (ns), ?2 = uncertainty (ns), ?3 = host name */
+static int copy_stmt(mw_store *out, const char *sql, const host_info *h)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(mw_store_sqlite(out), sql, -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "merging");
+    sqlite3_bind_int64(q, 1, h->offset_ns);
+    sqlite3_bind_int64(q, 2, h->unc_ns < 0 ? 0 : h->unc_ns);
+    sqlite3_bind_text(q, 3, h->name, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? 0 : mw_store_db_error(out, "merging");
+}
+
+static const char *const copy_sql[] = {
+    "INSERT INTO main.samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"
+    " uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags)"
+    " SELECT m.new, s.segment, s.seq, s.meter_t0_us, s.meter_t1_us, s.t0_ns - ?1,"
+    " s.t1_ns - ?1, s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
+    " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s JOIN temp.chmap m"
+    " ON m.old = s.channel",
+    "INSERT INTO main.gaps (start_ns, end_ns, reason) SELECT start_ns - ?1, end_ns - ?1,"
+    " ?3 || ': ' || reason FROM h.gaps",
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    " FROM h.meta",
+    "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
+    " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
+    " WHERE rank = -1",
+    NULL};
+
+/* host i's rows into out (out has no open transaction) */
+static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
+                     const chan_list *l)
+{
+    sqlite3 *db = mw_store_sqlite(out);
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, "ATTACH ?1 AS h", -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "attaching a host store");
+    sqlite3_bind_text(q, 1, path, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) return mw_store_db_error(out, "attaching a host store");
+    q = NULL;
+    rc = exec(out, "CREATE TEMP TABLE IF NOT EXISTS chmap (old INTEGER PRIMARY KEY, new INTEGER);"
+                   "DELETE FROM temp.chmap");
+    if (!rc && sqlite3_prepare_v2(db, "INSERT INTO temp.chmap VALUES (?1, ?2)", -1, &q, NULL) !=
+                   SQLITE_OK)
+        rc = mw_store_db_error(out, "merging");
+    for (int k = 0; !rc && k < l->n; k++) {
+        if (l->c[k].host != i) continue;
+        sqlite3_reset(q);
+        sqlite3_bind_int(q, 1, l->c[k].old);
+        sqlite3_bind_int(q, 2, l->c[k].new_);
+        if (sqlite3_step(q) != SQLITE_DONE) rc = mw_store_db_error(out, "merging");
+    }
+    sqlite3_finalize(q);
+    if (!rc) rc = mw_store_write_begin(out);
+    for (int k = 0; !rc && copy_sql[k]; k++) rc = copy_stmt(out, copy_sql[k], h);
+    if (!rc) rc = mw_store_commit(out);
+    sqlite3_exec(db, "DETACH h", NULL, NULL, NULL);
+    return rc;
+}
+
+/* ---- the merge -------------------------------------------------------------------------- */
+
+static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+{
+    char b[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    if (say) say(ctx, b);
+}
+
+/* pass 1: host i's status, clock and channels; lost hosts are marked */
+static void read_host(const char *rundir, host_info *h, int i, chan_list *l, int64_t *start,
+                      void (*say)(void *, const char *), void *ctx)
+{
+    char dir[4400], err[4600], status[128] = "";
+    snprintf(dir, sizeof dir, "%s/hosts/%s", rundir, h[i].name);
+    mw_store *hs = mw_store_exists(dir) ? mw_store_open(dir, err, sizeof err) : NULL;
+    if (!hs) {
+        h[i].lost = 2; /* nothing to copy */
+        sayf(say, ctx, "host %s lost: %s", h[i].name,
+             mw_store_exists(dir) ? err : "its agent made no store");
+        return;
+    }
+    int64_t s0;
+    if (mw_store_meta_get(hs, "status", status, sizeof status) != 0 ||
+        !strcmp(status, "recording")) {
+        h[i].lost = 1;
+        sayf(say, ctx, "host %s lost: its recording did not end (agent or host died); its "
+                       "windows up to then are kept", h[i].name);
+    }
+    if (host_clock(hs, &h[i]) != 0 || chans_read(hs, i, l) != 0) {
+        sayf(say, ctx, "host %s lost: %s", h[i].name, mw_store_error(hs));
+        h[i].lost = 2;
+    } else if (!h[i].nsync) {
+        sayf(say, ctx, "host %s: no clock exchange: its windows are kept on its own clock "
+                       "(uncertainty unknown)", h[i].name);
+    }
+    if (h[i].steps)
+        sayf(say, ctx, "host %s: clock stepped by %+.3f s at %.1f s (%d step%s): its windows "
+                       "keep the offset of the longer side, uncertainty +%.3f s",
+             h[i].name, (double)h[i].step_ns / 1e9, (double)h[i].step_at_ns / 1e9,
+             h[i].steps, h[i].steps == 1 ? "" : "s",
+             (double)(h[i].step_ns < 0 ? -h[i].step_ns : h[i].step_ns) / 1e9);
+    if (!h[i].lost || h[i].lost == 1)
+        if (mw_store_start_ns(hs, &s0) == 0 && s0 > 0 &&
+            (*start < 0 || s0 - h[i].offset_ns < *start))
+            *start = s0 - h[i].offset_ns;
+    mw_store_close(hs);
+}
+
+static int meta_i64(mw_store *out, const char *key, int64_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%" PRId64, v);
+    return mw_store_meta_set(out, key, b);
+}
+
+/* the run's meta: hosts, clocks, status */
+static int write_meta(mw_store *out, const host_info *h, int n, const char *status,
+                      mw_merge_hosts_stats *st, int64_t start)
+{
+    char key[200];
+    int rc = meta_i64(out, "hosts", n);
+    for (int i = 0; !rc && i < n; i++) {
+        snprintf(key, sizeof key, "clock_offset.%s_ns", h[i].name);
+        rc = meta_i64(out, key, h[i].offset_ns);
+        snprintf(key, sizeof key, "clock_uncertainty.%s_ns", h[i].name);
+        if (!rc) rc = meta_i64(out, key, h[i].unc_ns);
+        if (h[i].lost) {
+            size_t len = strlen(st->lost_names);
+            snprintf(st->lost_names + len, sizeof st->lost_names - len, "%s%s",
+                     len ? ", " : "", h[i].name);
+            st->lost++;
+        }
+        st->steps += h[i].steps;
+    }
+    if (st->lost)
+        snprintf(st->status, sizeof st->status, "%s, partial: host%s %s lost",
+                 status ? status : "complete", st->lost > 1 ? "s" : "", st->lost_names);
+    else
+        snprintf(st->status, sizeof st->status, "%s", status ? status : "complete");
+    if (!rc) rc = mw_store_meta_set(out, "hosts_lost", st->lost_names);
+    if (!rc) rc = meta_i64(out, "clock_steps", st->steps);
+    if (!rc) rc = mw_store_meta_set(out, "status", st->status);
+    if (!rc) rc = mw_store_meta_set(out, "channels_from", "hosts (mw merge)");
+    if (!rc && start > 0) rc = meta_i64(out, "start_ns", start);
+    return rc;
+}
+
+static const char drop_idx[] = "DROP INDEX IF EXISTS samples_channel_time;"
+                               "DROP INDEX IF EXISTS samples_time";
+static const char make_idx[] =
+    "CREATE INDEX IF NOT EXISTS samples_channel_time ON samples(channel, t1_ns);"
+    "CREATE INDEX IF NOT EXISTS samples_time ON samples(t1_ns);"
+    "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM samples"
+    " HAVING count(*) > 0";
+
+int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats *st,
+                   void (*say)(void *ctx, const char *line), void *ctx, char *err,
+                   size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    host_info *h = NULL;
+    int n = list_hosts(rundir, &h, err, errlen);
+    if (n <= 0) {
+        free(h);
+        return n < 0 ? -1 : mw_err(err, errlen, "%s/hosts: no host store to merge", rundir);
+    }
+    chan_list l = {0};
+    int64_t start = -1;
+    for (int i = 0; i < n; i++) read_host(rundir, h, i, &l, &start, say, ctx);
+    mw_store *out = mw_store_create(rundir, 1, err, errlen);
+    int rc = out ? 0 : -1;
+    if (!rc) rc = chans_write(out, &l, h);
+    if (!rc) rc = mw_store_commit(out);
+    if (!rc) rc = exec(out, drop_idx);
+    for (int i = 0; !rc && i < n; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/hosts/%s/%s", rundir, h[i].name, MW_STORE_DB_NAME);
+        if (h[i].lost < 2) rc = copy_host(out, path, &h[i], i, &l);
+        if (!rc && h[i].steps) {
+            char key[200], v[100];
+            snprintf(key, sizeof key, "clock_step.%s", h[i].name);
+            snprintf(v, sizeof v, "%+.3f s at %.1f s", (double)h[i].step_ns / 1e9,
+                     (double)h[i].step_at_ns / 1e9);
+            rc = mw_store_meta_set(out, key, v);
+        }
+    }
+    if (!rc) rc = write_meta(out, h, n, status, st, start);
+    if (!rc) { /* the rate of the first host's meter stands for the run's (analysis) */
+        char key[200], v[64];
+        snprintf(key, sizeof key, "host.%s.meter_rate_hz", h[0].name);
+        if (mw_store_meta_get(out, key, v, sizeof v) == 0)
+            rc = mw_store_meta_set(out, "meter_rate_hz", v);
+    }
+    if (!rc) rc = mw_store_commit(out);
+    if (!rc) rc = exec(out, make_idx);
+    mw_run_counts c;
+    if (!rc && mw_run_count(out, &c) == 0) {
+        st->samples = c.samples;
+        st->gaps = c.gaps;
+        st->channels = (int)c.channels;
+    }
+    st->hosts = n;
+    if (rc && out) mw_store_error_to(out, err, errlen);
+    mw_store_close(out);
+    free(l.c);
+    free(h);
+    return rc;
+}
