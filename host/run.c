@@ -17,7 +17,13 @@
  * The filter's kinds and name become a keep flag per phase_names id.
  *
  * Version 4 adds the in-band tables, made with a run's first in-band source: a run without
- * them (versions 1 to 3, or 4 without in-band sources) has no rows in them. */
+ * them (versions 1 to 3, or 4 without in-band sources) has no rows in them.
+ *
+ * Version 5 records several meters in one run (table meters, channels.meter and
+ * meter_channel, gaps.meter). An older run reads as one meter: meter 1, named by the serial
+ * of its meta meter_usb ("VID:PID SERIAL") or else "meter", with its port from meta
+ * meter_port and the recording host's clock (offset 0); its channels are that meter's
+ * (meter_channel = channel) and its gaps the whole run's (meter 0). */
 #include "mw_run.h"
 
 #include "mw_alloc.h"
@@ -34,6 +40,7 @@
 
 typedef enum {
     CUR_CHANNELS,
+    CUR_METERS,
     CUR_WINDOWS,
     CUR_PHASES,
     CUR_GAPS,
@@ -112,7 +119,11 @@ void mw_run_close(mw_run_cursor *c)
 mw_run_cursor *mw_run_channels(mw_store *s)
 {
     return cursor_open(s, CUR_CHANNELS,
-                       "SELECT channel, name, host, pin FROM channels ORDER BY channel",
+                       mw_store_schema(s) >= 5
+                           ? "SELECT channel, name, host, pin, meter, meter_channel FROM channels "
+                             "ORDER BY channel"
+                           : "SELECT channel, name, host, pin, 1, channel FROM channels "
+                             "ORDER BY channel",
                        "reading the channels");
 }
 
@@ -124,6 +135,41 @@ int mw_run_channel_next(mw_run_cursor *c, mw_run_channel *out)
     out->name = text_or(c->st, 1, "");
     out->host = text_or(c->st, 2, NULL);
     out->pin = text_or(c->st, 3, NULL);
+    out->meter = (int)col_in(c, 4, 1, INT32_MAX, &bad);
+    out->meter_channel = sqlite3_column_type(c->st, 5) == SQLITE_NULL
+                             ? 0
+                             : (int)col_in(c, 5, 1, INT32_MAX, &bad);
+    return bad ? -1 : 1;
+}
+
+/* ---- meters ------------------------------------------------------------------------------ */
+
+mw_run_cursor *mw_run_meters(mw_store *s)
+{
+    return cursor_open(
+        s, CUR_METERS,
+        mw_store_schema(s) >= 5
+            ? "SELECT meter, name, host, port, clock_offset_ns, clock_uncertainty_ns FROM meters "
+              "ORDER BY meter"
+            /* an older run: its one meter, from the meta; the serial is what follows the
+             * space of "VID:PID SERIAL" (absent: "none", "none (simulated board)") */
+            : "SELECT 1, coalesce((SELECT CASE WHEN value LIKE 'none%' OR instr(value, ' ') = 0 "
+              "THEN NULL ELSE nullif(trim(substr(value, instr(value, ' ') + 1)), '') END FROM "
+              "meta WHERE key = 'meter_usb'), 'meter'), (SELECT value FROM meta WHERE key = "
+              "'hostname'), (SELECT value FROM meta WHERE key = 'meter_port'), 0, 0",
+        "reading the meters");
+}
+
+int mw_run_meter_next(mw_run_cursor *c, mw_run_meter *out)
+{
+    int rc = cursor_step(c, CUR_METERS), bad = 0;
+    if (rc != 1) return rc;
+    out->meter = (int)col_in(c, 0, 1, INT32_MAX, &bad);
+    out->name = text_or(c->st, 1, "");
+    out->host = text_or(c->st, 2, NULL);
+    out->port = text_or(c->st, 3, NULL);
+    out->clock_offset_ns = sqlite3_column_int64(c->st, 4);
+    out->clock_uncertainty_ns = sqlite3_column_int64(c->st, 5);
     return bad ? -1 : 1;
 }
 
@@ -570,7 +616,9 @@ static int row_phase(mw_run_cursor *c, mw_store_phase *out)
 mw_run_cursor *mw_run_gaps(mw_store *s)
 {
     return cursor_open(s, CUR_GAPS,
-                       "SELECT start_ns, end_ns, reason FROM gaps ORDER BY start_ns, id",
+                       mw_store_schema(s) >= 5
+                           ? "SELECT start_ns, end_ns, reason, meter FROM gaps ORDER BY start_ns, id"
+                           : "SELECT start_ns, end_ns, reason, NULL FROM gaps ORDER BY start_ns, id",
                        "reading the gaps");
 }
 
@@ -581,7 +629,11 @@ int mw_run_gap_next(mw_run_cursor *c, mw_run_gap *out)
     out->start_ns = sqlite3_column_int64(c->st, 0);
     out->end_ns = sqlite3_column_int64(c->st, 1);
     out->reason = text_or(c->st, 2, "");
-    return 1;
+    int bad = 0;
+    out->meter = sqlite3_column_type(c->st, 3) == SQLITE_NULL
+                     ? 0
+                     : (int)col_in(c, 3, 1, INT32_MAX, &bad);
+    return bad ? -1 : 1;
 }
 
 mw_run_cursor *mw_run_meta(mw_store *s)
@@ -847,5 +899,6 @@ int mw_run_inband_gap_next(mw_run_cursor *c, int *source, mw_run_gap *out)
     out->start_ns = sqlite3_column_int64(c->st, 1);
     out->end_ns = sqlite3_column_int64(c->st, 2);
     out->reason = text_or(c->st, 3, "");
+    out->meter = 0;
     return bad ? -1 : 1;
 }

@@ -47,6 +47,8 @@ enum {
     ST_META_SET,
     ST_META_GET,
     ST_CHANNEL_ADD,
+    ST_METER_ADD,
+    ST_METER1_DEFAULT,
     ST_SAMPLE_ADD,
     ST_GAP_ADD,
     ST_PHASE_ADD,
@@ -66,12 +68,20 @@ static const char *const store_sql[ST_COUNT] = {
     [ST_META_SET] = "INSERT INTO meta(key, value) VALUES (?1, ?2) "
                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     [ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
-    [ST_CHANNEL_ADD] = "INSERT INTO channels(channel, name, host, pin) VALUES (?1, ?2, ?3, ?4)",
+    [ST_CHANNEL_ADD] = "INSERT INTO channels(channel, name, host, pin, meter, meter_channel) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_METER_ADD] = "INSERT INTO meters(meter, name, host, port, clock_offset_ns, "
+                     "clock_uncertainty_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(meter) "
+                     "DO UPDATE SET name = excluded.name, host = excluded.host, port = "
+                     "excluded.port, clock_offset_ns = excluded.clock_offset_ns, "
+                     "clock_uncertainty_ns = excluded.clock_uncertainty_ns",
+    [ST_METER1_DEFAULT] = "INSERT INTO meters(meter, name) VALUES (1, 'meter') "
+                          "ON CONFLICT DO NOTHING",
     [ST_SAMPLE_ADD] =
         "INSERT INTO samples(channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
         "uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, "
         "flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-    [ST_GAP_ADD] = "INSERT INTO gaps(start_ns, end_ns, reason) VALUES (?1, ?2, ?3)",
+    [ST_GAP_ADD] = "INSERT INTO gaps(start_ns, end_ns, reason, meter) VALUES (?1, ?2, ?3, ?4)",
     [ST_PHASE_ADD] = "INSERT INTO phases(rank, host, thread, kind, name, start_ns, end_ns, bytes, "
                      "pid, peer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_PHASES_CLEAR] = "DELETE FROM phases WHERE kind <> 'mw'",
@@ -79,10 +89,12 @@ static const char *const store_sql[ST_COUNT] = {
     [ST_SYNC_ADD] = "INSERT INTO clock_sync(rank, host, pid, local_ns, offset_ns, uncertainty_ns) "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_RESTAMP_WINDOWS] = "SELECT seq, meter_t0_us, meter_t1_us FROM samples WHERE segment = ?1 "
-                           "GROUP BY seq, meter_t0_us, meter_t1_us ORDER BY seq",
+                           "AND (?2 = 0 OR channel IN (SELECT channel FROM channels WHERE "
+                           "meter = ?2)) GROUP BY seq, meter_t0_us, meter_t1_us ORDER BY seq",
     [ST_RESTAMP_UPDATE] = "UPDATE samples SET t0_ns = ?1, t1_ns = ?2, uncertainty_ns = ?3 "
                           "WHERE segment = ?4 AND seq = ?5 AND meter_t0_us = ?6 AND "
-                          "meter_t1_us = ?7",
+                          "meter_t1_us = ?7 AND (?8 = 0 OR channel IN (SELECT channel FROM "
+                          "channels WHERE meter = ?8))",
     [ST_BLOCK_ADD] = "INSERT INTO phase_blocks(rank, host, pid, thread, start_ns, end_ns, events, "
                      "data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_PNAME_ADD] = "INSERT INTO phase_names(id, kind, name) VALUES (?1, ?2, ?3)",
@@ -96,11 +108,22 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    key TEXT PRIMARY KEY,\n"
                                    "    value TEXT\n"
                                    ");\n"
+                                   /* version 5: several meters in one run */
+                                   "CREATE TABLE meters (\n"
+                                   "    meter INTEGER PRIMARY KEY,\n"
+                                   "    name TEXT UNIQUE NOT NULL,\n"
+                                   "    host TEXT,\n"
+                                   "    port TEXT,\n"
+                                   "    clock_offset_ns INTEGER NOT NULL DEFAULT 0,\n"
+                                   "    clock_uncertainty_ns INTEGER NOT NULL DEFAULT 0\n"
+                                   ");\n"
                                    "CREATE TABLE channels (\n"
                                    "    channel INTEGER PRIMARY KEY,\n"
                                    "    name TEXT UNIQUE NOT NULL,\n"
                                    "    host TEXT,\n"
-                                   "    pin TEXT\n"
+                                   "    pin TEXT,\n"
+                                   "    meter INTEGER NOT NULL DEFAULT 1 REFERENCES meters(meter),\n"
+                                   "    meter_channel INTEGER\n"
                                    ");\n"
                                    "CREATE TABLE samples (\n"
                                    "    channel INTEGER NOT NULL,\n"
@@ -126,7 +149,8 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    id INTEGER PRIMARY KEY,\n"
                                    "    start_ns INTEGER NOT NULL,\n"
                                    "    end_ns INTEGER NOT NULL,\n"
-                                   "    reason TEXT NOT NULL\n"
+                                   "    reason TEXT NOT NULL,\n"
+                                   "    meter INTEGER\n"
                                    ");\n"
                                    "CREATE INDEX gaps_time ON gaps(start_ns);\n"
                                    "CREATE TABLE phases (\n"
@@ -396,11 +420,12 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 to 4 (version 1 lacks clock_sync, 1 and 2
+/* The objects of the run store's schema, versions 1 to 5 (version 1 lacks clock_sync, 1 and 2
  * lack phase_names and phase_blocks; the inband_ tables, version 4, are made with a run's
- * first in-band source: store_inband.c, so a version 4 run may lack them too). */
+ * first in-band source: store_inband.c, so a version 4 run may lack them too; 1 to 4 lack
+ * meters). */
 static const char *const store_objects[] = {
-    "table meta",         "table channels",
+    "table meta",         "table channels",     "table meters",
     "table samples",      "index samples_channel_time",
     "index samples_time", "table gaps",
     "index gaps_time",    "table phases",
@@ -761,9 +786,28 @@ int mw_store_meta_get(mw_store *s, const char *key, char *buf, size_t buflen)
     return ret;
 }
 
-int mw_store_channel_add(mw_store *s, int channel, const char *name, const char *host,
-                         const char *pin)
+int mw_store_meter_add(mw_store *s, int meter, const char *name, const char *host,
+                       const char *port, int64_t clock_offset_ns, int64_t clock_uncertainty_ns)
 {
+    if (meter < 1 || !name || !*name)
+        return set_err(s, "%s: a meter needs a number from 1 and a name", s->path);
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_METER_ADD);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, meter);
+    bind_text(st, 2, name);
+    bind_text(st, 3, host);
+    bind_text(st, 4, port);
+    sqlite3_bind_int64(st, 5, clock_offset_ns);
+    sqlite3_bind_int64(st, 6, clock_uncertainty_ns);
+    return step_done(s, st, "adding a meter");
+}
+
+int mw_store_channel_add_meter(mw_store *s, int channel, const char *name, const char *host,
+                               const char *pin, int meter, int meter_channel)
+{
+    if (meter < 1) return set_err(s, "%s: channel %d: meter %d is not a meter", s->path, channel,
+                                  meter);
     if (begin_write(s)) return -1;
     sqlite3_stmt *st = stmt(s, ST_CHANNEL_ADD);
     if (!st) return -1;
@@ -771,7 +815,18 @@ int mw_store_channel_add(mw_store *s, int channel, const char *name, const char 
     bind_text(st, 2, name);
     bind_text(st, 3, host);
     bind_text(st, 4, pin);
+    sqlite3_bind_int(st, 5, meter);
+    sqlite3_bind_int(st, 6, meter_channel);
     return step_done(s, st, "adding a channel");
+}
+
+int mw_store_channel_add(mw_store *s, int channel, const char *name, const char *host,
+                         const char *pin)
+{
+    if (begin_write(s)) return -1;
+    sqlite3_stmt *st = stmt(s, ST_METER1_DEFAULT);
+    if (!st || step_done(s, st, "adding meter 1")) return -1;
+    return mw_store_channel_add_meter(s, channel, name, host, pin, 1, channel);
 }
 
 int mw_store_sample_add(mw_store *s, const mw_store_sample *x)
@@ -799,7 +854,8 @@ int mw_store_sample_add(mw_store *s, const mw_store_sample *x)
     return step_done(s, st, "adding a sample");
 }
 
-int mw_store_gap_add(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason)
+int mw_store_gap_add_meter(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason,
+                           int meter)
 {
     if (begin_write(s)) return -1;
     sqlite3_stmt *st = stmt(s, ST_GAP_ADD);
@@ -807,7 +863,16 @@ int mw_store_gap_add(mw_store *s, int64_t start_ns, int64_t end_ns, const char *
     sqlite3_bind_int64(st, 1, start_ns);
     sqlite3_bind_int64(st, 2, end_ns);
     bind_text(st, 3, reason ? reason : "");
+    if (meter > 0)
+        sqlite3_bind_int(st, 4, meter);
+    else
+        sqlite3_bind_null(st, 4);
     return step_done(s, st, "adding a gap");
+}
+
+int mw_store_gap_add(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason)
+{
+    return mw_store_gap_add_meter(s, start_ns, end_ns, reason, 0);
 }
 
 int mw_store_phase_add(mw_store *s, const mw_store_phase *p)
@@ -891,11 +956,12 @@ typedef struct {
 } restamp_window;
 
 /* The distinct windows of a segment, into a malloc'd array (read whole before any update). */
-static int restamp_windows(mw_store *s, int segment, restamp_window **out, size_t *n)
+static int restamp_windows(mw_store *s, int meter, int segment, restamp_window **out, size_t *n)
 {
     sqlite3_stmt *st = stmt(s, ST_RESTAMP_WINDOWS);
     if (!st) return -1;
     sqlite3_bind_int(st, 1, segment);
+    sqlite3_bind_int(st, 2, meter);
     size_t cap = 0;
     *out = NULL;
     *n = 0;
@@ -932,10 +998,17 @@ int mw_store_restamp(mw_store *s, int segment,
                      int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
                      int64_t uncertainty_ns)
 {
+    return mw_store_restamp_meter(s, 0, segment, map, ctx, uncertainty_ns);
+}
+
+int mw_store_restamp_meter(mw_store *s, int meter, int segment,
+                           int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
+                           int64_t uncertainty_ns)
+{
     if (begin_write(s)) return -1;
     restamp_window *w;
     size_t n;
-    if (restamp_windows(s, segment, &w, &n)) return -1;
+    if (restamp_windows(s, meter, segment, &w, &n)) return -1;
     sqlite3_stmt *up = stmt(s, ST_RESTAMP_UPDATE);
     if (!up || exec(s, "SAVEPOINT restamp", "restamp")) {
         free(w);
@@ -957,6 +1030,7 @@ int mw_store_restamp(mw_store *s, int segment,
         sqlite3_bind_int64(up, 5, w[i].seq);
         sqlite3_bind_int64(up, 6, w[i].t0_us);
         sqlite3_bind_int64(up, 7, w[i].t1_us);
+        sqlite3_bind_int(up, 8, meter);
         rc = step_done(s, up, "restamp: updating a window");
     }
     free(w);

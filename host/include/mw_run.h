@@ -21,13 +21,28 @@ typedef struct mw_run_cursor mw_run_cursor;
 
 /* ---- channels, in channel order -------------------------------------------------------- */
 typedef struct {
-    int channel;
+    int channel; /* the run-wide channel (what windows are keyed by) */
     const char *name;
-    const char *host; /* NULL when the channel measures no one host (a switch) */
-    const char *pin;  /* NULL when not recorded */
+    const char *host;  /* NULL when the channel measures no one host (a switch) */
+    const char *pin;   /* NULL when not recorded */
+    int meter;         /* its meter (mw_run_meters); 1 in a run of one meter */
+    int meter_channel; /* its current channel on that meter, 1..15; 0 when not recorded */
 } mw_run_channel;
 mw_run_cursor *mw_run_channels(mw_store *s);
 int mw_run_channel_next(mw_run_cursor *c, mw_run_channel *out);
+
+/* ---- meters, in meter order (schema version 5; an older run has one: meter 1, named by its
+ * meta meter_usb serial or "meter", its port meta meter_port, offset 0) -------------------- */
+typedef struct {
+    int meter;        /* 1.. */
+    const char *name; /* the USB serial, "sim-N" for a simulated board */
+    const char *host; /* the host it hangs off; NULL when not recorded */
+    const char *port; /* its serial port there; NULL when not recorded */
+    int64_t clock_offset_ns;      /* that host's clock minus the recording host's */
+    int64_t clock_uncertainty_ns; /* and the offset's uncertainty */
+} mw_run_meter;
+mw_run_cursor *mw_run_meters(mw_store *s);
+int mw_run_meter_next(mw_run_cursor *c, mw_run_meter *out);
 
 /* ---- windows (samples) ----------------------------------------------------------------- */
 typedef enum {
@@ -67,6 +82,7 @@ int mw_run_phase_next(mw_run_cursor *c, mw_store_phase *out);
 typedef struct {
     int64_t start_ns, end_ns;
     const char *reason; /* "" when none was recorded */
+    int meter;          /* the one meter whose channels it concerns; 0: every meter */
 } mw_run_gap;
 mw_run_cursor *mw_run_gaps(mw_store *s);
 int mw_run_gap_next(mw_run_cursor *c, mw_run_gap *out);

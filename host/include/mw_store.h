@@ -17,7 +17,7 @@
 
 #include "mw_inband.h"
 
-#define MW_STORE_SCHEMA_VERSION 4
+#define MW_STORE_SCHEMA_VERSION 5
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;
@@ -69,9 +69,24 @@ int mw_store_start_ns(mw_store *s, int64_t *start_ns);
 int mw_store_meta_set(mw_store *s, const char *key, const char *value);
 int mw_store_meta_get(mw_store *s, const char *key, char *buf, size_t buflen);
 
-/* A measured channel: channel 1..15 is the meter's current channel (as in W lines), name
- * such as "node0" or "switch", host = the host name of the machine it measures (may be
- * NULL), pin = the ADC pin, e.g. "A1". */
+/* A meter of the run (schema version 5): meter numbered from 1, name its USB serial (the
+ * simulated board: "sim-N"), unique in the run; host the host it hangs off and port its
+ * serial port (either may be NULL); clock_offset_ns = that host's clock minus the recording
+ * host's (positive: the meter's host is ahead; the samples' t_ns are already on the
+ * recording host's axis), within +-clock_uncertainty_ns. Adding a meter number again
+ * replaces its row. */
+int mw_store_meter_add(mw_store *s, int meter, const char *name, const char *host,
+                       const char *port, int64_t clock_offset_ns, int64_t clock_uncertainty_ns);
+
+/* A measured channel: channel is the run-wide channel number (1..N, what samples, gaps'
+ * readers, plots and models are keyed by), name such as "node0" or "switch", host = the host
+ * name of the machine it measures (may be NULL), pin = the ADC pin, e.g. "A1"; meter the
+ * meter (mw_store_meter_add) and meter_channel its current channel on that meter, 1..15 (as
+ * in W lines). */
+int mw_store_channel_add_meter(mw_store *s, int channel, const char *name, const char *host,
+                               const char *pin, int meter, int meter_channel);
+/* The one-meter form: meter 1 (made, named "meter", when the run has none yet) and
+ * meter_channel = channel. */
 int mw_store_channel_add(mw_store *s, int channel, const char *name, const char *host,
                          const char *pin);
 
@@ -94,8 +109,12 @@ typedef struct {
 } mw_store_sample;
 int mw_store_sample_add(mw_store *s, const mw_store_sample *x);
 
-/* A span with no samples: reason e.g. "disconnected", "sequence gap", "meter reset". */
+/* A span with no samples: reason e.g. "disconnected", "sequence gap", "meter reset"; of the
+ * whole run (every meter). */
 int mw_store_gap_add(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason);
+/* The same for one meter's channels only (meter >= 1; 0 = every meter, as mw_store_gap_add). */
+int mw_store_gap_add_meter(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason,
+                           int meter);
 
 /* A program phase (written by the instrumentation). host, kind, name may not be NULL. */
 typedef struct {
@@ -128,6 +147,11 @@ int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid
 int mw_store_restamp(mw_store *s, int segment,
                      int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
                      int64_t uncertainty_ns);
+/* The same for the windows of one meter's channels only (segments are numbered per meter;
+ * meter 0 = every channel, as mw_store_restamp). */
+int mw_store_restamp_meter(mw_store *s, int meter, int segment,
+                           int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
+                           int64_t uncertainty_ns);
 
 /* Every write joins the open transaction (the first write after a commit begins one).
  * mw_store_maybe_commit() commits it if the last commit is 1 s old or more
