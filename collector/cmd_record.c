@@ -49,6 +49,7 @@
 #include "record_hosts.h"
 #include "record_inband.h"
 #include "record_signals.h"
+#include "record_slurm.h"
 #include "channels.h"
 #include "cli.h"
 #include "meter_spec.h"
@@ -205,6 +206,7 @@ static void write_meta(rec_t *r, char **argv)
     snprintf(buf, sizeof buf, "%g", r->o.idle_s);
     meta(r, "idle_s", buf);
     meta(r, "channels_from", r->names.source);
+    mw_rec_slurm_meta(r); /* inside a Slurm job: the job, its nodes, their channels */
 }
 
 /* The command started or ended (mw_record_command.command): a simulated cluster follows it. */
