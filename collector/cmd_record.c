@@ -376,7 +376,7 @@ int cmd_record(int argc, char **argv)
     int rc = parse_args(argc, argv, &r->o);
     if (rc < 0 && r->o.meter_hosts)
         rc = mw_rec_hosts_run(r->o.rundir, r->o.meter_hosts, r->o.meter, r->o.force, r->o.quiet,
-                              r->o.cmd);
+                              r->o.cmd, argv);
     if (rc < 0) rc = open_run(r, argv);
     if (rc >= 0) {
         free(r);

@@ -32,6 +32,8 @@
 #include "cli.h"
 #include "mw_merge_hosts.h"
 #include "mw_runlock.h"
+#include "mw_store.h"
+#include "mw_sysinfo.h"
 #include "record_hosts.h"
 
 extern char **environ;
@@ -280,13 +282,43 @@ static int wait_ready(hosts_t *h, pid_t launcher, int quiet)
     return nready ? 0 : -1;
 }
 
-static int run_cmd(char **cmd, const char *rundir)
+static int run_cmd(char **cmd, const char *rundir, int64_t *t0, int64_t *t1)
 {
     setenv("MW_RUN_DIR", rundir, 1);
+    *t0 = now_ns(CLOCK_REALTIME);
     pid_t pid = spawn(cmd, 1);
-    if (pid < 0) return 127;
-    int ws = wait_for(pid, -1);
+    int ws = pid < 0 ? 127 << 8 : wait_for(pid, -1);
+    *t1 = now_ns(CLOCK_REALTIME);
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* what the launching host knows into the merged run: the machine, the command, its span
+ * (phase "command" of kind "mw") and exit status, the launcher */
+static void note_run(const char *rundir, char **cmd, char **argv, int64_t t0, int64_t t1,
+                     int code)
+{
+    char err[4600], host[256], b[64];
+    mw_store *st = mw_store_open_write(rundir, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "mw record: %s\n", err);
+        return;
+    }
+    mw_sysinfo_hostname(host, sizeof host);
+    int rc = mw_sysinfo_meta(st, cmd, argv, host, err, sizeof err);
+    snprintf(b, sizeof b, "%lld", (long long)t0);
+    rc |= t0 ? mw_store_meta_set(st, "cmd_start_ns", b) : 0;
+    snprintf(b, sizeof b, "%lld", (long long)t1);
+    rc |= t0 ? mw_store_meta_set(st, "cmd_end_ns", b) : 0;
+    snprintf(b, sizeof b, "%d", code);
+    rc |= mw_store_meta_set(st, "exit_status", b);
+    rc |= mw_store_meta_set(st, "launcher", use_srun() ? "srun" : "mpirun");
+    mw_store_phase ph = {.rank = -1, .host = host, .kind = "mw", .name = "command",
+                         .start_ns = t0, .end_ns = t1, .pid = getpid(), .peer = -1};
+    if (t0) rc |= mw_store_phase_add(st, &ph);
+    if (rc || mw_store_commit(st))
+        fprintf(stderr, "mw record: %s: the command's metadata not stored: %s\n", rundir,
+                mw_store_error(st));
+    mw_store_close(st);
 }
 
 static void say(void *ctx, const char *line)
@@ -296,7 +328,8 @@ static void say(void *ctx, const char *line)
 }
 
 /* the agents, the command, the end; the exit code */
-static int record(hosts_t *h, const char *rundir, int force, int quiet, char **cmd)
+static int record(hosts_t *h, const char *rundir, int force, int quiet, char **cmd,
+                  char **argv)
 {
     char mw[4096], clock[600], hn[256] = "localhost";
     ssize_t n = readlink("/proc/self/exe", mw, sizeof mw - 1);
@@ -319,8 +352,9 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     pid_t launcher = spawn(a->v, 1);
     int code = MW_EXIT_FAIL;
     const char *status = "complete";
+    int64_t t0 = 0, t1 = 0;
     if (launcher > 0 && wait_ready(h, launcher, quiet) == 0) {
-        code = g_sig ? 128 + g_sig : run_cmd(cmd, rundir);
+        code = g_sig ? 128 + g_sig : run_cmd(cmd, rundir, &t0, &t1);
         if (code > 128) status = "interrupted";
     }
     h->stop = 1; /* the next exchange of every agent says so */
@@ -338,6 +372,7 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
         fprintf(stderr, "mw record: %s\n", err);
         code = code ? code : MW_EXIT_FAIL;
     } else {
+        note_run(rundir, cmd, argv, t0, t1, code);
         if (!quiet)
             fprintf(stderr, "mw record: %d hosts merged: %d channels, %lld windows (%s)\n",
                     ms.hosts, ms.channels, ms.samples, ms.status);
@@ -349,7 +384,7 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
 }
 
 int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, int force,
-                     int quiet, char **cmd)
+                     int quiet, char **cmd, char **argv)
 {
     hosts_t *h = calloc(1, sizeof *h);
     if (!h) return MW_EXIT_FAIL;
@@ -378,7 +413,7 @@ int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, in
         struct sigaction sa = {.sa_handler = on_sig}, old[3];
         int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
         for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, &old[i]);
-        rc = record(h, rundir, force, quiet, cmd);
+        rc = record(h, rundir, force, quiet, cmd, argv);
         for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
     }
     mw_runlock_release(lock);

@@ -35,5 +35,5 @@ int mw_hosts_name_ok(const char *name);
 /* "mw record -o RUNDIR --meter-hosts SPEC [--meter M] [--force] [-q] -- CMD": the exit code
  * (CMD's; 1 when CMD's is 0 but the run is partial; 2 bad usage, nothing made). */
 int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, int force,
-                     int quiet, char **cmd);
+                     int quiet, char **cmd, char **argv);
 #endif

@@ -144,10 +144,17 @@ static int host_clock(mw_store *hs, host_info *h)
             if (split >= n - split) hi = split;
             else lo = split;
         }
+        /* offset: the median of the kept side; uncertainty: the median exchange's bound plus
+         * the offsets' spread (median absolute deviation), plus the step when there is one */
         int64_t *tmp = malloc((size_t)(hi - lo) * sizeof *tmp);
         if (tmp) {
             memcpy(tmp, off + lo, (size_t)(hi - lo) * sizeof *tmp);
             h->offset_ns = median(tmp, hi - lo);
+            for (int k = lo; k < hi; k++)
+                tmp[k - lo] = off[k] > h->offset_ns ? off[k] - h->offset_ns : h->offset_ns - off[k];
+            int64_t mad = median(tmp, hi - lo);
+            memcpy(tmp, unc + lo, (size_t)(hi - lo) * sizeof *tmp);
+            umax = median(tmp, hi - lo) + mad;
             free(tmp);
         }
         h->unc_ns = umax + (h->step_ns < 0 ? -h->step_ns : h->step_ns);
@@ -161,15 +168,80 @@ static int host_clock(mw_store *hs, host_info *h)
 /* ---- the channels: every host's, numbered run-wide ------------------------------------- */
 
 typedef struct {
-    int host, old, new_;
+    int host, old, new_, meter, meter_channel; /* meter: the host store's */
     char name[128], chost[128], pin[16];
     int has_chost, has_pin;
 } chan_info;
 
+/* a meter of a host store and its run-wide number (its list index + 1) */
+typedef struct {
+    int host, old;
+    char name[128], port[256];
+    int has_port;
+} meter_info;
+
 typedef struct {
     chan_info *c;
     int n, cap;
+    meter_info *m;
+    int nm, capm;
 } chan_list;
+
+static int meters_read(mw_store *hs, int host, chan_list *l)
+{
+    mw_run_cursor *c = mw_run_meters(hs);
+    if (!c) return -1;
+    mw_run_meter m;
+    int rc;
+    while ((rc = mw_run_meter_next(c, &m)) == 1) {
+        if (l->nm == l->capm) {
+            meter_info *g = realloc(l->m, (size_t)(l->capm = l->capm ? 2 * l->capm : 16) *
+                                              sizeof *g);
+            if (!g) {
+                rc = -1;
+                break;
+            }
+            l->m = g;
+        }
+        meter_info *x = &l->m[l->nm++];
+        memset(x, 0, sizeof *x);
+        x->host = host;
+        x->old = m.meter;
+        snprintf(x->name, sizeof x->name, "%s", m.name);
+        if ((x->has_port = m.port != NULL)) snprintf(x->port, sizeof x->port, "%s", m.port);
+        else if (mw_store_meta_get(hs, "meter_port", x->port, sizeof x->port) == 0)
+            x->has_port = 1; /* a recorder that did not fill the meters' port */
+    }
+    mw_run_close(c);
+    return rc < 0 ? -1 : 0;
+}
+
+/* the run-wide number of host's meter old (0 when unknown) */
+static int meter_new(const chan_list *l, int host, int old)
+{
+    for (int i = 0; i < l->nm; i++)
+        if (l->m[i].host == host && l->m[i].old == old) return i + 1;
+    return 0;
+}
+
+/* the meters numbered run-wide, on their host, with the host's clock offset; a name that
+ * two hosts use (a board without a serial) becomes "HOST:NAME" */
+static int meters_write(mw_store *out, const chan_list *l, const host_info *h)
+{
+    for (int i = 0; i < l->nm; i++) {
+        const meter_info *x = &l->m[i];
+        int dup = 0;
+        for (int j = 0; j < l->nm && !dup; j++)
+            dup = j != i && !strcmp(l->m[j].name, x->name);
+        char name[256];
+        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        if (mw_store_meter_add(out, i + 1, name, h[x->host].name, x->has_port ? x->port : NULL,
+                               h[x->host].offset_ns, h[x->host].unc_ns < 0 ? 0
+                                                                            : h[x->host].unc_ns))
+            return -1;
+    }
+    return 0;
+}
 
 static int chans_read(mw_store *hs, int host, chan_list *l)
 {
@@ -190,6 +262,8 @@ static int chans_read(mw_store *hs, int host, chan_list *l)
         memset(x, 0, sizeof *x);
         x->host = host;
         x->old = ch.channel;
+        x->meter = ch.meter;
+        x->meter_channel = ch.meter_channel;
         snprintf(x->name, sizeof x->name, "%s", ch.name);
         if ((x->has_chost = ch.host != NULL)) snprintf(x->chost, sizeof x->chost, "%s", ch.host);
         if ((x->has_pin = ch.pin != NULL)) snprintf(x->pin, sizeof x->pin, "%s", ch.pin);
@@ -209,8 +283,12 @@ static int chans_write(mw_store *out, chan_list *l, const host_info *h)
         char name[256];
         snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
         x->new_ = i + 1;
-        if (mw_store_channel_add(out, x->new_, name, x->has_chost ? x->chost : NULL,
-                                 x->has_pin ? x->pin : NULL) != 0)
+        int m = meter_new(l, x->host, x->meter);
+        if (m < 1) return mw_store_bad_value(out, "host %s: channel %d: no meter %d",
+                                             h[x->host].name, x->old, x->meter);
+        if (mw_store_channel_add_meter(out, x->new_, name, x->has_chost ? x->chost : NULL,
+                                       x->has_pin ? x->pin : NULL, m,
+                                       x->meter_channel > 0 ? x->meter_channel : x->old) != 0)
             return -1;
     }
     return 0;
@@ -246,8 +324,10 @@ static const char *const copy_sql[] = {
     " s.t1_ns - ?1, s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
     " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s JOIN temp.chmap m"
     " ON m.old = s.channel",
-    "INSERT INTO main.gaps (start_ns, end_ns, reason) SELECT start_ns - ?1, end_ns - ?1,"
-    " ?3 || ': ' || reason FROM h.gaps",
+    /* a gap of the host's whole recording concerns each of its meters, and only those */
+    "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT g.start_ns - ?1,"
+    " g.end_ns - ?1, ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
+    " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
     "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
     " FROM h.meta",
     "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
@@ -269,7 +349,8 @@ static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
     if (rc != SQLITE_DONE) return mw_store_db_error(out, "attaching a host store");
     q = NULL;
     rc = exec(out, "CREATE TEMP TABLE IF NOT EXISTS chmap (old INTEGER PRIMARY KEY, new INTEGER);"
-                   "DELETE FROM temp.chmap");
+                   "CREATE TEMP TABLE IF NOT EXISTS mmap (old INTEGER PRIMARY KEY, new INTEGER);"
+                   "DELETE FROM temp.chmap; DELETE FROM temp.mmap");
     if (!rc && sqlite3_prepare_v2(db, "INSERT INTO temp.chmap VALUES (?1, ?2)", -1, &q, NULL) !=
                    SQLITE_OK)
         rc = mw_store_db_error(out, "merging");
@@ -278,6 +359,18 @@ static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
         sqlite3_reset(q);
         sqlite3_bind_int(q, 1, l->c[k].old);
         sqlite3_bind_int(q, 2, l->c[k].new_);
+        if (sqlite3_step(q) != SQLITE_DONE) rc = mw_store_db_error(out, "merging");
+    }
+    sqlite3_finalize(q);
+    q = NULL;
+    if (!rc && sqlite3_prepare_v2(db, "INSERT INTO temp.mmap VALUES (?1, ?2)", -1, &q, NULL) !=
+                   SQLITE_OK)
+        rc = mw_store_db_error(out, "merging");
+    for (int k = 0; !rc && k < l->nm; k++) {
+        if (l->m[k].host != i) continue;
+        sqlite3_reset(q);
+        sqlite3_bind_int(q, 1, l->m[k].old);
+        sqlite3_bind_int(q, 2, k + 1);
         if (sqlite3_step(q) != SQLITE_DONE) rc = mw_store_db_error(out, "merging");
     }
     sqlite3_finalize(q);
@@ -322,7 +415,7 @@ static void read_host(const char *rundir, host_info *h, int i, chan_list *l, int
         sayf(say, ctx, "host %s lost: its recording did not end (agent or host died); its "
                        "windows up to then are kept", h[i].name);
     }
-    if (host_clock(hs, &h[i]) != 0 || chans_read(hs, i, l) != 0) {
+    if (host_clock(hs, &h[i]) != 0 || meters_read(hs, i, l) != 0 || chans_read(hs, i, l) != 0) {
         sayf(say, ctx, "host %s lost: %s", h[i].name, mw_store_error(hs));
         h[i].lost = 2;
     } else if (!h[i].nsync) {
@@ -405,6 +498,7 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     for (int i = 0; i < n; i++) read_host(rundir, h, i, &l, &start, say, ctx);
     mw_store *out = mw_store_create(rundir, 1, err, errlen);
     int rc = out ? 0 : -1;
+    if (!rc) rc = meters_write(out, &l, h);
     if (!rc) rc = chans_write(out, &l, h);
     if (!rc) rc = mw_store_commit(out);
     if (!rc) rc = exec(out, drop_idx);
@@ -439,6 +533,7 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     if (rc && out) mw_store_error_to(out, err, errlen);
     mw_store_close(out);
     free(l.c);
+    free(l.m);
     free(h);
     return rc;
 }
