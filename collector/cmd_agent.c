@@ -16,8 +16,8 @@
  * clock_sync row (rank -1, this host), committed at once. It ends when the launcher answers
  * "stop", when the launcher does not answer for 30 s, or when its recorder is gone.
  * MW_TEST_CLOCK_STEP_NS=N with MW_TEST_CLOCK_STEP_AT_S=S (tests only) adds N ns to this
- * host's clock readings in the exchanges from S s after the loop started: a clock stepped
- * mid-run, as the merge sees it. */
+ * host's clock readings in the exchanges from S s after the loop started (only on host H
+ * with MW_TEST_CLOCK_STEP_HOST=H): a clock stepped mid-run, as the merge sees it. */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -124,7 +124,9 @@ static int sync_loop(const agent_opts *o)
         fprintf(stderr, "mw agent: %s\n", err);
         return 1;
     }
-    const char *s = getenv("MW_TEST_CLOCK_STEP_NS"), *at = getenv("MW_TEST_CLOCK_STEP_AT_S");
+    const char *s = getenv("MW_TEST_CLOCK_STEP_NS"), *at = getenv("MW_TEST_CLOCK_STEP_AT_S"),
+               *only = getenv("MW_TEST_CLOCK_STEP_HOST");
+    if (only && *only && strcmp(only, o->host)) s = NULL;
     fake_clock f = {s ? strtoll(s, NULL, 10) : 0, at ? (int64_t)(atof(at) * 1e9) : 0,
                     now_ns(CLOCK_MONOTONIC)};
     pid_t parent = getppid();
