@@ -409,7 +409,10 @@ int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, in
         fprintf(stderr, "mw record: %s\n", err);
         rc = MW_EXIT_USAGE;
     }
+    char abs_run[4096];
+    if (!rc && !realpath(rundir, abs_run)) rc = MW_EXIT_FAIL;
     if (!rc) {
+        rundir = abs_run; /* for the agents (their working directory may differ) and CMD */
         struct sigaction sa = {.sa_handler = on_sig}, old[3];
         int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
         for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, &old[i]);
