@@ -29,7 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
+#include "mw_merge.h"
 #include "mw_merge_hosts.h"
 #include "mw_runlock.h"
 #include "mw_store.h"
@@ -315,6 +317,10 @@ static void note_run(const char *rundir, char **cmd, char **argv, int64_t t0, in
     mw_store_phase ph = {.rank = -1, .host = host, .kind = "mw", .name = "command",
                          .start_ns = t0, .end_ns = t1, .pid = getpid(), .peer = -1};
     if (t0) rc |= mw_store_phase_add(st, &ph);
+    /* an instrumented CMD's events (libmwprobe, RUNDIR/probe), on this host's clock */
+    mw_merge_stats ms;
+    if (!rc && mw_merge_run(st, rundir, &ms, mw_merge_say_skipped, NULL, err, sizeof err) != 0)
+        fprintf(stderr, "mw record: %s\n", err);
     if (rc || mw_store_commit(st))
         fprintf(stderr, "mw record: %s: the command's metadata not stored: %s\n", rundir,
                 mw_store_error(st));

@@ -64,7 +64,11 @@ static int list_hosts(const char *rundir, host_info **out, char *err, size_t err
     host_info *h = NULL;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || strlen(e->d_name) >= HOST_MAX) continue;
+        /* a host name as mw record accepts one (record_hosts.h); anything else is not ours */
+        if (e->d_name[0] == '.' || e->d_name[0] == '-' || strlen(e->d_name) >= HOST_MAX ||
+            strspn(e->d_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+                strlen(e->d_name))
+            continue;
         struct stat sb;
         char q[4400];
         snprintf(q, sizeof q, "%s/%s", p, e->d_name);
