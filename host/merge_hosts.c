@@ -71,7 +71,7 @@ static int list_hosts(const char *rundir, host_info **out, char *err, size_t err
             continue;
         struct stat sb;
         char q[4400];
-        snprintf(q, sizeof q, "%s/%s", p, e->d_name);
+        snprintf(q, sizeof q, "%.4200s/%.63s", p, e->d_name);
         if (lstat(q, &sb) != 0 || !S_ISDIR(sb.st_mode)) continue;
         if (n == cap) {
             host_info *g = realloc(h, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *h);
@@ -79,7 +79,7 @@ static int list_hosts(const char *rundir, host_info **out, char *err, size_t err
             h = g;
         }
         memset(&h[n], 0, sizeof h[n]);
-        snprintf(h[n++].name, HOST_MAX, "%s", e->d_name);
+        snprintf(h[n++].name, HOST_MAX, "%.63s", e->d_name);
     }
     closedir(d);
     if (n) qsort(h, (size_t)n, sizeof *h, name_cmp);
