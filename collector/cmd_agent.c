@@ -3,22 +3,26 @@
  *
  * The agent finds its host's name (--host-name, else MW_HOST_NAME, else SLURMD_NODENAME,
  * else gethostname up to the first '.') and its meter (--meter, or its HOST=METER entry of
- * --meter-hosts; default auto), and runs "mw record -o RUNDIR/hosts/HOST --meter M -q --
- * mw agent --sync ADDR:PORT --host-name HOST": the host's recording is a whole mw record
- * (clock model, gaps, reconnects, its own store), whose command is the clock loop. The
- * agent waits for that recorder and exits 0 whatever became of it, so that the launcher
- * (mpirun aborts a job when one process fails) leaves the other hosts' agents alone; what
- * happened is said on stderr and is visible to the merge in the host's store.
+ * --meter-hosts; default auto), and starts "mw record -o RUNDIR/hosts/HOST --meter M -q --
+ * mw agent --wait-fd N ...": the host's recording is a whole mw record (clock model, gaps,
+ * reconnects, its own store), whose command only says "recording" to the launcher (one UDP
+ * notice) and waits for the end of a pipe the agent holds the other end of.
  *
- * The clock loop (--sync) makes a burst of 4 exchanges with the launcher (record_hosts.h)
+ * Meanwhile the agent makes a burst of 4 clock exchanges with the launcher (record_hosts.h)
  * every second and keeps the one of least round trip: its offset (this host's clock minus
- * the launcher's) and uncertainty (half the round trip) go into the host's store as a
- * clock_sync row (rank -1, this host), committed at once. It ends when the launcher answers
- * "stop", when the launcher does not answer for 30 s, or when its recorder is gone.
+ * the launcher's) and uncertainty (half the round trip), in memory. When the launcher
+ * answers "stop" (or has not answered for 30 s) the agent closes the pipe: the command ends,
+ * the recorder finishes its run. Once the recorder is gone (finished, or killed: then at
+ * once) the agent writes the exchanges into the host's store as clock_sync rows (rank -1,
+ * this host) — after the recorder, never beside it, so that the two writers do not contend
+ * for the store. It exits 0 whatever became of the recorder, so that the launcher (mpirun
+ * aborts a job when one process fails) leaves the other hosts' agents alone; a recorder
+ * that failed (its meter could not be used) is said to the launcher at once.
  * MW_TEST_CLOCK_STEP_NS=N with MW_TEST_CLOCK_STEP_AT_S=S (tests only) adds N ns to this
- * host's clock readings in the exchanges from S s after the loop started (only on host H
+ * host's clock readings in the exchanges from S s after the agent started (only on host H
  * with MW_TEST_CLOCK_STEP_HOST=H): a clock stepped mid-run, as the merge sees it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -35,7 +39,7 @@
 #include "record_hosts.h"
 
 typedef struct {
-    const char *run, *clock, *host, *meter, *spec, *sync;
+    const char *run, *clock, *host, *meter, *spec, *wait_fd;
     int force;
 } agent_opts;
 
@@ -109,33 +113,53 @@ static int exchange(int fd, const char *host, uint32_t seq, const fake_clock *f,
     }
 }
 
-static int sync_loop(const agent_opts *o)
+/* a notice (record_hosts.h: MW_CLK_READY, MW_CLK_FAILED) to the launcher, three times (UDP
+ * may lose one); no answer is awaited */
+static void notice(const char *clock, const char *host, uint32_t kind)
 {
-    const char *dir = getenv("MW_RUN_DIR");
-    char err[4400];
-    int fd = connect_clock(o->sync);
-    if (!dir || fd < 0) {
-        fprintf(stderr, "mw agent: %s: no clock exchange (%s)\n", o->host,
-                fd < 0 ? "cannot reach the launcher" : "MW_RUN_DIR not set");
-        return 1;
+    int fd = connect_clock(clock);
+    if (fd < 0) return;
+    mw_clk_request q = {.magic = MW_CLK_MAGIC, .kind = kind};
+    snprintf(q.host, sizeof q.host, "%s", host);
+    for (int i = 0; i < 3; i++)
+        if (send(fd, &q, sizeof q, 0) < 0) break;
+    close(fd);
+}
+
+/* the recorder's command: "recording" to the launcher, then wait for the pipe's end */
+static int wait_fd(const agent_opts *o)
+{
+    int fd = atoi(o->wait_fd);
+    char b[64];
+    notice(o->clock, o->host, MW_CLK_READY);
+    for (;;) {
+        ssize_t n = read(fd, b, sizeof b);
+        if (n == 0 || (n < 0 && errno != EINTR)) return 0;
     }
-    mw_store *st = mw_store_open_write(dir, err, sizeof err);
-    if (!st) {
-        fprintf(stderr, "mw agent: %s\n", err);
-        return 1;
-    }
+}
+
+typedef struct {
+    int64_t local_ns, offset_ns, unc_ns; /* clock_sync's sign: launcher = local + offset */
+} xrow;
+typedef struct {
+    xrow *row;
+    size_t n, cap;
+} xrows;
+
+/* exchanges every second until stop, the launcher's silence (30 s), or the recorder's end
+ * (*ws its wait status, 1 returned) */
+static int clock_loop(const agent_opts *o, int fd, pid_t rec, xrows *x, int *ws)
+{
     const char *s = getenv("MW_TEST_CLOCK_STEP_NS"), *at = getenv("MW_TEST_CLOCK_STEP_AT_S"),
                *only = getenv("MW_TEST_CLOCK_STEP_HOST");
     if (only && *only && strcmp(only, o->host)) s = NULL;
     fake_clock f = {s ? strtoll(s, NULL, 10) : 0, at ? (int64_t)(atof(at) * 1e9) : 0,
                     now_ns(CLOCK_MONOTONIC)};
-    pid_t parent = getppid();
     int64_t last_answer = now_ns(CLOCK_MONOTONIC);
     uint32_t seq = 0;
-    int stop = 0;
-    while (!stop && getppid() == parent) {
+    for (int stop = 0; !stop;) {
         int64_t best_mid = 0, best_off = 0, best_unc = INT64_MAX;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 4 && fd >= 0; k++) {
             int64_t mid, off, unc;
             int st_k = 0;
             if (exchange(fd, o->host, ++seq, &f, &mid, &off, &unc, &st_k) && unc < best_unc)
@@ -144,20 +168,39 @@ static int sync_loop(const agent_opts *o)
         }
         if (best_unc != INT64_MAX) {
             last_answer = now_ns(CLOCK_MONOTONIC);
-            /* clock_sync's sign: the launcher's clock read local + offset */
-            if (mw_store_clock_sync_add(st, -1, o->host, (int64_t)parent, best_mid, -best_off,
-                                        best_unc) != 0 || mw_store_commit(st) != 0)
-                fprintf(stderr, "mw agent: %s\n", mw_store_error(st));
+            if (x->n == x->cap) {
+                xrow *g = realloc(x->row, (x->cap = x->cap ? 2 * x->cap : 256) * sizeof *g);
+                if (g) x->row = g;
+                else x->cap = x->n;
+            }
+            if (x->n < x->cap) x->row[x->n++] = (xrow){best_mid, -best_off, best_unc};
         } else if (now_ns(CLOCK_MONOTONIC) - last_answer > 30000000000LL) {
             fprintf(stderr, "mw agent: %s: the launcher has not answered for 30 s: ending\n",
                     o->host);
             break;
         }
-        for (int i = 0; i < 10 && !stop && getppid() == parent; i++) usleep(100000);
+        for (int i = 0; i < 10 && !stop; i++) {
+            if (waitpid(rec, ws, WNOHANG) == rec) return 1;
+            usleep(100000);
+        }
     }
-    mw_store_close(st);
-    close(fd);
     return 0;
+}
+
+/* the exchanges into the host's store, once its recorder is gone */
+static void store_exchanges(const char *dir, const char *host, pid_t rec, const xrows *x)
+{
+    char err[4400];
+    if (!x->n || !mw_store_exists(dir)) return;
+    mw_store *st = mw_store_open_write(dir, err, sizeof err);
+    int rc = st ? 0 : -1;
+    for (size_t i = 0; !rc && i < x->n; i++)
+        rc = mw_store_clock_sync_add(st, -1, host, (int64_t)rec, x->row[i].local_ns,
+                                     x->row[i].offset_ns, x->row[i].unc_ns);
+    if (!rc) rc = mw_store_commit(st);
+    if (rc) fprintf(stderr, "mw agent: %s: clock exchanges not stored: %s\n", host,
+                    st ? mw_store_error(st) : err);
+    mw_store_close(st);
 }
 
 /* ---- the agent ---------------------------------------------------------------------------- */
@@ -171,7 +214,7 @@ static int parse(int argc, char **argv, agent_opts *o)
                            : !strcmp(a, "--host-name")   ? &o->host
                            : !strcmp(a, "--meter")       ? &o->meter
                            : !strcmp(a, "--meter-hosts") ? &o->spec
-                           : !strcmp(a, "--sync")        ? &o->sync
+                           : !strcmp(a, "--wait-fd")     ? &o->wait_fd
                                                          : NULL;
         if (!strcmp(a, "--force")) {
             o->force = 1;
@@ -230,7 +273,7 @@ int cmd_agent(int argc, char **argv)
     if (host_name(&o, host, sizeof host) != 0)
         return mw_cli_usage_error("agent", "no usable host name ('%s')", host);
     o.host = host;
-    if (o.sync) return sync_loop(&o) ? MW_EXIT_FAIL : MW_EXIT_OK;
+    if (o.wait_fd) return o.clock ? wait_fd(&o) : MW_EXIT_USAGE;
     if (!o.run || !o.clock) return mw_cli_usage_error("agent", "missing --run or --clock");
     if (o.meter) snprintf(meter, sizeof meter, "%s", o.meter);
     else if (o.spec && meter_of(o.spec, host, meter, sizeof meter) < 0) {
@@ -238,28 +281,41 @@ int cmd_agent(int argc, char **argv)
         return MW_EXIT_OK; /* a node of the step that has no meter: nothing to record */
     }
     ssize_t n = readlink("/proc/self/exe", mw, sizeof mw - 1);
-    if (n <= 0) return MW_EXIT_FAIL;
+    int p[2];
+    if (n <= 0 || pipe2(p, O_CLOEXEC) != 0) return MW_EXIT_FAIL;
     mw[n] = '\0';
+    char fdnum[16];
+    snprintf(fdnum, sizeof fdnum, "%d", p[0]);
     snprintf(dir, sizeof dir, "%s/hosts/%s", o.run, host);
-    char *av[] = {mw,   "record",  "-o",  dir,     "--meter",     meter, "-q",
-                  "--", mw,        "agent", "--sync", (char *)o.clock, "--host-name", host,
-                  NULL, NULL};
+    char *av[] = {mw,     "record", "-o",          dir,  "--meter", meter, "-q",
+                  "--",   mw,       "agent",       "--wait-fd", fdnum, "--clock",
+                  (char *)o.clock,  "--host-name", host, NULL,      NULL};
     if (o.force) { /* mw record ... -q --force -- ... */
-        memmove(av + 8, av + 7, 7 * sizeof *av);
+        memmove(av + 8, av + 7, 9 * sizeof *av);
         av[7] = "--force";
     }
     pid_t pid = fork();
     if (pid < 0) return MW_EXIT_FAIL;
-    if (pid == 0) {
+    if (pid == 0) { /* the read end goes through mw record to its command */
+        fcntl(p[0], F_SETFD, 0);
         execv(mw, av);
         _exit(127);
     }
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {}
+    close(p[0]);
+    int fd = connect_clock(o.clock), ws = 0;
+    xrows x = {NULL, 0, 0};
+    int ended = clock_loop(&o, fd, pid, &x, &ws);
+    close(p[1]); /* the recorder's command ends: the recording is over */
+    while (!ended && waitpid(pid, &ws, 0) < 0 && errno == EINTR) {}
+    if (fd >= 0) close(fd);
+    store_exchanges(dir, host, pid, &x);
+    free(x.row);
     if (WIFSIGNALED(ws))
         fprintf(stderr, "mw agent: %s: the recorder was killed by signal %d\n", host,
                 WTERMSIG(ws));
-    else if (WEXITSTATUS(ws))
+    else if (WEXITSTATUS(ws)) {
         fprintf(stderr, "mw agent: %s: the recorder exited %d\n", host, WEXITSTATUS(ws));
+        notice(o.clock, host, MW_CLK_FAILED); /* the launcher need not wait for it */
+    }
     return MW_EXIT_OK;
 }

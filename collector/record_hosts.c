@@ -8,12 +8,15 @@
  * H mw agent ... --host-name H : ..." (one application context per host, -npernode 1 in
  * effect); MW_LAUNCHER=srun|mpirun forces one. MW_TEST_LAUNCH_HOST=NAME (tests only) puts
  * every mpirun context on host NAME (e.g. localhost) while each agent keeps the name it
- * was given. The command starts when every agent has made its first exchange (it has its
- * meter open and is recording), or after MW_AGENT_START_S (default 60) seconds with those
- * that did (the others are said). When the command ends, the exchanges are answered "stop";
+ * was given. The command starts when every agent has said its recorder is recording (a
+ * notice from the recorder's command, so its meter is open); when an agent says its meter
+ * could not be used, or after MW_AGENT_START_S (default 60) seconds, the run is refused
+ * (exit 2, CMD not run, what this run made removed). When the command ends, the exchanges
+ * are answered "stop";
  * the agents end their recordings within about a second, the launcher ends, and the stores
  * are merged into RUNDIR/trace.db (mw_merge_hosts.h). */
 #include <errno.h>
+#include <ftw.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -44,7 +47,7 @@ typedef struct {
     int n;
     char name[MW_HOSTS_MAX][MW_HOST_NAME_MAX + 1];
     const char *meter[MW_HOSTS_MAX]; /* into spec copy, or the --meter */
-    volatile int ready[MW_HOSTS_MAX];
+    volatile int ready[MW_HOSTS_MAX], failed[MW_HOSTS_MAX];
     int fd;
     volatile int stop, quit;
     pthread_t th;
@@ -121,8 +124,10 @@ static void *clock_server(void *arg)
         for (int i = 0; i < h->n; i++)
             if (!strcmp(h->name[i], q.host)) {
                 r.known = 1;
-                h->ready[i] = 1;
+                if (q.kind == MW_CLK_FAILED) h->failed[i] = 1;
+                if (q.kind == MW_CLK_READY) h->ready[i] = 1;
             }
+        if (q.kind != MW_CLK_EXCHANGE) continue;
         r.t2_ns = now_ns(CLOCK_REALTIME);
         sendto(h->fd, &r, sizeof r, 0, (struct sockaddr *)&from, fl);
     }
@@ -265,9 +270,10 @@ static int wait_ready(hosts_t *h, pid_t launcher, int quiet)
     int64_t end = now_ns(CLOCK_MONOTONIC) + (int64_t)(limit * 1e9);
     int nready = 0, ended = 0;
     while (now_ns(CLOCK_MONOTONIC) < end && !g_sig) {
+        int nfailed = 0;
         nready = 0;
-        for (int i = 0; i < h->n; i++) nready += h->ready[i];
-        if (nready == h->n) break;
+        for (int i = 0; i < h->n; i++) nready += h->ready[i], nfailed += h->failed[i];
+        if (nready == h->n || nfailed) break;
         int ws;
         if (waitpid(launcher, &ws, WNOHANG) == launcher) {
             ended = 1;
@@ -276,12 +282,29 @@ static int wait_ready(hosts_t *h, pid_t launcher, int quiet)
         usleep(50000);
     }
     for (int i = 0; i < h->n; i++)
-        if (!h->ready[i])
-            fprintf(stderr, "mw record: warning: the agent of host %s did not start%s\n",
-                    h->name[i], ended ? " (the launcher ended)" : "");
+        if (h->failed[i])
+            fprintf(stderr, "mw record: host %s: its meter could not be used (see above)\n",
+                    h->name[i]);
+        else if (!h->ready[i])
+            fprintf(stderr, "mw record: host %s: its agent %s\n", h->name[i],
+                    ended ? "ended without recording" : "was not recording (yet)");
     if (!quiet && nready == h->n)
         fprintf(stderr, "mw record: %d agents recording\n", h->n);
-    return nready ? 0 : -1;
+    return nready == h->n ? 0 : -1;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb, (void)f;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* a run that could not start: what this run made goes (the whole directory when it made it:
+ * nftw without following a link) */
+static void unmake(const char *rundir, int made)
+{
+    if (made && nftw(rundir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        fprintf(stderr, "mw record: %s: not removed: %s\n", rundir, strerror(errno));
 }
 
 static int run_cmd(char **cmd, const char *rundir, int64_t *t0, int64_t *t1)
@@ -356,10 +379,10 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     if (!nodes || !a) return MW_EXIT_FAIL;
     build_launch(a, h, mw, rundir, clock, force, nodes, nodes_len);
     pid_t launcher = spawn(a->v, 1);
-    int code = MW_EXIT_FAIL;
+    int code = MW_EXIT_FAIL, started = launcher > 0 && wait_ready(h, launcher, quiet) == 0;
     const char *status = "complete";
     int64_t t0 = 0, t1 = 0;
-    if (launcher > 0 && wait_ready(h, launcher, quiet) == 0) {
+    if (started) {
         code = g_sig ? 128 + g_sig : run_cmd(cmd, rundir, &t0, &t1);
         if (code > 128) status = "interrupted";
     }
@@ -372,6 +395,13 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     h->quit = 1;
     pthread_join(h->th, NULL);
     close(h->fd);
+    if (!started) { /* refused before the command started: nothing stays */
+        fprintf(stderr, "mw record: %s: not every meter host could record: CMD not run\n",
+                rundir);
+        free(nodes);
+        free(a);
+        return MW_EXIT_USAGE;
+    }
     mw_merge_hosts_stats ms;
     char err[4600];
     if (mw_merge_hosts(rundir, status, &ms, say, NULL, err, sizeof err) != 0) {
@@ -403,6 +433,7 @@ int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, in
     }
     char hosts[4200];
     snprintf(hosts, sizeof hosts, "%s/hosts", rundir);
+    int made = !rc && stat(rundir, &sb) != 0;
     if (!rc && ((mkdir(rundir, 0777) != 0 && errno != EEXIST) ||
                 (mkdir(hosts, 0777) != 0 && errno != EEXIST))) {
         fprintf(stderr, "mw record: %s: %s\n", hosts, strerror(errno));
@@ -426,6 +457,7 @@ int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, in
         for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
     }
     mw_runlock_release(lock);
+    if (rc == MW_EXIT_USAGE && lock) unmake(rundir, made);
     free(h->spec);
     free(h);
     return rc;

@@ -20,7 +20,13 @@
 typedef struct {
     uint32_t magic, seq;
     char host[MW_HOST_NAME_MAX + 1]; /* the agent's host name, NUL-terminated */
+    uint32_t kind; /* MW_CLK_EXCHANGE (answered), or a notice (not answered):
+                    * MW_CLK_READY the host's recorder is recording, MW_CLK_FAILED it ended
+                    * with an error (its meter could not be used) */
 } mw_clk_request;
+#define MW_CLK_EXCHANGE 0u
+#define MW_CLK_READY 1u
+#define MW_CLK_FAILED 2u
 typedef struct {
     uint32_t magic, seq;
     int64_t t2_ns;  /* the launcher's CLOCK_REALTIME at the answer */

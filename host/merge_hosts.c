@@ -141,7 +141,8 @@ static int host_clock(mw_store *hs, host_info *h)
                 h->steps++;
                 if (ad > (h->step_ns < 0 ? -h->step_ns : h->step_ns)) {
                     h->step_ns = d;
-                    h->step_at_ns = loc[i] - loc[0]; /* since the first exchange */
+                    h->step_at_ns = loc[i] - d - loc[0]; /* since the first exchange,
+                                                            * on the clock before the step */
                     split = i;
                 }
             }

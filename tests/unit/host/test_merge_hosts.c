@@ -63,8 +63,9 @@ static void make_host(const host_spec *h)
     static const int64_t jitter_ns[9] = {0, 2000, -2000, 1000, -1000, 3000, -3000, 500, -500};
     for (int j = 0; j < 9; j++) {
         int64_t step = h->step_at && j >= h->step_at ? 2000000000LL : 0;
-        /* clock_sync's sign: the launcher's clock read local + offset_ns */
-        assert_int_equal(mw_store_clock_sync_add(s, -1, h->host, 1, T0 + j * 1000000000LL,
+        /* clock_sync's sign: the launcher's clock read local + offset_ns; a stepped clock
+         * reads its local times stepped too */
+        assert_int_equal(mw_store_clock_sync_add(s, -1, h->host, 1, T0 + j * 1000000000LL + step,
                                                  -(h->offset_ns + jitter_ns[j] + step), 10000),
                          0);
     }
