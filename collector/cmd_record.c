@@ -374,6 +374,9 @@ int cmd_record(int argc, char **argv)
     rec_t *r = calloc(1, sizeof *r);
     if (!r) return MW_EXIT_FAIL;
     int rc = parse_args(argc, argv, &r->o);
+    if (rc < 0 && r->o.meter_hosts && (r->o.idle_s > 0 || r->o.channels || r->o.inband.given))
+        rc = mw_cli_usage_error("record", "--meter-hosts: not with --idle, --channels or "
+                                          "--inband (docs/scaling.md)");
     if (rc < 0 && r->o.meter_hosts)
         rc = mw_rec_hosts_run(r->o.rundir, r->o.meter_hosts, r->o.meter, r->o.force, r->o.quiet,
                               r->o.cmd, argv);
