@@ -231,11 +231,19 @@ static void build_launch(argv_t *a, hosts_t *h, const char *mw, const char *rund
 
 /* ---- the run ---------------------------------------------------------------------------- */
 
-static pid_t spawn(char **argv, int path_search)
+/* own_group: the child leads a process group of its own (the launcher: a terminal's Ctrl-C
+ * reaches CMD, and the agents end their recordings when told, not killed with it) */
+static pid_t spawn(char **argv, int own_group)
 {
     pid_t pid;
-    int e = path_search ? posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ)
-                        : posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    if (own_group) {
+        posix_spawnattr_setpgroup(&at, 0);
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    }
+    int e = posix_spawnp(&pid, argv[0], NULL, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
     if (e) {
         fprintf(stderr, "mw record: cannot start %s: %s\n", argv[0], strerror(e));
         return -1;
@@ -311,7 +319,7 @@ static int run_cmd(char **cmd, const char *rundir, int64_t *t0, int64_t *t1)
 {
     setenv("MW_RUN_DIR", rundir, 1);
     *t0 = now_ns(CLOCK_REALTIME);
-    pid_t pid = spawn(cmd, 1);
+    pid_t pid = spawn(cmd, 0);
     int ws = pid < 0 ? 127 << 8 : wait_for(pid, -1);
     *t1 = now_ns(CLOCK_REALTIME);
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);

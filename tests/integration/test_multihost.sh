@@ -104,6 +104,20 @@ agent_killed() {
   expect_grep "analyze names the lost host" "partial: host h2 lost" "$TMP/an.txt"
 }
 
+interrupted() {
+  R=$TMP/int
+  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sleep 60 >"$TMP/int.out" 2>&1 &
+  local rec=$!
+  for _ in $(seq 100); do grep -q "agents recording" "$TMP/int.out" && break; sleep 0.1; done
+  sleep 1.5
+  kill -INT "$rec"
+  wait "$rec"
+  expect_eq "exit (CMD killed by SIGINT)" "$?" 130
+  expect_eq "status" "$(q "$R" "select value from meta where key='status'")" interrupted
+  expect_eq "no host lost" "$(q "$R" "select value from meta where key='hosts_lost'")" ""
+  expect_eq "both hosts ended their recordings" "$(q "$R" "select group_concat(value, ',') from meta where key like 'host.%.status'")" "complete,complete"
+}
+
 clock_step() {
   R=$TMP/step
   MW_TEST_CLOCK_STEP_NS=2000000000 MW_TEST_CLOCK_STEP_AT_S=4.5 MW_TEST_CLOCK_STEP_HOST=h2 \
@@ -167,6 +181,7 @@ slurm_step() {
 
 run_case two_hosts
 run_case agent_killed
+run_case interrupted
 run_case clock_step
 run_case bad_usage
 run_case slurm_step
