@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,15 @@ typedef struct {
     char name[HOST_MAX];
     int lost, steps, nsync;
     int64_t offset_ns, unc_ns, step_ns, step_at_ns;
+    int64_t ref_ns; /* the host-clock time at which offset_ns holds */
+    double drift;   /* the offset's change per ns of host clock (ppm x 1e-6) */
 } host_info;
+
+/* the host's offset at its own clock's t_ns */
+static int64_t offset_at(const host_info *h, int64_t t_ns)
+{
+    return h->offset_ns + (int64_t)llround(h->drift * (double)(t_ns - h->ref_ns));
+}
 
 int mw_merge_hosts_present(const char *rundir)
 {
@@ -99,6 +108,40 @@ static int64_t median(int64_t *v, int n)
     return v[n / 2];
 }
 
+/* The offset as a line over the host's clock: offset_ns at ref_ns (the exchanges' median
+ * time) and drift, fitted by least squares when n >= 5 exchanges span 10 s or more (else
+ * drift 0), the intercept then made the median of the residuals; returns the uncertainty:
+ * the median exchange's bound plus the residuals' median absolute deviation. */
+static int64_t fit_side(const int64_t *off, const int64_t *unc, const int64_t *loc, int n,
+                        host_info *h)
+{
+    int64_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp) return 0;
+    memcpy(tmp, loc, (size_t)n * sizeof *tmp);
+    h->ref_ns = median(tmp, n);
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int k = 0; k < n; k++) {
+        double x = (double)(loc[k] - h->ref_ns), y = (double)(off[k] - off[0]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    double den = (double)n * sxx - sx * sx;
+    h->drift = n >= 5 && loc[n - 1] - loc[0] >= 10000000000LL && den > 0
+                   ? ((double)n * sxy - sx * sy) / den
+                   : 0;
+    for (int k = 0; k < n; k++)
+        tmp[k] = off[k] - (int64_t)llround(h->drift * (double)(loc[k] - h->ref_ns));
+    h->offset_ns = median(tmp, n);
+    for (int k = 0; k < n; k++) {
+        int64_t r = off[k] - offset_at(h, loc[k]);
+        tmp[k] = r < 0 ? -r : r;
+    }
+    int64_t mad = median(tmp, n);
+    memcpy(tmp, unc, (size_t)n * sizeof *tmp);
+    int64_t u = median(tmp, n) + mad;
+    free(tmp);
+    return u;
+}
+
 /* The host's offset (its clock minus the launcher's), uncertainty and clock steps, from its
  * clock exchanges (clock_sync rows of rank -1: offset_ns there is the launcher's minus the
  * host's). 0, or -1 with the store's error. */
@@ -152,19 +195,7 @@ static int host_clock(mw_store *hs, host_info *h)
             if (split >= n - split) hi = split;
             else lo = split;
         }
-        /* offset: the median of the kept side; uncertainty: the median exchange's bound plus
-         * the offsets' spread (median absolute deviation), plus the step when there is one */
-        int64_t *tmp = malloc((size_t)(hi - lo) * sizeof *tmp);
-        if (tmp) {
-            memcpy(tmp, off + lo, (size_t)(hi - lo) * sizeof *tmp);
-            h->offset_ns = median(tmp, hi - lo);
-            for (int k = lo; k < hi; k++)
-                tmp[k - lo] = off[k] > h->offset_ns ? off[k] - h->offset_ns : h->offset_ns - off[k];
-            int64_t mad = median(tmp, hi - lo);
-            memcpy(tmp, unc + lo, (size_t)(hi - lo) * sizeof *tmp);
-            umax = median(tmp, hi - lo) + mad;
-            free(tmp);
-        }
+        umax = fit_side(off + lo, unc + lo, loc + lo, hi - lo, h);
         h->unc_ns = umax + (h->step_ns < 0 ? -h->step_ns : h->step_ns);
     }
     free(off);
@@ -321,22 +352,52 @@ static int copy_stmt(mw_store *out, const char *sql, const host_info *h, int64_t
     sqlite3_bind_int64(q, 1, h->offset_ns);
     sqlite3_bind_int64(q, 2, h->unc_ns < 0 ? 0 : h->unc_ns);
     sqlite3_bind_text(q, 3, h->name, -1, SQLITE_TRANSIENT);
-    if (sqlite3_bind_parameter_count(q) >= 4) sqlite3_bind_int64(q, 4, seg_base);
+    int np = sqlite3_bind_parameter_count(q);
+    if (np >= 4) sqlite3_bind_int64(q, 4, seg_base);
+    if (np >= 6) {
+        sqlite3_bind_double(q, 5, h->drift);
+        sqlite3_bind_int64(q, 6, h->ref_ns);
+    }
     int rc = sqlite3_step(q);
     sqlite3_finalize(q);
     return rc == SQLITE_DONE ? 0 : mw_store_db_error(out, "merging");
 }
 
+/* with the drift (?5 per ns of host clock from ?6) */
 static const char *const copy_sql[] = {
     "INSERT INTO main.samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"
     " uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags)"
-    " SELECT m.new, s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us, s.t0_ns - ?1,"
+    " SELECT m.new, s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us,"
+    " s.t0_ns - ?1 - CAST(round(?5 * (s.t0_ns - ?6)) AS INTEGER),"
+    " s.t1_ns - ?1 - CAST(round(?5 * (s.t1_ns - ?6)) AS INTEGER), s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
+    " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s CROSS JOIN temp.chmap m"
+    " ON m.old = s.channel ORDER BY s.segment, s.seq, s.channel",
+    /* a gap of the host's whole recording concerns each of its meters, and only those */
+    "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT"
+    " g.start_ns - ?1 - CAST(round(?5 * (g.start_ns - ?6)) AS INTEGER),"
+    " g.end_ns - ?1 - CAST(round(?5 * (g.end_ns - ?6)) AS INTEGER),"
+    " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
+    " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    " FROM h.meta",
+    "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
+    " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
+    " WHERE rank = -1",
+    NULL};
+/* the same with a constant offset (no drift: a cheaper expression per row) */
+static const char *const copy_sql_const[] = {
+    "INSERT INTO main.samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"
+    " uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags)"
+    " SELECT m.new, s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us,"
+    " s.t0_ns - ?1,"
     " s.t1_ns - ?1, s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
     " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s CROSS JOIN temp.chmap m"
     " ON m.old = s.channel ORDER BY s.segment, s.seq, s.channel",
     /* a gap of the host's whole recording concerns each of its meters, and only those */
-    "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT g.start_ns - ?1,"
-    " g.end_ns - ?1, ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
+    "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT"
+    " g.start_ns - ?1,"
+    " g.end_ns - ?1,"
+    " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
     " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
     "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
     " FROM h.meta",
@@ -391,7 +452,8 @@ static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
         sqlite3_finalize(q);
     }
     if (!rc) rc = mw_store_write_begin(out);
-    for (int k = 0; !rc && copy_sql[k]; k++) rc = copy_stmt(out, copy_sql[k], h, seg_base);
+    const char *const *sql = h->drift != 0 ? copy_sql : copy_sql_const;
+    for (int k = 0; !rc && sql[k]; k++) rc = copy_stmt(out, sql[k], h, seg_base);
     if (!rc) rc = mw_store_commit(out);
     sqlite3_exec(db, "DETACH h", NULL, NULL, NULL);
     return rc;
@@ -446,8 +508,8 @@ static void read_host(const char *rundir, host_info *h, int i, chan_list *l, int
              (double)(h[i].step_ns < 0 ? -h[i].step_ns : h[i].step_ns) / 1e9);
     if (!h[i].lost || h[i].lost == 1)
         if (mw_store_start_ns(hs, &s0) == 0 && s0 > 0 &&
-            (*start < 0 || s0 - h[i].offset_ns < *start))
-            *start = s0 - h[i].offset_ns;
+            (*start < 0 || s0 - offset_at(&h[i], s0) < *start))
+            *start = s0 - offset_at(&h[i], s0);
     mw_store_close(hs);
 }
 
@@ -469,6 +531,10 @@ static int write_meta(mw_store *out, const host_info *h, int n, const char *stat
         rc = meta_i64(out, key, h[i].offset_ns);
         snprintf(key, sizeof key, "clock_uncertainty.%s_ns", h[i].name);
         if (!rc) rc = meta_i64(out, key, h[i].unc_ns);
+        char v[64];
+        snprintf(key, sizeof key, "clock_drift.%s_ppm", h[i].name);
+        snprintf(v, sizeof v, "%.3f", h[i].drift * 1e6);
+        if (!rc) rc = mw_store_meta_set(out, key, v);
         if (h[i].lost) {
             size_t len = strlen(st->lost_names);
             snprintf(st->lost_names + len, sizeof st->lost_names - len, "%s%s",

@@ -10,12 +10,18 @@
  * of each host (reason prefixed "HOST: "); each host's metadata under "host.HOST.KEY"; meta
  * hosts, hosts_lost, clock_offset.HOST_ns, clock_uncertainty.HOST_ns, clock_steps.
  *
- * Clock: the offset of a host is the median of its exchanges' offsets (the exchange of least
- * round trip in each burst); a jump between consecutive exchanges by more than 50 ms and 20
- * times their uncertainty is a clock step: the host's windows before and after it get the
- * median of their own side (piecewise), and the step is said and counted (meta clock_steps,
- * clock_step.HOST = "+2.000 s at 12.3 s"). A host with no exchange keeps offset 0 with
- * uncertainty unknown (meta clock_uncertainty.HOST_ns = -1) and is said.
+ * Clock: the offset of a host is a line over its own clock, fitted to its exchanges (the
+ * exchange of least round trip in each burst): least squares for the drift when 5 or more
+ * exchanges span 10 s or more (else none), the median of the residuals for the offset at
+ * the exchanges' median time; every window is moved by the offset at its own time. Its
+ * uncertainty is the median exchange's bound plus the residuals' median absolute deviation
+ * (meta clock_offset.HOST_ns, clock_uncertainty.HOST_ns, clock_drift.HOST_ppm; the meters
+ * table holds the offset and uncertainty). A jump between consecutive exchanges by more than
+ * 50 ms and 20 times their bounds is a clock step: the longer side (more exchanges) is
+ * fitted, the step's size is added to the uncertainty of the host and of every window of
+ * it, and the step is said and counted (meta clock_steps, clock_step.HOST = "+2.000 s at
+ * 12.3 s"). A host with no exchange keeps offset 0 with uncertainty unknown (meta
+ * clock_uncertainty.HOST_ns = -1) and is said.
  *
  * A host whose store is missing, cannot be opened, or never ended its recording (status
  * "recording": the agent or its host died) is lost: its windows, when there are any, are

@@ -6,7 +6,8 @@
  * shared names become HOST:NAME, a host's gaps concern its meter only; a host whose
  * recording did not end, or that left no store, makes the run partial naming it; a 2 s step
  * in one host's exchanges is detected, keeps the longer side's offset and goes into the
- * uncertainty. */
+ * uncertainty; a clock 100 ppm fast is fitted as a line and every window corrected by the
+ * offset at its own time. */
 #include "../unit.h"
 
 #include <sqlite3.h>
@@ -31,6 +32,8 @@ typedef struct {
     const char *const *names;
     const char *status; /* NULL: none set (a recorder killed before its end) */
     int step_at;        /* exchange index from which the host's clock reads +2 s; 0: none */
+    double drift_ppm;   /* the offset grows by this (from T0 on the host's clock); with it,
+                         * 12 exchanges without jitter */
 } host_spec;
 
 /* RUN/hosts/HOST/trace.db with 8 windows per channel (power 1000 * channel + 7), a gap of
@@ -61,8 +64,14 @@ static void make_host(const host_spec *h)
                                       "disconnected"),
                      0);
     static const int64_t jitter_ns[9] = {0, 2000, -2000, 1000, -1000, 3000, -3000, 500, -500};
-    for (int j = 0; j < 9; j++) {
+    for (int j = 0; j < (h->drift_ppm ? 12 : 9); j++) {
         int64_t step = h->step_at && j >= h->step_at ? 2000000000LL : 0;
+        if (h->drift_ppm) { /* offset(local) = offset + drift x (local - T0), exactly */
+            int64_t local = T0 + j * 1000000000LL;
+            int64_t off = h->offset_ns + (int64_t)(h->drift_ppm * 1e-6 * (double)(j * 1000000000LL));
+            assert_int_equal(mw_store_clock_sync_add(s, -1, h->host, 1, local, -off, 10000), 0);
+            continue;
+        }
         /* clock_sync's sign: the launcher's clock read local + offset_ns; a stepped clock
          * reads its local times stepped too */
         assert_int_equal(mw_store_clock_sync_add(s, -1, h->host, 1, T0 + j * 1000000000LL + step,
@@ -119,8 +128,8 @@ static void two_hosts_on_one_axis(void **state)
 {
     new_run();
     static const char *const n1[] = {"a", "b", "c"}, *const n2[] = {"a", "d"};
-    host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0};
-    host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0};
+    host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0, 0};
+    host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0, 0};
     make_host(&h2); /* made out of order: the merge orders hosts by name */
     make_host(&h1);
     mw_merge_hosts_stats st;
@@ -171,8 +180,8 @@ static void lost_hosts_and_a_step(void **state)
 {
     new_run();
     static const char *const n[] = {"x", "y"};
-    host_spec h1 = {"h1", 0, 2, n, "complete", 6}; /* +2 s from the 7th of 9 exchanges */
-    host_spec h2 = {"h2", 0, 2, n, NULL, 0};       /* killed: no status */
+    host_spec h1 = {"h1", 0, 2, n, "complete", 6, 0}; /* +2 s from the 7th of 9 exchanges */
+    host_spec h2 = {"h2", 0, 2, n, NULL, 0, 0};    /* killed: no status */
     make_host(&h1);
     make_host(&h2);
     char p[300];
@@ -208,6 +217,33 @@ static void lost_hosts_and_a_step(void **state)
     rm_run();
 }
 
+/* a host whose clock runs 100 ppm fast: each window goes back by the offset at its own time */
+static void drifting_clock(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x"};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 100.0};
+    make_host(&h1);
+    mw_merge_hosts_stats st;
+    char err[1024];
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, NULL, NULL, err, sizeof err), 0);
+    mw_store *s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    /* host time H = T0 + 5 ms + i x 250 ms; truth = H - (5 ms + 100e-6 x (H - T0)) */
+    for (int i = 0; i < 8; i++) {
+        char sql[256];
+        int64_t hns = 5000000 + i * WIN, truth = hns - (5000000 + hns / 10000);
+        snprintf(sql, sizeof sql, "SELECT t0_ns - 1795000000000000000 FROM samples WHERE seq = %d", i);
+        int64_t got = q1(s, sql);
+        assert_true(got - truth <= 2 && truth - got <= 2);
+    }
+    char buf[64];
+    qs(s, "SELECT value FROM meta WHERE key = 'clock_drift.h1_ppm'", buf, sizeof buf);
+    assert_string_equal(buf, "100.000");
+    mw_store_close(s);
+    rm_run();
+}
+
 static void nothing_to_merge(void **state)
 {
     new_run();
@@ -227,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(two_hosts_on_one_axis),
                                        cmocka_unit_test(lost_hosts_and_a_step),
+                                       cmocka_unit_test(drifting_clock),
                                        cmocka_unit_test(nothing_to_merge)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
