@@ -54,8 +54,8 @@ typedef struct {
     char *spec; /* malloc'd copy */
 } hosts_t;
 
-static volatile sig_atomic_t g_sig;
-static void on_sig(int sig) { g_sig = sig; }
+static volatile sig_atomic_t g_sig, g_interrupted; /* g_sig: to forward; g_interrupted: seen */
+static void on_sig(int sig) { g_sig = g_interrupted = sig; }
 
 static int64_t now_ns(clockid_t c)
 {
@@ -392,7 +392,7 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     int64_t t0 = 0, t1 = 0;
     if (started) {
         code = g_sig ? 128 + g_sig : run_cmd(cmd, rundir, &t0, &t1);
-        if (code > 128) status = "interrupted";
+        if (g_interrupted) status = "interrupted"; /* not a CMD that died by itself */
     }
     h->stop = 1; /* the next exchange of every agent says so */
     if (launcher > 0 && wait_for(launcher, 30) == -1) {
