@@ -49,14 +49,15 @@ int cmd_merge(int argc, char **argv)
     if (argc != 2 || argv[1][0] == '-')
         return mw_cli_usage_error("merge", argc < 2 ? "missing RUNDIR" : "expected one RUNDIR");
     char err[9000];
-    if (mw_merge_hosts_present(argv[1])) {
+    int hosts_merged = mw_merge_hosts_present(argv[1]);
+    if (hosts_merged) {
         mw_merge_hosts_stats hs;
         if (mw_merge_hosts(argv[1], NULL, &hs, say_host, NULL, err, sizeof err) != 0) {
             fprintf(stderr, "mw merge: %s\n", err);
             return MW_EXIT_FAIL;
         }
-        printf("mw merge: %s: %d hosts, %d channels, %lld windows, %lld gaps: %s\n", argv[1],
-               hs.hosts, hs.channels, hs.samples, hs.gaps, hs.status);
+        printf("mw merge: %s: %d host%s, %d channels, %lld windows, %lld gaps: %s\n", argv[1],
+               hs.hosts, hs.hosts == 1 ? "" : "s", hs.channels, hs.samples, hs.gaps, hs.status);
     }
     if (!mw_store_exists(argv[1])) {
         fprintf(stderr, "mw merge: %s: not a run (no trace.db)\n", argv[1]);
@@ -75,7 +76,9 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "mw merge: %s\n", err);
         return MW_EXIT_FAIL;
     }
-    if (!st.files && !st.skipped)
+    if (!st.files && !st.skipped && hosts_merged) {
+        /* nothing more to say: the instrumented program left no events */
+    } else if (!st.files && !st.skipped)
         printf("mw merge: %s: no spill files (a merge removes those it merged): phases kept\n",
                argv[1]);
     else
