@@ -37,6 +37,13 @@ static int valid_name(const char *s)
     return 1;
 }
 
+/* The meters of the run: run-wide channel of meter i's channel k is first[i] + k - 1. */
+typedef struct {
+    const mw_channels_meter *m;
+    int nm, n; /* meters, run-wide channels */
+    int first[MW_CHANNELS_METERS];
+} layout;
+
 /* Returns the channel already called name, or 0. */
 static int taken(const mw_channels *ch, int n, const char *name, int except)
 {
@@ -53,7 +60,7 @@ static int from_list(mw_channels *ch, int n, const char *list, char *err, size_t
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (++k > n) {
-            snprintf(err, errlen, "--channels: %d names for a meter with %d current channels", k,
+            snprintf(err, errlen, "--channels: %d names for %d current channels", k,
                      n);
             return -1;
         }
@@ -86,9 +93,29 @@ static int from_list(mw_channels *ch, int n, const char *list, char *err, size_t
 }
 
 /* One line of the file (its comment not yet cut). 0, or -1 with "PATH:LINE: ..." in err. */
-static int file_line(mw_channels *ch, int n, const char *path, long lineno, char *line,
+/* The meter a line's "METER:" names (its name, or its port as given): its index, or -1
+ * with "PATH:LINE: ..." in err. */
+static int line_meter(const layout *L, const char *meter, const char *path, long lineno,
+                      char *err, size_t errlen)
+{
+    char names[600] = "";
+    size_t len = 0;
+    for (int i = 0; i < L->nm; i++) {
+        if ((L->m[i].name && !strcmp(L->m[i].name, meter)) ||
+            (L->m[i].port && !strcmp(L->m[i].port, meter)))
+            return i;
+        if (len < sizeof names)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%.100s", i ? ", " : "",
+                                    L->m[i].name ? L->m[i].name : "?");
+    }
+    return mw_err(err, errlen, "%s:%ld: meter '%.100s' is not recorded (the meters: %s)", path,
+                  lineno, meter, names);
+}
+
+static int file_line(mw_channels *ch, const layout *L, const char *path, long lineno, char *line,
                      char *err, size_t errlen)
 {
+    int n = L->n;
     line[strcspn(line, "#\r")] = 0;
     char *tok[4], *save = NULL;
     int got = 0;
@@ -97,8 +124,17 @@ static int file_line(mw_channels *ch, int n, const char *path, long lineno, char
         tok[got++] = t;
     if (got == 0) return 0;
     int64_t k = 0;
+    int mi = 0;
+    char *colon = got >= 2 ? strrchr(tok[0], ':') : NULL;
+    if (colon) {
+        *colon = 0;
+        if ((mi = line_meter(L, tok[0], path, lineno, err, errlen)) < 0) return -1;
+        tok[0] = colon + 1;
+    }
     if (got < 2 || got > 3 || mw_num_int64(tok[0], 1, MW_CHANNELS_MAX, &k))
-        return mw_err(err, errlen, "%s:%ld: expected 'CHANNEL NAME [HOST]' with CHANNEL 1..15",
+        return mw_err(err, errlen,
+                      "%s:%ld: expected 'CHANNEL NAME [HOST]' with CHANNEL 1..15 (or "
+                      "METER:CHANNEL)",
                       path, lineno);
     if (!valid_name(tok[1]))
         return mw_err(err, errlen, "%s:%ld: '%.40s' is not a name of 1..31 letters, digits, _ . -",
@@ -106,7 +142,8 @@ static int file_line(mw_channels *ch, int n, const char *path, long lineno, char
     if (got == 3 && strlen(tok[2]) >= sizeof ch->host[0])
         return mw_err(err, errlen, "%s:%ld: host name longer than %zu characters", path, lineno,
                       sizeof ch->host[0] - 1);
-    if (k > n) return 0; /* a channel this meter does not have */
+    if (k > L->m[mi].nchan) return 0; /* a channel this meter does not have */
+    k = L->first[mi] + k - 1;         /* run-wide */
     int other = taken(ch, n, tok[1], (int)k);
     if (other && strcmp(ch->name[other], "") != 0)
         return mw_err(err, errlen, "%s:%ld: '%s' is already channel %d", path, lineno, tok[1],
@@ -120,7 +157,7 @@ static int file_line(mw_channels *ch, int n, const char *path, long lineno, char
  * a pipe or FIFO). A file that is not there is no error unless named by $MW_CHANNELS_FILE;
  * any other failure to read it (a loop of links, no permission, a directory) is. Returns 0,
  * or -1 with the message in err. */
-static int from_file(mw_channels *ch, int n, const char *path, int named, char *err,
+static int from_file(mw_channels *ch, const layout *L, const char *path, int named, char *err,
                      size_t errlen)
 {
     mw_lines r;
@@ -135,36 +172,54 @@ static int from_file(mw_channels *ch, int n, const char *path, int named, char *
     char *line;
     int got;
     while (rc == 0 && (got = mw_lines_next(&r, &line, NULL, err, errlen)) != 0)
-        rc = got < 0 ? -1 : file_line(ch, n, path, r.line, line, err, errlen);
+        rc = got < 0 ? -1 : file_line(ch, L, path, r.line, line, err, errlen);
     mw_lines_close(&r);
     if (rc == 0) snprintf(ch->source, sizeof ch->source, "%s", path);
     return rc;
 }
 
-int mw_channels_load(mw_channels *ch, int n, const char *list, char *err, size_t errlen)
+int mw_channels_load_meters(mw_channels *ch, const mw_channels_meter *m, int nmeters,
+                            const char *list, char *err, size_t errlen)
 {
     memset(ch, 0, sizeof *ch);
-    if (n > MW_CHANNELS_MAX) n = MW_CHANNELS_MAX;
-    int rc = 0;
+    layout L = {m, nmeters, 0, {0}};
+    if (nmeters < 1 || nmeters > MW_CHANNELS_METERS)
+        return mw_err(err, errlen, "%d meters: 1 to %d can be recorded", nmeters,
+                      MW_CHANNELS_METERS);
+    for (int i = 0; i < nmeters; i++) {
+        L.first[i] = L.n + 1;
+        L.n += m[i].nchan < 0 ? 0 : m[i].nchan > MW_CHANNELS_MAX ? MW_CHANNELS_MAX : m[i].nchan;
+    }
+    int n = L.n, rc = 0;
     if (list) {
         rc = from_list(ch, n, list, err, errlen);
     } else {
         char path[4096];
         mw_channels_file(path, sizeof path);
         const char *named = getenv("MW_CHANNELS_FILE");
-        rc = from_file(ch, n, path, named && *named, err, errlen);
+        rc = from_file(ch, &L, path, named && *named, err, errlen);
     }
     if (rc) return rc;
-    for (int k = 1; k <= n; k++) {
-        if (ch->name[k][0]) continue;
-        char def[32];
-        snprintf(def, sizeof def, "ch%d", k);
-        if (taken(ch, n, def, k)) {
-            snprintf(err, errlen, "%s: channel %d has no name and 'ch%d' is taken", ch->source, k,
-                     k);
-            return -1;
+    for (int i = 0; i < nmeters; i++)
+        for (int k = L.first[i]; k < (i + 1 < nmeters ? L.first[i + 1] : n + 1); k++) {
+            if (ch->name[k][0]) continue;
+            char def[32];
+            if (i)
+                snprintf(def, sizeof def, "m%d.ch%d", i + 1, k - L.first[i] + 1);
+            else
+                snprintf(def, sizeof def, "ch%d", k);
+            if (taken(ch, n, def, k)) {
+                snprintf(err, errlen, "%s: channel %d has no name and '%s' is taken", ch->source,
+                         k, def);
+                return -1;
+            }
+            snprintf(ch->name[k], sizeof ch->name[k], "%s", def);
         }
-        snprintf(ch->name[k], sizeof ch->name[k], "%s", def);
-    }
     return 0;
+}
+
+int mw_channels_load(mw_channels *ch, int n, const char *list, char *err, size_t errlen)
+{
+    mw_channels_meter one = {NULL, NULL, n > MW_CHANNELS_MAX ? MW_CHANNELS_MAX : n};
+    return mw_channels_load_meters(ch, &one, 1, list, err, errlen);
 }

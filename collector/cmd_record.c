@@ -1,8 +1,9 @@
 /* cmd_record — "mw record": record the meter while a command runs.
  *
- * The meter is opened first (nothing is created when it cannot be), then the run directory
- * and its store (mw_store.h), with the channels' names and the metadata of the machine and
- * the meter. The recording itself is libmw's (mw_record.h): it stores every window of every
+ * The meter is opened first, or every meter of --meter given several times
+ * (record_meters.c; nothing is created when one cannot be, or one is given twice), then the
+ * run directory and its store (mw_store.h), with the meters, the channels' names and the
+ * metadata of the machine and meter 1. The recording itself is libmw's (mw_record.h): it stores every window of every
  * channel, keeps the energy continuous across meter resets, reopens a lost port while the
  * command goes on, and runs the stages (idle baseline before, the command, idle baseline
  * after). This file gives it the command and the signal flags; what happened is said by
@@ -66,7 +67,7 @@ static void usage(FILE *out)
     char cfg[4096];
     mw_channels_file(cfg, sizeof cfg);
     fprintf(out,
-            "usage: mw record -o RUNDIR [--meter PORT|auto|sim[:PROFILE|:cluster[=FILE]]]\n"
+            "usage: mw record -o RUNDIR [--meter PORT|auto|sim[:PROFILE|:cluster[=FILE]]]...\n"
             "                 [--idle S] [--channels LIST] [--inband LIST] [--inband-hz HZ]\n"
             "                 [--force] [--quiet] -- CMD [ARGS...]\n"
             "       mw record -o RUNDIR --meter-hosts H1[=M1],H2[=M2],... [--meter M]\n"
@@ -86,20 +87,27 @@ static void usage(FILE *out)
             "                       Arduino Mega on USB) or 'sim' (the simulated board;\n"
             "                       sim:PROFILE drives its loads from a CSV step profile;\n"
             "                       sim:cluster[=FILE] from the CPU activity of CMD's\n"
-            "                       processes and its MPI traffic: docs/simulated-cluster.md)\n"
+            "                       processes and its MPI traffic: docs/simulated-cluster.md);\n"
+            "                       given up to 4 times, several meters (each 'sim' a board\n"
+            "                       of its own, sim-1, sim-2...); 'auto' alone: every meter\n"
+            "                       on USB; each meter has its own gaps\n"
             "  --idle S             record S seconds of idle baseline before and after CMD\n"
             "                       (0 to 86400; default 0)\n"
             "  --channels LIST      channel names in channel order, NAME or NAME@HOST,\n"
             "                       e.g. node0,node1,node2,node3,switch (default: the file\n"
-            "                       %s, else ch1, ch2, ...)\n" MW_REC_INBAND_USAGE
+            "                       %s, lines 'CHANNEL NAME [HOST]'\n"
+            "                       or, with several meters, 'METER:CHANNEL NAME [HOST]',\n"
+            "                       METER its serial or sim-N; else ch1, ch2, ..., m2.ch1...)\n"
+            MW_REC_INBAND_USAGE
             "  --meter-hosts LIST   meters on several hosts: one agent per host records its\n"
             "                       meter (H=M, else --meter) through srun or mpirun, into\n"
             "                       RUNDIR/hosts/H; merged at the end (docs/scaling.md)\n"
             "  -q, --quiet          no status line\n"
             "  -h, --help           this text\n\n"
             "On a terminal one status line shows the time, W per channel and the energy so\n"
-            "far. Exit status 2: bad usage, RUNDIR exists or is being recorded, or the meter's\n"
-            "port cannot be used (nothing is created then). Exit status 1 (when CMD's is 0):\n"
+            "far. Exit status 2: bad usage, RUNDIR exists or is being recorded, a meter's\n"
+            "port cannot be used, a meter is given twice, or the channels file names a\n"
+            "meter not recorded (nothing is created then). Exit status 1 (when CMD's is 0):\n"
             "the store failed (disk full, past ulimit -f, read-only), or the meter was lost\n"
             "for good (gone or silent at the end: status 'complete, meter lost at S s'); CMD\n"
             "goes on either way.\n",
@@ -119,20 +127,23 @@ static int parse_args(int argc, char **argv, rec_opts *o)
                                          MW_REC_INBAND_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     mw_cli_seen seen = {0}; /* options that take one value: once each (cli.h) */
+    static const int repeatable[] = {'m', 0};
     optind = 0;
     opterr = 0;
     mw_rec_inband_init(&o->inband);
     int c;
     /* "+": stop at the first non-option, so CMD's own options are never taken as ours */
     while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
-        int once = mw_cli_once_opt("record", &seen, opts, c, NULL);
+        int once = mw_cli_once_opt("record", &seen, opts, c, repeatable);
         if (once) return once;
         switch (c) {
         case 'o':
             o->rundir = optarg;
             break;
         case 'm':
-            o->meter = optarg;
+            if (o->nmeter == REC_MAX_METERS)
+                return mw_cli_usage_error("record", "--meter: at most %d meters", REC_MAX_METERS);
+            o->meter[o->nmeter++] = optarg;
             break;
         case 'c':
             o->channels = optarg;
@@ -268,48 +279,8 @@ static void status_last_try(rec_t *r)
 
 /* ---- setting up ---------------------------------------------------------------------- */
 
-/* The run directory locked and its store created. An existing directory is locked before
- * --force removes its trace; a new one right after mw_store_create made it (a recorder that
- * loses that race is refused, the winner's run untouched). Returns 0, or -1 with err. */
-static int lock_and_create(rec_t *r, char *err, size_t errlen)
-{
-    struct stat sb;
-    int existed = stat(r->o.rundir, &sb) == 0 && S_ISDIR(sb.st_mode);
-    pid_t holder;
-    if (existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) return -1;
-    if (!(r->st = mw_store_create(r->o.rundir, r->o.force, err, errlen))) {
-        mw_runlock_release(r->lock);
-        r->lock = NULL;
-        return -1;
-    }
-    if (!existed && !(r->lock = mw_runlock_take(r->o.rundir, &holder, err, errlen))) {
-        mw_store_discard(r->st); /* what mw_store_create made, nothing else */
-        r->st = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-/* The meter, the channels' names, the run's store and its first metadata. Returns -1, or
+/* The meters, the channels' names, the run's store and its first metadata. Returns -1, or
  * the exit code with everything undone. */
-/* Takes the descriptor reserve (see top); 0, or -1 with errno set. */
-static int reserve_take(rec_t *r)
-{
-    for (size_t i = 0; i < sizeof r->reserve / sizeof r->reserve[0]; i++)
-        r->reserve[i] = -1;
-    for (size_t i = 0; i < sizeof r->reserve / sizeof r->reserve[0]; i++)
-        if ((r->reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) return -1;
-    return 0;
-}
-
-static void reserve_give_back(rec_t *r)
-{
-    for (size_t i = 0; i < sizeof r->reserve / sizeof r->reserve[0]; i++) {
-        if (r->reserve[i] >= 0) close(r->reserve[i]);
-        r->reserve[i] = -1;
-    }
-}
-
 static int open_run(rec_t *r, char **argv)
 {
     struct stat sb;
@@ -318,21 +289,17 @@ static int open_run(rec_t *r, char **argv)
                 r->o.rundir);
         return MW_EXIT_USAGE;
     }
-    if (reserve_take(r) != 0) {
+    if (mw_rec_reserve_take(r) != 0) {
         fprintf(stderr, "mw record: cannot start: %s (ulimit -n %ld)\n", strerror(errno),
                 sysconf(_SC_OPEN_MAX));
-        reserve_give_back(r);
+        mw_rec_reserve_give_back(r);
         return MW_EXIT_USAGE;
     }
-    int rc = mw_meter_spec_open("record", r->o.meter, &r->ms);
-    if (rc != 0) { /* "could not start" is 2 for mw record (docs/cli.md), whatever the cause */
-        reserve_give_back(r);
-        return MW_EXIT_USAGE;
+    int rc = mw_rec_meters_open(r); /* every meter, or none and nothing made */
+    if (rc >= 0) {
+        mw_rec_reserve_give_back(r);
+        return rc;
     }
-    r->m = mw_meter_spec_meter(r->ms);
-    snprintf(r->path, sizeof r->path, "%s", mw_meter_spec_path(r->ms));
-    r->nchan = mw_meter_ident(r->m)->n_current;
-    if (r->nchan > MW_CHANNELS_MAX) r->nchan = MW_CHANNELS_MAX;
     char err[4400], cluster_channels[1024];
     mw_simcluster *cluster = mw_meter_spec_cluster(r->ms);
     const char *chlist = r->o.channels;
@@ -340,28 +307,19 @@ static int open_run(rec_t *r, char **argv)
         mw_simcluster_channels(cluster, cluster_channels, sizeof cluster_channels);
         chlist = cluster_channels;
     }
-    int names_rc = mw_channels_load(&r->names, r->nchan, chlist, err, sizeof err);
+    int names_rc = mw_rec_meters_names(r, chlist, err, sizeof err);
     if (names_rc == 0 && chlist != r->o.channels) /* the cluster's names, not a --channels */
         snprintf(r->names.source, sizeof r->names.source, "simulated cluster");
-    if (names_rc != 0 || lock_and_create(r, err, sizeof err) != 0) {
+    if (names_rc != 0 || mw_rec_lock_and_create(r, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
-        mw_meter_spec_close(r->ms);
-        reserve_give_back(r);
+        mw_rec_meters_close(r);
+        mw_rec_reserve_give_back(r);
         return MW_EXIT_USAGE;
     }
     mw_sysinfo_hostname(r->host, sizeof r->host);
-    const mw_proto_ident *id = mw_meter_ident(r->m);
-    for (int k = 1; k <= r->nchan; k++) {
-        char pin[8];
-        snprintf(pin, sizeof pin, "A%d", id->pin[k]);
-        if (mw_store_channel_add(r->st, k, r->names.name[k],
-                                 r->names.host[k][0] ? r->names.host[k] : NULL, pin) != 0) {
-            fprintf(stderr, "mw record: %s: %s\n", r->o.rundir, mw_store_error(r->st));
-            r->store_failed = 1;
-        }
-    }
+    mw_rec_meters_store(r);
     write_meta(r, argv);
-    r->rec = mw_record_new(r->m, r->st, r->path, r->nchan, !mw_meter_spec_is_sim(r->ms));
+    mw_rec_meters_sessions(r);
     r->tty = !r->o.quiet && isatty(2);
     r->start_mono = mw_rec_now(CLOCK_MONOTONIC);
     meta_i64(r, "start_ns", mw_record_start_ns(r->rec));
@@ -374,11 +332,13 @@ int cmd_record(int argc, char **argv)
     rec_t *r = calloc(1, sizeof *r);
     if (!r) return MW_EXIT_FAIL;
     int rc = parse_args(argc, argv, &r->o);
-    if (rc < 0 && r->o.meter_hosts && (r->o.idle_s > 0 || r->o.channels || r->o.inband.given))
-        rc = mw_cli_usage_error("record", "--meter-hosts: not with --idle, --channels or "
-                                          "--inband (docs/scaling.md)");
+    if (rc < 0 && r->o.meter_hosts &&
+        (r->o.idle_s > 0 || r->o.channels || r->o.inband.given || r->o.nmeter > 1))
+        rc = mw_cli_usage_error("record", "--meter-hosts: not with --idle, --channels, "
+                                          "--inband or several --meter (docs/scaling.md)");
     if (rc < 0 && r->o.meter_hosts)
-        rc = mw_rec_hosts_run(r->o.rundir, r->o.meter_hosts, r->o.meter, r->o.force, r->o.quiet,
+        rc = mw_rec_hosts_run(r->o.rundir, r->o.meter_hosts,
+                              r->o.nmeter ? r->o.meter[0] : NULL, r->o.force, r->o.quiet,
                               r->o.cmd, argv);
     if (rc < 0) rc = open_run(r, argv);
     if (rc >= 0) {
@@ -414,22 +374,28 @@ int cmd_record(int argc, char **argv)
     mw_rec_status_line(r, 1);
     if (r->tty) fputs("\n", stderr);
     int64_t t = mw_rec_now(CLOCK_MONOTONIC);
-    if (out.meter_lost)
+    if (out.meter_lost && r->nmeters > 1)
+        fprintf(stderr, "mw record: %s: %s (a meter did not come back)\n", r->o.rundir, status);
+    else if (out.meter_lost)
         fprintf(stderr, "mw record: %s: the meter did not come back; no data after %.1f s\n",
                 r->path, (double)(out.meter_lost_ns - mw_record_start_ns(r->rec)) * 1e-9);
-    reserve_give_back(r); /* room for the end's work (see top) */
+    mw_rec_reserve_give_back(r); /* room for the end's work (see top) */
     finish_store(r, r->store_failed ? "failed: store" : status);
-    if (!r->o.quiet)
+    if (!r->o.quiet && r->nmeters > 1)
+        fprintf(stderr, "mw record: %s: %.1f s, %llu samples of %d channels on %d meters, %s\n",
+                r->o.rundir, (double)(t - r->start_mono) * 1e-9,
+                (unsigned long long)mw_rec_samples(r), r->nchan, r->nmeters,
+                r->store_failed ? "failed: store" : status);
+    else if (!r->o.quiet)
         fprintf(stderr, "mw record: %s: %.1f s, %llu windows x %d channels, %s\n", r->o.rundir,
                 (double)(t - r->start_mono) * 1e-9, (unsigned long long)mw_record_windows(r->rec),
                 r->nchan, r->store_failed ? "failed: store" : status);
-    mw_record_free(r->rec);
     mw_store_close(r->st);
     if (r->store_failed) status_last_try(r);
     mw_record_signals_restore(
         &old); /* after the last write: past ulimit -f it fails, nothing kills */
     mw_runlock_release(r->lock);
-    mw_meter_spec_close(r->ms);
+    mw_rec_meters_close(r);
     int failed = r->store_failed;
     free(r);
     /* the command's own failure wins: it is what the caller ran */

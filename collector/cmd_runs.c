@@ -128,14 +128,17 @@ static void show_usage(FILE *out)
                  "A run's status, start and end of the recording (local time, ISO 8601; the end\n"
                  "comes after the merge of the program's events), duration (the command's run\n"
                  "time), the time the windows cover, samples, gaps and energy, every metadata\n"
-                 "key, then one line per channel:\n"
+                 "key, with several meters a table of them (name, host, port, clock offset),\n"
+                 "then one line per channel:\n"
+                 "  meter             with several meters: whose channel (METER:CHANNEL)\n"
                  "  samples           windows recorded\n"
                  "  mean power        energy (windows) / the windows' total length\n"
                  "  energy (windows)  sum over the windows of power x (end - start)\n"
                  "  energy (meter)    the meter's counter: last - first + the first window\n"
                  "                    (also counts windows lost on the way)\n"
                  "  gaps              holes over 1 ms between the channel's windows: count, total\n"
-                 "and the gaps the recorder noted (start and end in s since the run's start).\n\n"
+                 "and the gaps the recorder noted (start and end in s since the run's start;\n"
+                 "with several meters, whose gap: the meter's name).\n\n"
                  "  -h, --help  this text\n");
 }
 
@@ -155,7 +158,42 @@ static int show_meta(mw_store *s, FILE *out)
     return rc ? mw_runsum_fail("show", s) : 0;
 }
 
-static int show_gaps(mw_store *s, const mw_runsum_run *r, FILE *out)
+/* A run of several meters (docs/run-store.md, version 5): a table of them, and their names
+ * by number for the gaps (names[meter - 1], *n of them). Returns 0, or -1 with the error said. */
+#define SHOW_METERS 16
+static int show_meters(mw_store *s, char (*names)[128], int *n, FILE *out)
+{
+    mw_run_cursor *c = mw_run_meters(s);
+    if (!c) return mw_runsum_fail("show", s);
+    mw_table t = {.ncols = 5, .align = "lllll"};
+    const char *head[] = {"meter", "name", "host", "port", "clock offset"};
+    mw_table_add(&t, head);
+    mw_run_meter m;
+    int rc;
+    *n = 0;
+    while ((rc = mw_run_meter_next(c, &m)) == 1) {
+        char num[16], off[96], u[64];
+        snprintf(num, sizeof num, "%d", m.meter);
+        mw_runsum_seconds(off, sizeof off, m.clock_offset_ns);
+        snprintf(off + strlen(off), sizeof off - strlen(off), " +- %s",
+                 mw_runsum_seconds(u, sizeof u, m.clock_uncertainty_ns));
+        const char *row[] = {num, m.name, m.host ? m.host : "-", m.port ? m.port : "-", off};
+        mw_table_add(&t, row);
+        if (m.meter >= 1 && m.meter <= SHOW_METERS)
+            snprintf(names[m.meter - 1], sizeof names[0], "%s", m.name);
+        if (m.meter > *n && m.meter <= SHOW_METERS) *n = m.meter;
+    }
+    mw_run_close(c);
+    if (t.nrows > 2) {
+        fprintf(out, "\nmeters\n");
+        mw_table_print(&t, out, "  ");
+    }
+    mw_table_free(&t);
+    return rc ? mw_runsum_fail("show", s) : 0;
+}
+
+static int show_gaps(mw_store *s, const mw_runsum_run *r, char (*meters)[128], int nmeters,
+                     FILE *out)
 {
     mw_run_cursor *c = mw_run_gaps(s);
     if (!c) return mw_runsum_fail("show", s);
@@ -166,11 +204,15 @@ static int show_gaps(mw_store *s, const mw_runsum_run *r, FILE *out)
     int rc;
     int64_t origin = r->have_start ? r->start_ns : 0;
     while ((rc = mw_run_gap_next(c, &g)) == 1) {
-        char sa[64], sb[64], len[64];
+        char sa[64], sb[64], len[64], why[512];
+        if (nmeters > 1 && g.meter >= 1 && g.meter <= nmeters) /* whose, with several */
+            snprintf(why, sizeof why, "%s (meter %s)", g.reason, meters[g.meter - 1]);
+        else
+            snprintf(why, sizeof why, "%s", g.reason);
         const char *row[] = {
             mw_runsum_seconds(sa, sizeof sa, mw_runsum_ns_diff(g.start_ns, origin)),
             mw_runsum_seconds(sb, sizeof sb, mw_runsum_ns_diff(g.end_ns, origin)),
-            mw_runsum_seconds(len, sizeof len, mw_runsum_ns_diff(g.end_ns, g.start_ns)), g.reason};
+            mw_runsum_seconds(len, sizeof len, mw_runsum_ns_diff(g.end_ns, g.start_ns)), why};
         mw_table_add(&t, row);
     }
     mw_run_close(c);
@@ -182,16 +224,22 @@ static int show_gaps(mw_store *s, const mw_runsum_run *r, FILE *out)
     return rc ? mw_runsum_fail("show", s) : 0;
 }
 
-static void show_channels(const mw_runsum_run *r, FILE *out)
+/* With several meters a column "meter" says whose channel it is: NAME:CHANNEL, as in the
+ * channels file. */
+static void show_channels(const mw_runsum_run *r, char (*meters)[128], int nmeters, FILE *out)
 {
-    mw_table t = {.ncols = 9, .align = "rlllrrrrr"};
-    const char *head[] = {
-        "channel",          "name",           "host", "pin", "samples", "mean power",
-        "energy (windows)", "energy (meter)", "gaps"};
+    int multi = nmeters > 1;
+    mw_table t = {.ncols = multi ? 10 : 9, .align = multi ? "rllllrrrrr" : "rlllrrrrr"};
+    const char *head[] = {"channel",    "name",           "host",           "pin", "samples",
+                          "mean power", "energy (windows)", "energy (meter)", "gaps", "meter"};
+    if (multi) { /* the meter after the pin */
+        memmove(&head[4], &head[3], 6 * sizeof head[0]);
+        head[4] = "meter";
+    }
     mw_table_add(&t, head);
     for (int i = 0; i < r->nch; i++) {
         const mw_runsum_channel *c = &r->ch[i];
-        char ch[16], n[32], p[64] = "-", ew[64] = "-", em[64] = "-", g[96], gs[64];
+        char ch[16], n[32], p[64] = "-", ew[64] = "-", em[64] = "-", g[96], gs[64], m[160] = "-";
         snprintf(ch, sizeof ch, "%d", c->channel);
         snprintf(n, sizeof n, "%" PRId64, c->t.samples);
         __int128 mean_mw;
@@ -203,8 +251,11 @@ static void show_channels(const mw_runsum_run *r, FILE *out)
         }
         snprintf(g, sizeof g, "%" PRId64 " (%s)", c->t.holes,
                  mw_runsum_seconds(gs, sizeof gs, c->t.hole_ns));
-        const char *row[] = {ch, c->name, c->host, c->pin, n, p, ew, em, g};
-        mw_table_add(&t, row);
+        if (multi && c->meter >= 1 && c->meter <= nmeters)
+            snprintf(m, sizeof m, "%s:%d", meters[c->meter - 1], c->meter_channel);
+        const char *plain[] = {ch, c->name, c->host, c->pin, n, p, ew, em, g};
+        const char *row[] = {ch, c->name, c->host, c->pin, m, n, p, ew, em, g};
+        mw_table_add(&t, multi ? row : plain);
     }
     fputc('\n', out);
     mw_table_print(&t, out, "");
@@ -259,9 +310,11 @@ int cmd_show(int argc, char **argv)
         mw_table_add(&t, rows[i]);
     mw_table_print(&t, stdout, "");
     mw_table_free(&t);
-    int bad = show_meta(s, stdout);
-    show_channels(&r, stdout);
-    bad |= show_gaps(s, &r, stdout);
+    int bad = show_meta(s, stdout), nmeters = 0;
+    static char meters[SHOW_METERS][128];
+    bad |= show_meters(s, meters, &nmeters, stdout);
+    show_channels(&r, meters, nmeters, stdout);
+    bad |= show_gaps(s, &r, meters, nmeters, stdout);
     if (bad) code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);

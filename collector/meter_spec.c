@@ -95,6 +95,24 @@ static int start_sim(const char *cmd, const char *profile, mw_meter_spec *s)
     return 0;
 }
 
+int mw_meter_spec_find_all(char (*paths)[4096], int max, char *err, size_t errlen)
+{
+    mw_port_info *v;
+    int n = mw_port_list(&v);
+    if (n < 0) {
+        snprintf(err, errlen, "cannot list serial ports; give --meter PORT");
+        return -1;
+    }
+    int found = 0;
+    for (int i = 0; i < n && found < max; i++)
+        if (v[i].kind) snprintf(paths[found++], sizeof paths[0], "%s", v[i].path);
+    free(v);
+    if (found) return found;
+    char one[4096];
+    mw_port_find_meter(one, sizeof one, err, errlen); /* none: its message lists what is seen */
+    return -1;
+}
+
 int mw_meter_spec_open(const char *cmd, const char *spec, mw_meter_spec **out)
 {
     *out = NULL;

@@ -18,6 +18,11 @@
 
 typedef struct mw_meter_spec mw_meter_spec;
 
+/* Every meter on USB (a VID:PID a meter uses, libserialport's enumeration: mw_port_list),
+ * at most max: their paths. Returns how many (1..max), or -1 with the message (none found,
+ * and the serial ports seen) in err. */
+int mw_meter_spec_find_all(char (*paths)[4096], int max, char *err, size_t errlen);
+
 /* Open the meter named by spec (NULL = auto). Returns 0 with *out, or an exit code. */
 int mw_meter_spec_open(const char *cmd, const char *spec, mw_meter_spec **out);
 void mw_meter_spec_close(mw_meter_spec *s);

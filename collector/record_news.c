@@ -35,14 +35,14 @@ void mw_rec_status_line(rec_t *r, int force)
                                   (double)(t - r->start_mono) * 1e-9);
     double e_j = 0;
     for (int k = 1; k <= r->nchan; k++) {
-        e_j += (double)mw_record_energy_mj(r->rec, k) * 1e-3;
+        e_j += (double)mw_rec_energy_mj(r, k) * 1e-3;
         if (len < sizeof line)
             len += (size_t)snprintf(line + len, sizeof line - len, "  %s %.1f W", r->names.name[k],
-                                    mw_record_power_w(r->rec, k));
+                                    mw_rec_power_w(r, k));
     }
     if (len < sizeof line)
         snprintf(line + len, sizeof line - len, "  %.1f J%s", e_j,
-                 mw_record_connected(r->rec) ? "" : "  (meter lost)");
+                 mw_rec_connected(r) ? "" : "  (meter lost)");
     mw_out_tty("\r"); /* the line's own controls raw, its names escaped by stderr */
     fputs(line, stderr);
     mw_out_tty("\033[K");
@@ -52,15 +52,16 @@ void mw_rec_on_news(void *ctx, const mw_record_news *n)
 {
     rec_t *r = ctx;
     const char *cr = r->tty ? "\r\033[K" : "";
+    const char *port = n->port ? n->port : r->path; /* of the meter in question */
     r->stage = n->stage;
     if (n->back)
-        fprintf(stderr, "%smw record: %s: meter back after %.1f s\n", mw_out_tty(cr), r->path,
+        fprintf(stderr, "%smw record: %s: meter back after %.1f s\n", mw_out_tty(cr), port,
                 n->away_s);
     if (n->write_failed) mw_rec_store_failed(r, n->write_err);
     if (n->lost)
         fprintf(stderr,
                 "%smw record: %s: the meter went away; reconnecting (the command goes on)\n",
-                mw_out_tty(cr), r->path);
+                mw_out_tty(cr), port);
     /* a failed commit (disk full, read-only) loses the data since the last one: say so */
     if (n->commit_failed && !r->store_failed) {
         fprintf(stderr, "%smw record: %s: %s (the command goes on)\n", mw_out_tty(cr), r->o.rundir,

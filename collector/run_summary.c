@@ -99,6 +99,8 @@ static int read_channels(const char *cmd, mw_store *s, mw_runsum_run *r)
         snprintf(cs->name, sizeof cs->name, "%s", ch.name);
         if (ch.host) snprintf(cs->host, sizeof cs->host, "%s", ch.host);
         if (ch.pin) snprintf(cs->pin, sizeof cs->pin, "%s", ch.pin);
+        cs->meter = ch.meter;
+        cs->meter_channel = ch.meter_channel;
     }
     mw_run_close(c);
     return rc ? mw_runsum_fail(cmd, s) : 0;

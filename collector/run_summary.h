@@ -31,6 +31,7 @@
 typedef struct {
     int channel;
     char name[128], host[128], pin[32];
+    int meter, meter_channel; /* its meter (1 in a run of one) and channel there */
     mw_window_totals t;
 } mw_runsum_channel;
 

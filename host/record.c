@@ -4,7 +4,17 @@
  * port on its own schedule. Store failures do not stop the session: each pump reports its
  * first write failure and a failed commit in the news, and the caller decides what to say.
  * mw_record_run is a straight sequence of loops of turns (pump, maybe watch the command, hand
- * the news over); the signal flags are only read and cleared between turns. */
+ * the news over); the signal flags are only read and cleared between turns.
+ *
+ * Several meters (mw_record_add_meter): one session per meter, each with its own meter
+ * session (clock model, segments, energy bases, gaps, reconnection), all driven by the
+ * first session's loop in this one thread: a turn waits in one poll() on every connected
+ * meter's port, then reads each without waiting. One thread and one poll rather than a
+ * thread per meter because the run store is one SQLite connection (a second writer would
+ * wait up to a second for the first's open transaction, and late reads would shift the
+ * arrival times the clock model fits), and because each meter is still read the moment its
+ * bytes arrive, which is what its clock model needs. A session's windows are stored under
+ * run-wide channels (first_channel + k - 1), its gaps and restamps under its meter number. */
 #include "mw_record.h"
 
 #include <errno.h>
@@ -14,6 +24,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +43,8 @@
 /* at the end, a meter still connected but without a window for this long (or 4 of its
  * periods, if longer) is lost too */
 #define RECORD_SILENT_NS 3000000000LL
+/* several meters: each is read at least this often, bytes or not */
+#define RECORD_SWEEP_NS 250000000LL
 
 extern char **environ;
 
@@ -65,6 +78,14 @@ struct mw_record {
     uint64_t last_t1_us;  /* the last window's end in meter time */
     const char *lost_why; /* lost for good: the gap's reason, written at the end, ... */
     int64_t lost_end_ns;  /* ... up to here */
+    /* several meters (mw_record_set_meter, mw_record_add_meter) */
+    int meter;         /* the run's meter number, 1.. */
+    int first_channel; /* run-wide channel of current channel 1 */
+    int multi;         /* one of several meters: restamps are the meter's own */
+    int64_t last_pump_mono; /* when it was last read (several meters) */
+    char name[128];    /* the meter's name, for the outcome */
+    mw_record *more[MW_RECORD_MAX_METERS - 1];
+    int nmore;
 };
 
 static int64_t now(clockid_t c)
@@ -85,6 +106,8 @@ mw_record *mw_record_new(mw_meter *m, mw_store *st, const char *port_path, int n
     r->usb = watch_usb ? mw_usb_watch_start(why, sizeof why) : NULL; /* none: periodic retries */
     r->segment = -1;
     r->connected = 1;
+    r->meter = 1;
+    r->first_channel = 1;
     r->start_ns = now(CLOCK_REALTIME);
     return r;
 }
@@ -108,7 +131,7 @@ static void write_failed(mw_record *r)
 static void gap(mw_record *r, int64_t from, int64_t to, const char *reason)
 {
     if (to < from) to = from;
-    if (mw_store_gap_add(r->st, from, to, reason) != 0) write_failed(r);
+    if (mw_store_gap_add_meter(r->st, from, to, reason, r->meter) != 0) write_failed(r);
 }
 
 static void on_window(mw_record *r, const mw_meter_event *ev)
@@ -145,7 +168,7 @@ static void on_window(mw_record *r, const mw_meter_event *ev)
     int n = w->nchan < r->nchan ? w->nchan : r->nchan;
     for (int k = 1; k <= n; k++) {
         mw_store_sample x = {
-            .channel = k,
+            .channel = r->first_channel + k - 1,
             .segment = ev->segment,
             .seq = w->seq,
             .meter_t0_us = w->t0_us,
@@ -229,9 +252,10 @@ static void news_clear(const mw_record *r, mw_record_news *n)
     n->no_window = n->spawn_errno = 0;
     n->away_s = 0;
     n->write_err[0] = n->commit_err[0] = 0;
+    n->port = r->path;
 }
 
-int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
+static int pump_one(mw_record *r, int timeout_ms, mw_record_news *news)
 {
     news_clear(r, news);
     news->pumped = 1;
@@ -259,6 +283,89 @@ int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
     }
     r->news = NULL;
     return news->write_failed || news->commit_failed ? -1 : 0;
+}
+
+/* Several meters: wait up to timeout_ms (50 ms while a port is gone, to reopen it) for
+ * bytes on any connected meter's port. A signal cuts it short. Returns the sessions to read
+ * now, bit i for session i (0: r, i: r->more[i - 1]): those whose port has something to say
+ * (bytes, a hangup) and those whose port is gone. */
+static unsigned wait_ports(mw_record *r, int timeout_ms)
+{
+    struct pollfd pfd[MW_RECORD_MAX_METERS];
+    int who[MW_RECORD_MAX_METERS];
+    nfds_t n = 0;
+    unsigned ready = 0;
+    for (int i = 0; i <= r->nmore; i++) {
+        mw_record *s = i ? r->more[i - 1] : r;
+        mw_port *p = s->connected ? mw_meter_port(s->m) : NULL;
+        if (!p) {
+            ready |= 1u << i;
+            if (timeout_ms > 50) timeout_ms = 50;
+            continue;
+        }
+        pfd[n] = (struct pollfd){.fd = mw_port_fd(p), .events = POLLIN};
+        who[n++] = i;
+    }
+    if (poll(pfd, n, timeout_ms) > 0)
+        for (nfds_t k = 0; k < n; k++)
+            if (pfd[k].revents) ready |= 1u << who[k];
+    return ready;
+}
+
+/* What another meter's turn had to say, into the turn's news (the first of each kind). */
+static void news_merge(mw_record_news *into, const mw_record_news *n)
+{
+    if ((n->back || n->lost) && !into->back && !into->lost) {
+        into->back = n->back;
+        into->lost = n->lost;
+        into->away_s = n->away_s;
+        into->port = n->port;
+    }
+    if (n->write_failed && !into->write_failed) {
+        into->write_failed = 1;
+        memcpy(into->write_err, n->write_err, sizeof into->write_err);
+    }
+    if (n->commit_failed && !into->commit_failed) {
+        into->commit_failed = 1;
+        memcpy(into->commit_err, n->commit_err, sizeof into->commit_err);
+    }
+}
+
+int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
+{
+    if (!r->nmore) return pump_one(r, timeout_ms, news);
+    unsigned ready = wait_ports(r, timeout_ms);
+    int64_t t = now(CLOCK_MONOTONIC);
+    int rc = 0;
+    news_clear(r, news);
+    news->pumped = 1;
+    for (int i = 0; i <= r->nmore; i++) {
+        mw_record *s = i ? r->more[i - 1] : r;
+        /* a quiet meter is still read every RECORD_SWEEP_NS: the windows its session
+         * holds back (mw_meter.h) and the commit's cadence do not wait for its bytes */
+        if (!(ready & (1u << i)) && t - s->last_pump_mono < RECORD_SWEEP_NS) continue;
+        s->last_pump_mono = t;
+        s->stage = r->stage;
+        mw_record_news n;
+        if (pump_one(s, 0, &n) != 0) rc = -1;
+        news_merge(news, &n);
+    }
+    return rc;
+}
+
+void mw_record_set_meter(mw_record *r, int meter, int first_channel, const char *name)
+{
+    r->meter = meter;
+    r->first_channel = first_channel;
+    snprintf(r->name, sizeof r->name, "%s", name ? name : "");
+}
+
+int mw_record_add_meter(mw_record *r, mw_record *other)
+{
+    if (r->nmore >= MW_RECORD_MAX_METERS - 1 || other == r || other->nmore) return -1;
+    r->more[r->nmore++] = other;
+    r->multi = other->multi = 1;
+    return 0;
 }
 
 int64_t mw_record_start_ns(const mw_record *r)
@@ -350,31 +457,51 @@ static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
     return mw_meter_map_segment(c->m, c->segment, meter_us, t_ns, NULL);
 }
 
-int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
+/* One meter's end: the windows it still held, every segment restamped with its final fit
+ * (*worst: the largest uncertainty), the gap of a meter lost for good. */
+static void finish_one(mw_record *r, mw_record_news *n, int64_t *worst)
 {
     mw_meter_finish(r->m);
     /* the windows it released (held while late: mw_meter.h) */
-    mw_record_news n;
-    news_clear(r, &n);
-    r->news = &n;
+    r->news = n;
     mw_meter_event ev;
     while (mw_meter_queued(r->m, &ev))
         on_event(r, &ev);
     r->news = NULL;
-    int64_t worst = 0;
     for (int s = 0; s < r->nseg; s++) {
         int64_t t, u;
         if (mw_meter_map_segment(r->m, s, 0, &t, &u) != 0) continue;
         restamp_ctx ctx = {r->m, s};
-        mw_store_restamp(r->st, s, restamp_map, &ctx, u); /* all or nothing: kept on failure */
-        if (u > worst) worst = u;
+        /* all or nothing: kept on failure */
+        mw_store_restamp_meter(r->st, r->multi ? r->meter : 0, s, restamp_map, &ctx, u);
+        if (u > *worst) *worst = u;
     }
     if (r->lost_why) { /* from the last window's end as restamped: the two tile */
         int64_t from = r->have_window ? r->last_t1_ns : r->start_ns;
         if (r->have_window) mw_meter_map_segment(r->m, r->segment, r->last_t1_us, &from, NULL);
-        r->news = &n;
+        r->news = n;
         gap(r, from, r->lost_end_ns, r->lost_why);
         r->news = NULL;
+    }
+}
+
+int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
+{
+    mw_record_news n;
+    news_clear(r, &n);
+    int64_t worst = 0;
+    mw_meter_stats sum = {0};
+    int reconnects = 0;
+    for (int i = 0; i <= r->nmore; i++) { /* every meter; the link statistics summed */
+        mw_record *s = i ? r->more[i - 1] : r;
+        finish_one(s, &n, &worst);
+        mw_meter_stats ms;
+        mw_meter_get_stats(s->m, &ms);
+        sum.bad_crc += ms.bad_crc;
+        sum.lost_windows += ms.lost_windows;
+        sum.restarts += ms.restarts;
+        sum.time_steps += ms.time_steps;
+        reconnects += s->reconnects;
     }
     int failed = 0;
     mw_clock_state cs;
@@ -385,13 +512,11 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
     meta_i64(r->st, "clock_uncertainty_ns", worst, &failed, err, errlen);
     meta_i64(r->st, "end_ns", now(CLOCK_REALTIME), &failed, err, errlen);
     meta(r->st, "status", status, &failed, err, errlen);
-    mw_meter_stats ms;
-    mw_meter_get_stats(r->m, &ms);
-    meta_i64(r->st, "meter_bad_crc_lines", (int64_t)ms.bad_crc, &failed, err, errlen);
-    meta_i64(r->st, "meter_lost_windows", (int64_t)ms.lost_windows, &failed, err, errlen);
-    meta_i64(r->st, "meter_restarts", (int64_t)ms.restarts, &failed, err, errlen);
-    meta_i64(r->st, "reconnects", r->reconnects, &failed, err, errlen);
-    meta_i64(r->st, "meter_time_steps", (int64_t)ms.time_steps, &failed, err, errlen);
+    meta_i64(r->st, "meter_bad_crc_lines", (int64_t)sum.bad_crc, &failed, err, errlen);
+    meta_i64(r->st, "meter_lost_windows", (int64_t)sum.lost_windows, &failed, err, errlen);
+    meta_i64(r->st, "meter_restarts", (int64_t)sum.restarts, &failed, err, errlen);
+    meta_i64(r->st, "reconnects", reconnects, &failed, err, errlen);
+    meta_i64(r->st, "meter_time_steps", (int64_t)sum.time_steps, &failed, err, errlen);
     if (n.write_failed && !failed) {
         snprintf(err, errlen, "%s", n.write_err);
         failed = 1;
@@ -485,6 +610,17 @@ static void watch_command(mw_record *r, const mw_record_command *c)
 
 /* ---- the stages ------------------------------------------------------------------------ */
 
+/* Every meter still connected has a window ending at t_ns or later (INT64_MIN: a window). */
+static int windows_reach(const mw_record *r, int64_t t_ns)
+{
+    for (int i = 0; i <= r->nmore; i++) {
+        const mw_record *s = i ? r->more[i - 1] : r;
+        if (i && !s->connected) continue; /* a lost companion waits for no one */
+        if (!s->have_window || s->last_t1_ns < t_ns) return 0;
+    }
+    return 1;
+}
+
 static int interrupted(const mw_record_command *c)
 {
     return c->interrupted ? *c->interrupted : 0;
@@ -571,7 +707,7 @@ static int command_stage(mw_record *r, const mw_record_command *c, mw_record_out
         turn(r, c, RECORD_CHILD_POLL_MS, failed);
     /* the window holding the command's end */
     int64_t until = now(CLOCK_MONOTONIC) + 2000000000LL;
-    while (now(CLOCK_MONOTONIC) < until && !(r->have_window && r->last_t1_ns >= r->cmd_end_ns))
+    while (now(CLOCK_MONOTONIC) < until && !windows_reach(r, r->cmd_end_ns))
         turn(r, c, 50, failed);
     stage_phase(r, c, "command", r->cmd_start_ns, r->cmd_end_ns, failed);
     stage_meta_i64(r, c, "cmd_start_ns", r->cmd_start_ns, failed);
@@ -581,12 +717,10 @@ static int command_stage(mw_record *r, const mw_record_command *c, mw_record_out
 }
 
 /* The end: a meter whose port is still gone, that never sent a window, or that has sent none
- * for RECORD_SILENT_NS (or 4 periods) is lost for good: the outcome says from when, and
- * mw_record_finish writes the gap from its last window (the session's start without one) to
- * now. */
-static void lost_for_good(mw_record *r, mw_record_outcome *out)
+ * for RECORD_SILENT_NS (or 4 of its periods) is lost for good: mw_record_finish writes the
+ * gap from its last window (the session's start without one) to end. Returns 1 when lost. */
+static int lost_check(mw_record *r, int64_t end)
 {
-    int64_t end = now(CLOCK_REALTIME);
     const mw_proto_ident *id = mw_meter_ident(r->m);
     int64_t silent = RECORD_SILENT_NS;
     if (id && id->rate_hz > 0 && 4000000000LL / id->rate_hz > silent)
@@ -595,16 +729,32 @@ static void lost_for_good(mw_record *r, mw_record_outcome *out)
                       : !r->have_window              ? "meter lost (no window)"
                       : end - r->last_t1_ns > silent ? "meter lost (no window)"
                                                      : NULL;
-    if (!why) return;
-    out->meter_lost = 1;
-    out->meter_lost_ns = r->have_window ? r->last_t1_ns : r->start_ns;
-    double at_s = (double)(out->meter_lost_ns - r->start_ns) * 1e-9;
-    snprintf(out->status_buf, sizeof out->status_buf, "%s, meter lost at %.1f s", out->status,
-             at_s > 0 ? at_s : 0.0);
-    out->status = out->status_buf;
+    if (!why) return 0;
     r->lost_why = why; /* the gap: mw_record_finish, from the restamped last window */
     r->lost_end_ns = end;
     r->pending_gap[0] = 0;
+    return 1;
+}
+
+/* Every meter lost for good is in the outcome: from when (the earliest), and in the status
+ * (", meter lost at S s"; with several meters ", meter NAME lost at S s" for each). */
+static void lost_for_good(mw_record *r, mw_record_outcome *out)
+{
+    int64_t end = now(CLOCK_REALTIME);
+    size_t len = (size_t)snprintf(out->status_buf, sizeof out->status_buf, "%s", out->status);
+    for (int i = 0; i <= r->nmore; i++) {
+        mw_record *s = i ? r->more[i - 1] : r;
+        if (!lost_check(s, end)) continue;
+        int64_t at = s->have_window ? s->last_t1_ns : s->start_ns;
+        if (!out->meter_lost || at < out->meter_lost_ns) out->meter_lost_ns = at;
+        out->meter_lost = 1;
+        double at_s = (double)(at - r->start_ns) * 1e-9;
+        if (len < sizeof out->status_buf)
+            len += (size_t)snprintf(out->status_buf + len, sizeof out->status_buf - len,
+                                    ", meter%s%.60s lost at %.1f s", r->multi ? " " : "",
+                                    r->multi ? s->name : "", at_s > 0 ? at_s : 0.0);
+    }
+    if (out->meter_lost) out->status = out->status_buf;
 }
 
 int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *out)
@@ -614,7 +764,7 @@ int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *o
     out->meter_lost_ns = 0;
     r->stage = MW_RECORD_FIRST_WINDOW;
     int64_t until = now(CLOCK_MONOTONIC) + RECORD_FIRST_WAIT_NS;
-    while (!r->have_window && now(CLOCK_MONOTONIC) < until && !interrupted(c))
+    while (!windows_reach(r, INT64_MIN) && now(CLOCK_MONOTONIC) < until && !interrupted(c))
         turn(r, c, 100, &failed);
     if (!r->have_window) {
         mw_record_news n;

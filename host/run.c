@@ -654,16 +654,21 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
+    int v = mw_store_schema(s);
     if (sqlite3_prepare_v2(
             mw_store_sqlite(s),
-            mw_store_schema(s) >= 3
-                ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
-                  "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
-                  "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
-                  "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)"
-                : "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
-                  "gaps), (SELECT count(*) FROM phases), (SELECT count(*) FROM "
-                  "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps)",
+            v >= 5   ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+                       "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
+                       "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
+                       "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps), "
+                       "(SELECT count(*) FROM meters)"
+            : v >= 3 ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+                       "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
+                       "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
+                       "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps), 1"
+                     : "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+                       "gaps), (SELECT count(*) FROM phases), (SELECT count(*) FROM "
+                       "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps), 1",
             -1, &st, NULL) != SQLITE_OK)
         return mw_store_db_error(s, "counting");
     int rc = sqlite3_step(st);
@@ -673,6 +678,7 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
         out->phases = sqlite3_column_int64(st, 2);
         out->channels = sqlite3_column_int64(st, 3);
         out->gap_ns = sqlite3_column_int64(st, 4);
+        out->meters = sqlite3_column_int64(st, 5);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : mw_store_db_error(s, "counting");

@@ -13,7 +13,11 @@
  *
  * Sample times are re-stamped per window (segment, seq): mw_store_restamp() collects the
  * distinct windows of a segment, maps their meter times, and updates each window's rows
- * through the primary key (segment, seq, channel), all inside one savepoint.
+ * through the primary key (segment, seq, channel), all inside one savepoint. With several
+ * meters (version 5: table meters, channels.meter) segments are numbered per meter, so
+ * mw_store_restamp_meter() keeps to the channels of one meter (channel IN the meter's
+ * channels, evaluated once per statement); the samples table itself is unchanged, its
+ * channel being run-wide.
  *
  * A trace.db may come from anyone, and SQLite runs what a schema holds (a trigger fires on
  * our INSERT, a view or CHECK calls functions): every connection is defensive

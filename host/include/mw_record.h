@@ -49,12 +49,28 @@
 
 typedef struct mw_record mw_record;
 
+#define MW_RECORD_MAX_METERS 4
+
 /* A session recording nchan current channels (1..15) of meter m, open on port_path, into st.
  * m and st stay the caller's and must outlive the session. watch_usb: start a libusb hotplug
  * watch for reconnecting at once (where there is none, the port is retried every 200 ms). */
 mw_record *mw_record_new(mw_meter *m, mw_store *st, const char *port_path, int nchan,
                          int watch_usb);
 void mw_record_free(mw_record *r); /* stops the USB watch; NULL is fine */
+
+/* Several meters in one run (schema version 5, docs/run-store.md): this session's meter is
+ * the run's meter `meter` (1..), named name (its USB serial, "sim-N"), and its current
+ * channel k is stored as run-wide channel first_channel + k - 1 (default: meter 1, channel
+ * 1). Its gaps are its meter's. */
+void mw_record_set_meter(mw_record *r, int meter, int first_channel, const char *name);
+/* Record other's meter too, in r's turns: every turn waits in one poll() for any meter's
+ * port, then reads each; mw_record_run waits for every meter's first window and for the
+ * window holding the command's end (of every meter still connected); mw_record_finish
+ * restamps and ends every meter, each by its own clock model and for its own channels only;
+ * a meter lost for good is in the outcome by name. other stays the caller's (freed after r's
+ * last use) and is driven only through r from now on. At most MW_RECORD_MAX_METERS in all;
+ * returns 0, or -1 when full. */
+int mw_record_add_meter(mw_record *r, mw_record *other);
 
 typedef enum {
     MW_RECORD_FIRST_WINDOW, /* waiting for the meter's first window */
@@ -78,6 +94,8 @@ typedef struct {
     int spawn_errno;      /* the command could not be started (ENOENT: not found) */
     char write_err[1024]; /* the store's message */
     char commit_err[1024];
+    const char *port;     /* the port of the meter that went away or came back (several
+                             meters), else of r's meter */
 } mw_record_news;
 
 /* Read the meter for up to timeout_ms (while the port is gone: try to reopen it, and wait at
@@ -129,7 +147,7 @@ typedef struct {
                               no window for 3 s (or 4 periods) before it, or never a window */
     int64_t meter_lost_ns; /* ... from then on (CLOCK_REALTIME ns): its last window's end, or
                               the session's start */
-    char status_buf[128];  /* where status is composed then */
+    char status_buf[512];  /* where status is composed then */
 } mw_record_outcome;
 
 /* Run the stages. The command gets MW_RUN_DIR, MW_TRACE_DB, MW_RECORD_HOST (and
@@ -144,7 +162,9 @@ int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *o
  * cannot be restamped keeps the live fit's times), the gap of a meter lost for good (from its
  * last window as restamped), then the metadata clock_drift_ppm,
  * clock_uncertainty_ns (the worst of the segments' final fits), end_ns (now), status,
- * meter_bad_crc_lines, meter_lost_windows, meter_restarts and reconnects. Nothing is
+ * meter_bad_crc_lines, meter_lost_windows, meter_restarts and reconnects (with several
+ * meters: the drift of the first meter, the largest uncertainty, the statistics summed;
+ * every meter restamped and its lost gap written). Nothing is
  * committed. Every key is tried; returns 0, or -1 with the first failure in err. */
 int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen);
 #endif

@@ -95,6 +95,7 @@ int mw_run_meta_next(mw_run_cursor *c, const char **key, const char **value);
 typedef struct {
     int64_t samples, gaps, phases, channels;
     int64_t gap_ns; /* the gaps' total length */
+    int64_t meters; /* rows of meters (a run older than version 5: 1) */
 } mw_run_counts;
 int mw_run_count(mw_store *s, mw_run_counts *out);
 

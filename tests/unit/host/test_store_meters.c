@@ -82,6 +82,9 @@ static void two_meters(void **state)
     assert_int_equal(mw_store_gap_add(s, 300, 400, "sequence gap"), 0);
     s = reopen(s);
 
+    mw_run_counts n;
+    assert_int_equal(mw_run_count(s, &n), 0);
+    assert_true(n.meters == 2 && n.channels == 3 && n.gaps == 2);
     mw_run_cursor *c = mw_run_meters(s);
     mw_run_meter m;
     assert_int_equal(mw_run_meter_next(c, &m), 1);
@@ -195,6 +198,9 @@ static void version4_is_one_meter(const char *meter_usb, const char *name)
     char err[256];
     mw_store *s = mw_store_open(dir, err, sizeof err);
     assert_non_null(s);
+    mw_run_counts n;
+    assert_int_equal(mw_run_count(s, &n), 0);
+    assert_true(n.meters == 1 && n.channels == 2);
     mw_run_cursor *c = mw_run_meters(s);
     mw_run_meter m;
     assert_int_equal(mw_run_meter_next(c, &m), 1);
