@@ -273,7 +273,13 @@ int cmd_agent(int argc, char **argv)
     if (host_name(&o, host, sizeof host) != 0)
         return mw_cli_usage_error("agent", "no usable host name ('%s')", host);
     o.host = host;
-    if (o.wait_fd) return o.clock ? wait_fd(&o) : MW_EXIT_USAGE;
+    if (o.wait_fd) {
+        int64_t fd;
+        int bad = mw_cli_int("agent", "--wait-fd", o.wait_fd, 3, 1 << 20, &fd);
+        if (bad) return bad;
+        if (!o.clock) return mw_cli_usage_error("agent", "--wait-fd: missing --clock");
+        return wait_fd(&o);
+    }
     if (!o.run || !o.clock) return mw_cli_usage_error("agent", "missing --run or --clock");
     if (o.meter) snprintf(meter, sizeof meter, "%s", o.meter);
     else if (o.spec && meter_of(o.spec, host, meter, sizeof meter) < 0) {
