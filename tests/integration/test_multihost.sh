@@ -36,7 +36,7 @@ align_ms() {
   local med
   med=$(awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }' "$TMP/align.txt")
   awk -v m="$med" '{ d = $1 - m; print d < 0 ? -d : d }' "$TMP/align.txt" | sort -g |
-    awk -v m="$med" '{ v[NR] = $1 } END { if (NR) print m, v[int(NR * 0.99 + 0.999)]; else print "none" }'
+    awk -v m="$med" '{ v[NR] = $1 } END { if (NR) print m, v[int(NR * 0.99 + 0.999)], v[int((NR + 1) / 2)]; else print "none" }'
 }
 
 two_hosts() {
@@ -57,12 +57,16 @@ two_hosts() {
     expect_num "$h: offset uncertainty (ns)" "$unc" 1 2000000
   done
   # every window on one axis: its end against the board's own send time, the two hosts alike
-  local med1 med2 p99
-  read -r med1 p99 < <(align_ms "$R" h1 "$TMP/f1.log")
+  # (the bound: 5 ms, plus twice the larger of the hosts' own median spread, which is the
+  # single-host recorder's jitter: large only on a machine overloaded by other work)
+  local med1 med2 p99 mad1 mad2
+  read -r med1 p99 mad1 < <(align_ms "$R" h1 "$TMP/f1.log")
   echo "  h1: merged end - board's send time: median $med1 ms, p99 spread $p99 ms"
-  read -r med2 p99 < <(align_ms "$R" h2 "$TMP/f2.log")
+  read -r med2 p99 mad2 < <(align_ms "$R" h2 "$TMP/f2.log")
   echo "  h2: merged end - board's send time: median $med2 ms, p99 spread $p99 ms"
-  expect_num "h2 against h1: alignment (ms)" "$(awk -v a="$med1" -v b="$med2" 'BEGIN { print b - a }')" -5 5
+  local bound
+  bound=$(awk -v a="$mad1" -v b="$mad2" 'BEGIN { print 5 + 2 * (a > b ? a : b) }')
+  expect_num "h2 against h1: alignment (ms)" "$(awk -v a="$med1" -v b="$med2" 'BEGIN { print b - a }')" "-$bound" "$bound"
   # both hosts' windows cover the command (launching host's clock)
   expect_eq "each host's windows span the command" "$(q "$R" "select count(*) from meters m where
     (select min(t0_ns) from samples join channels c using (channel) where c.meter = m.meter) <=
@@ -99,7 +103,7 @@ agent_killed() {
   expect_grep "said" "host h2 lost" "$TMP/killed.out"
   # h1 intact: a window every 250 ms over the command's 5 s; h2 kept up to its death
   expect_num "h1's windows per channel" "$(q "$R" "select count(*) / 5 from samples join channels using (channel) where meter = 1")" 19 30
-  expect_num "h2's windows per channel" "$(q "$R" "select count(*) / 5 from samples join channels using (channel) where meter = 2")" 4 15
+  expect_num "h2's windows per channel (kept up to its death)" "$(q "$R" "select count(*) / 5 from samples join channels using (channel) where meter = 2")" 1 15
   "$MW" analyze "$R" >"$TMP/an.txt" 2>&1
   expect_grep "analyze names the lost host" "partial: host h2 lost" "$TMP/an.txt"
 }
