@@ -15,6 +15,7 @@ int cmd_record(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_align(int argc, char **argv);

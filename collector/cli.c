@@ -37,6 +37,8 @@ const mw_cli_command mw_cli_commands[] = {
     {"export", "a run's tables as CSV or JSON, or the run as a trace (OTF2, Perfetto)",
      cmd_export},
     {"merge", "put the instrumented program's events into a run (mw record does it)", cmd_merge},
+    {"agent", "record one host's meter for mw record --meter-hosts (started by srun/mpirun)",
+     cmd_agent},
     {"monitor", "show the meter's readings live, without recording", cmd_monitor},
     {"info", "show the meter's identity, channel map and calibration", cmd_info},
     {"calibrate", "calibrate the meter against reference instruments, save to EEPROM",

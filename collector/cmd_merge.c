@@ -1,5 +1,7 @@
 /* cmd_merge — "mw merge RUNDIR": put the instrumentation's events into the run store by hand
- * (mw record does it when its command ends). */
+ * (mw record does it when its command ends); in a run of meters on several hosts (RUNDIR/hosts,
+ * "mw record --meter-hosts") first make RUNDIR/trace.db from the hosts' stores
+ * (mw_merge_hosts.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "mw_merge.h"
+#include "mw_merge_hosts.h"
 
 static void usage(FILE *out)
 {
@@ -15,7 +18,11 @@ static void usage(FILE *out)
                  "(RUNDIR/probe/NAME.mwp, libmwprobe: docs/probe.md), maps them onto the\n"
                  "recorder host's clock with each process's clock samples, and writes them\n"
                  "into RUNDIR/trace.db as phases (replacing those of an earlier merge).\n"
-                 "mw record does this when its command ends.\n\n"
+                 "mw record does this when its command ends.\n"
+                 "In a run of meters on several hosts (mw record --meter-hosts), it first\n"
+                 "makes RUNDIR/trace.db from the hosts' stores RUNDIR/hosts/HOST/trace.db: every\n"
+                 "window on the launching host's clock, channels numbered run-wide; a host\n"
+                 "whose recording did not end makes the run partial (docs/scaling.md).\n\n"
                  "  -h, --help  this text\n\n"
                  "Exit status: 0 merged, 1 the store could not be written, 2 bad usage or\n"
                  "not a run.\n");
@@ -27,6 +34,12 @@ void mw_merge_say_skipped(void *ctx, const char *message)
     fprintf(stderr, "mw merge: %s (file skipped)\n", message);
 }
 
+static void say_host(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "mw merge: %s\n", line);
+}
+
 int cmd_merge(int argc, char **argv)
 {
     if (mw_cli_wants_help(argc, argv)) {
@@ -36,6 +49,16 @@ int cmd_merge(int argc, char **argv)
     if (argc != 2 || argv[1][0] == '-')
         return mw_cli_usage_error("merge", argc < 2 ? "missing RUNDIR" : "expected one RUNDIR");
     char err[9000];
+    int hosts_merged = mw_merge_hosts_present(argv[1]);
+    if (hosts_merged) {
+        mw_merge_hosts_stats hs;
+        if (mw_merge_hosts(argv[1], NULL, &hs, say_host, NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "mw merge: %s\n", err);
+            return MW_EXIT_FAIL;
+        }
+        printf("mw merge: %s: %d host%s, %d channels, %lld windows, %lld gaps: %s\n", argv[1],
+               hs.hosts, hs.hosts == 1 ? "" : "s", hs.channels, hs.samples, hs.gaps, hs.status);
+    }
     if (!mw_store_exists(argv[1])) {
         fprintf(stderr, "mw merge: %s: not a run (no trace.db)\n", argv[1]);
         return MW_EXIT_USAGE;
@@ -53,7 +76,9 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "mw merge: %s\n", err);
         return MW_EXIT_FAIL;
     }
-    if (!st.files && !st.skipped)
+    if (!st.files && !st.skipped && hosts_merged) {
+        /* nothing more to say: the instrumented program left no events */
+    } else if (!st.files && !st.skipped)
         printf("mw merge: %s: no spill files (a merge removes those it merged): phases kept\n",
                argv[1]);
     else

@@ -47,6 +47,7 @@
 
 #include "builtin.h"
 #include "record_cmd.h"
+#include "record_hosts.h"
 #include "record_inband.h"
 #include "record_signals.h"
 #include "record_slurm.h"
@@ -68,6 +69,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: mw record -o RUNDIR [--meter PORT|auto|sim[:PROFILE|:cluster[=FILE]]]...\n"
             "                 [--idle S] [--channels LIST] [--inband LIST] [--inband-hz HZ]\n"
+            "                 [--force] [--quiet] -- CMD [ARGS...]\n"
+            "       mw record -o RUNDIR --meter-hosts H1[=M1],H2[=M2],... [--meter M]\n"
             "                 [--force] [--quiet] -- CMD [ARGS...]\n\n"
             "Records the meter while CMD runs, into RUNDIR/trace.db (docs/run-store.md), and\n"
             "exits with CMD's exit status (127: CMD not found, 128+N: killed by signal N).\n"
@@ -96,6 +99,9 @@ static void usage(FILE *out)
             "                       or, with several meters, 'METER:CHANNEL NAME [HOST]',\n"
             "                       METER its serial or sim-N; else ch1, ch2, ..., m2.ch1...)\n"
             MW_REC_INBAND_USAGE
+            "  --meter-hosts LIST   meters on several hosts: one agent per host records its\n"
+            "                       meter (H=M, else --meter) through srun or mpirun, into\n"
+            "                       RUNDIR/hosts/H; merged at the end (docs/scaling.md)\n"
             "  -q, --quiet          no status line\n"
             "  -h, --help           this text\n\n"
             "On a terminal one status line shows the time, W per channel and the energy so\n"
@@ -114,6 +120,7 @@ static int parse_args(int argc, char **argv, rec_opts *o)
                                          {"meter", required_argument, NULL, 'm'},
                                          {"idle", required_argument, NULL, 'i'},
                                          {"channels", required_argument, NULL, 'c'},
+                                         {"meter-hosts", required_argument, NULL, 'H'},
                                          {"force", no_argument, NULL, 'f'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
@@ -140,6 +147,9 @@ static int parse_args(int argc, char **argv, rec_opts *o)
             break;
         case 'c':
             o->channels = optarg;
+            break;
+        case 'H':
+            o->meter_hosts = optarg;
             break;
         case 'f':
             o->force = 1;
@@ -323,6 +333,14 @@ int cmd_record(int argc, char **argv)
     rec_t *r = calloc(1, sizeof *r);
     if (!r) return MW_EXIT_FAIL;
     int rc = parse_args(argc, argv, &r->o);
+    if (rc < 0 && r->o.meter_hosts &&
+        (r->o.idle_s > 0 || r->o.channels || r->o.inband.given || r->o.nmeter > 1))
+        rc = mw_cli_usage_error("record", "--meter-hosts: not with --idle, --channels, "
+                                          "--inband or several --meter (docs/scaling.md)");
+    if (rc < 0 && r->o.meter_hosts)
+        rc = mw_rec_hosts_run(r->o.rundir, r->o.meter_hosts,
+                              r->o.nmeter ? r->o.meter[0] : NULL, r->o.force, r->o.quiet,
+                              r->o.cmd, argv);
     if (rc < 0) rc = open_run(r, argv);
     if (rc >= 0) {
         free(r);

@@ -23,6 +23,7 @@ typedef struct {
     const char *rundir, *channels;
     const char *meter[REC_MAX_METERS]; /* --meter, in order (none: the one meter on USB) */
     int nmeter;
+    const char *meter_hosts; /* --meter-hosts: meters on several hosts (record_hosts.c) */
     double idle_s;
     int force, quiet;
     mw_rec_inband inband; /* --inband, --inband-hz */

@@ -1,0 +1,623 @@
+/* merge_hosts — see mw_merge_hosts.h.
+ *
+ * The output store is made fresh (mw_store_create with force: an earlier merge's trace.db
+ * is replaced, the hosts/ directory left alone). Each host store is first opened with
+ * mw_store_open (so that a file that is not a megawatt run store is refused before any
+ * statement of ours reads it), its clock exchanges and channels are read, then the file is
+ * ATTACHed to the output's connection and its windows, gaps, metadata and clock exchanges
+ * are copied by INSERT ... SELECT, shifted by the host's offset: SQLite moves the rows
+ * without handing each to C, which is what makes 64 hosts x 1 h x 16 channels a matter of
+ * seconds (tests/bench/bench_merge_hosts.c). Each host's windows are appended in key order:
+ * its segments are numbered after the previous hosts' (segment + the largest segment so far,
+ * so a merged run numbers segments run-wide, each still one meter's), and its channels come
+ * after theirs; the index samples_time is made once at the end (one sort instead of a walk of
+ * the whole B-tree per host).
+ *
+ * A clock step makes the host's offset ambiguous for the windows its recorder stamped with
+ * one linear clock model over the step (mw_clock.h): the merge keeps the offset of the
+ * longer side (more exchanges) and adds the step's size to the uncertainty of every window
+ * of that host, so that nothing claims a precision it has not, and flags the run. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mw_err.h"
+#include "mw_merge_hosts.h"
+#include "mw_run.h"
+#include "mw_store.h"
+#include "store_internal.h"
+
+#define HOST_MAX 64
+
+typedef struct {
+    char name[HOST_MAX];
+    int lost, steps, nsync;
+    int64_t offset_ns, unc_ns, step_ns, step_at_ns;
+    int64_t ref_ns; /* the host-clock time at which offset_ns holds */
+    double drift;   /* the offset's change per ns of host clock (ppm x 1e-6) */
+} host_info;
+
+/* the host's offset at its own clock's t_ns */
+static int64_t offset_at(const host_info *h, int64_t t_ns)
+{
+    return h->offset_ns + (int64_t)llround(h->drift * (double)(t_ns - h->ref_ns));
+}
+
+int mw_merge_hosts_present(const char *rundir)
+{
+    char p[4200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/hosts", rundir);
+    return lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(((const host_info *)a)->name, ((const host_info *)b)->name);
+}
+
+/* the directories of RUNDIR/hosts (no links, no dot names), sorted; count or -1 */
+static int list_hosts(const char *rundir, host_info **out, char *err, size_t errlen)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hosts", rundir);
+    DIR *d = opendir(p);
+    if (!d) return mw_err(err, errlen, "%s: %s", p, strerror(errno));
+    int n = 0, cap = 0;
+    host_info *h = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        /* a host name as mw record accepts one (record_hosts.h); anything else is not ours */
+        if (e->d_name[0] == '.' || e->d_name[0] == '-' || strlen(e->d_name) >= HOST_MAX ||
+            strspn(e->d_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+                strlen(e->d_name))
+            continue;
+        struct stat sb;
+        char q[4400];
+        snprintf(q, sizeof q, "%.4200s/%.63s", p, e->d_name);
+        if (lstat(q, &sb) != 0 || !S_ISDIR(sb.st_mode)) continue;
+        if (n == cap) {
+            host_info *g = realloc(h, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *h);
+            if (!g) break;
+            h = g;
+        }
+        memset(&h[n], 0, sizeof h[n]);
+        snprintf(h[n++].name, HOST_MAX, "%.63s", e->d_name);
+    }
+    closedir(d);
+    if (n) qsort(h, (size_t)n, sizeof *h, name_cmp);
+    *out = h;
+    return n;
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t median(int64_t *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, i64_cmp);
+    return v[n / 2];
+}
+
+/* The offset as a line over the host's clock: offset_ns at ref_ns (the exchanges' median
+ * time) and drift, fitted by least squares when n >= 5 exchanges span 10 s or more (else
+ * drift 0), the intercept then made the median of the residuals; returns the uncertainty:
+ * the median exchange's bound plus the residuals' median absolute deviation. */
+static int64_t fit_side(const int64_t *off, const int64_t *unc, const int64_t *loc, int n,
+                        host_info *h)
+{
+    int64_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp) return 0;
+    memcpy(tmp, loc, (size_t)n * sizeof *tmp);
+    h->ref_ns = median(tmp, n);
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int k = 0; k < n; k++) {
+        double x = (double)(loc[k] - h->ref_ns), y = (double)(off[k] - off[0]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    double den = (double)n * sxx - sx * sx;
+    h->drift = n >= 5 && loc[n - 1] - loc[0] >= 10000000000LL && den > 0
+                   ? ((double)n * sxy - sx * sy) / den
+                   : 0;
+    for (int k = 0; k < n; k++)
+        tmp[k] = off[k] - (int64_t)llround(h->drift * (double)(loc[k] - h->ref_ns));
+    h->offset_ns = median(tmp, n);
+    for (int k = 0; k < n; k++) {
+        int64_t r = off[k] - offset_at(h, loc[k]);
+        tmp[k] = r < 0 ? -r : r;
+    }
+    int64_t mad = median(tmp, n);
+    memcpy(tmp, unc, (size_t)n * sizeof *tmp);
+    int64_t u = median(tmp, n) + mad;
+    free(tmp);
+    return u;
+}
+
+/* The host's offset (its clock minus the launcher's), uncertainty and clock steps, from its
+ * clock exchanges (clock_sync rows of rank -1: offset_ns there is the launcher's minus the
+ * host's). 0, or -1 with the store's error. */
+static int host_clock(mw_store *hs, host_info *h)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(mw_store_sqlite(hs),
+                           "SELECT offset_ns, uncertainty_ns, local_ns FROM clock_sync WHERE rank = -1 "
+                           "ORDER BY local_ns, id", -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(hs, "reading the clock exchanges");
+    int n = 0, cap = 0, rc;
+    int64_t *off = NULL, *unc = NULL, *loc = NULL;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            int64_t *a = realloc(off, (size_t)cap * sizeof *a), *b;
+            if (a) off = a;
+            b = realloc(unc, (size_t)cap * sizeof *b);
+            if (b) unc = b;
+            int64_t *c = realloc(loc, (size_t)cap * sizeof *c);
+            if (c) loc = c;
+            if (!a || !b || !c) break;
+        }
+        loc[n] = sqlite3_column_int64(q, 2);
+        off[n] = -sqlite3_column_int64(q, 0);
+        unc[n++] = sqlite3_column_int64(q, 1);
+    }
+    sqlite3_finalize(q);
+    h->nsync = n;
+    h->unc_ns = -1;
+    if (n) {
+        /* steps: a jump beyond MW_MERGE_STEP_MIN_NS and 20 x the two exchanges' bounds */
+        int split = 0; /* the longer side of the (largest) step: [0, split) or [split, n) */
+        int64_t umax = 0;
+        for (int i = 0; i < n; i++) {
+            if (unc[i] > umax) umax = unc[i];
+            if (i == 0) continue;
+            int64_t d = off[i] - off[i - 1], ad = d < 0 ? -d : d;
+            if (ad > MW_MERGE_STEP_MIN_NS && ad > 20 * (unc[i] + unc[i - 1])) {
+                h->steps++;
+                if (ad > (h->step_ns < 0 ? -h->step_ns : h->step_ns)) {
+                    h->step_ns = d;
+                    h->step_at_ns = loc[i] - d - loc[0]; /* since the first exchange,
+                                                            * on the clock before the step */
+                    split = i;
+                }
+            }
+        }
+        int lo = 0, hi = n;
+        if (h->steps) {
+            if (split >= n - split) hi = split;
+            else lo = split;
+        }
+        umax = fit_side(off + lo, unc + lo, loc + lo, hi - lo, h);
+        h->unc_ns = umax + (h->step_ns < 0 ? -h->step_ns : h->step_ns);
+    }
+    free(off);
+    free(unc);
+    free(loc);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : mw_store_db_error(hs, "reading the clock exchanges");
+}
+
+/* ---- the channels: every host's, numbered run-wide ------------------------------------- */
+
+typedef struct {
+    int host, old, new_, meter, meter_channel; /* meter: the host store's */
+    char name[128], chost[128], pin[16];
+    int has_chost, has_pin;
+} chan_info;
+
+/* a meter of a host store and its run-wide number (its list index + 1) */
+typedef struct {
+    int host, old;
+    char name[128], port[256];
+    int has_port;
+} meter_info;
+
+typedef struct {
+    chan_info *c;
+    int n, cap;
+    meter_info *m;
+    int nm, capm;
+} chan_list;
+
+static int meters_read(mw_store *hs, int host, chan_list *l)
+{
+    mw_run_cursor *c = mw_run_meters(hs);
+    if (!c) return -1;
+    mw_run_meter m;
+    int rc;
+    while ((rc = mw_run_meter_next(c, &m)) == 1) {
+        if (l->nm == l->capm) {
+            meter_info *g = realloc(l->m, (size_t)(l->capm = l->capm ? 2 * l->capm : 16) *
+                                              sizeof *g);
+            if (!g) {
+                rc = -1;
+                break;
+            }
+            l->m = g;
+        }
+        meter_info *x = &l->m[l->nm++];
+        memset(x, 0, sizeof *x);
+        x->host = host;
+        x->old = m.meter;
+        snprintf(x->name, sizeof x->name, "%s", m.name);
+        if ((x->has_port = m.port != NULL)) snprintf(x->port, sizeof x->port, "%s", m.port);
+        else if (mw_store_meta_get(hs, "meter_port", x->port, sizeof x->port) == 0)
+            x->has_port = 1; /* a recorder that did not fill the meters' port */
+    }
+    mw_run_close(c);
+    return rc < 0 ? -1 : 0;
+}
+
+/* the run-wide number of host's meter old (0 when unknown) */
+static int meter_new(const chan_list *l, int host, int old)
+{
+    for (int i = 0; i < l->nm; i++)
+        if (l->m[i].host == host && l->m[i].old == old) return i + 1;
+    return 0;
+}
+
+/* the meters numbered run-wide, on their host, with the host's clock offset; a name that
+ * two hosts use (a board without a serial) becomes "HOST:NAME" */
+static int meters_write(mw_store *out, const chan_list *l, const host_info *h)
+{
+    for (int i = 0; i < l->nm; i++) {
+        const meter_info *x = &l->m[i];
+        int dup = 0;
+        for (int j = 0; j < l->nm && !dup; j++)
+            dup = j != i && !strcmp(l->m[j].name, x->name);
+        char name[256];
+        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        if (mw_store_meter_add(out, i + 1, name, h[x->host].name, x->has_port ? x->port : NULL,
+                               h[x->host].offset_ns, h[x->host].unc_ns < 0 ? 0
+                                                                            : h[x->host].unc_ns))
+            return -1;
+    }
+    return 0;
+}
+
+static int chans_read(mw_store *hs, int host, chan_list *l)
+{
+    mw_run_cursor *c = mw_run_channels(hs);
+    if (!c) return -1;
+    mw_run_channel ch;
+    int rc;
+    while ((rc = mw_run_channel_next(c, &ch)) == 1) {
+        if (l->n == l->cap) {
+            chan_info *g = realloc(l->c, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof *g);
+            if (!g) {
+                rc = -1;
+                break;
+            }
+            l->c = g;
+        }
+        chan_info *x = &l->c[l->n++];
+        memset(x, 0, sizeof *x);
+        x->host = host;
+        x->old = ch.channel;
+        x->meter = ch.meter;
+        x->meter_channel = ch.meter_channel;
+        snprintf(x->name, sizeof x->name, "%s", ch.name);
+        if ((x->has_chost = ch.host != NULL)) snprintf(x->chost, sizeof x->chost, "%s", ch.host);
+        if ((x->has_pin = ch.pin != NULL)) snprintf(x->pin, sizeof x->pin, "%s", ch.pin);
+    }
+    mw_run_close(c);
+    return rc < 0 ? -1 : 0;
+}
+
+/* numbers 1..N in list order and adds them to out, "HOST:NAME" where a name is not unique */
+static int chans_write(mw_store *out, chan_list *l, const host_info *h)
+{
+    for (int i = 0; i < l->n; i++) {
+        chan_info *x = &l->c[i];
+        int dup = 0;
+        for (int j = 0; j < l->n && !dup; j++)
+            dup = j != i && !strcmp(l->c[j].name, x->name);
+        char name[256];
+        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        x->new_ = i + 1;
+        int m = meter_new(l, x->host, x->meter);
+        if (m < 1) return mw_store_bad_value(out, "host %s: channel %d: no meter %d",
+                                             h[x->host].name, x->old, x->meter);
+        if (mw_store_channel_add_meter(out, x->new_, name, x->has_chost ? x->chost : NULL,
+                                       x->has_pin ? x->pin : NULL, m,
+                                       x->meter_channel > 0 ? x->meter_channel : x->old) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the copy ------------------------------------------------------------------------- */
+
+static int exec(mw_store *out, const char *sql)
+{
+    if (sqlite3_exec(mw_store_sqlite(out), sql, NULL, NULL, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "merging");
+    return 0;
+}
+
+/* one statement with ?1 = offset (ns), ?2 = uncertainty (ns), ?3 = host name, ?4 = the
+ * segments before this host's */
+static int copy_stmt(mw_store *out, const char *sql, const host_info *h, int64_t seg_base)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(mw_store_sqlite(out), sql, -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "merging");
+    sqlite3_bind_int64(q, 1, h->offset_ns);
+    sqlite3_bind_int64(q, 2, h->unc_ns < 0 ? 0 : h->unc_ns);
+    sqlite3_bind_text(q, 3, h->name, -1, SQLITE_TRANSIENT);
+    int np = sqlite3_bind_parameter_count(q);
+    if (np >= 4) sqlite3_bind_int64(q, 4, seg_base);
+    if (np >= 6) {
+        sqlite3_bind_double(q, 5, h->drift);
+        sqlite3_bind_int64(q, 6, h->ref_ns);
+    }
+    int rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? 0 : mw_store_db_error(out, "merging");
+}
+
+/* with the drift (?5 per ns of host clock from ?6) */
+static const char *const copy_sql[] = {
+    "INSERT INTO main.samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"
+    " uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags)"
+    " SELECT m.new, s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us,"
+    " s.t0_ns - ?1 - CAST(round(?5 * (s.t0_ns - ?6)) AS INTEGER),"
+    " s.t1_ns - ?1 - CAST(round(?5 * (s.t1_ns - ?6)) AS INTEGER), s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
+    " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s CROSS JOIN temp.chmap m"
+    " ON m.old = s.channel ORDER BY s.segment, s.seq, s.channel",
+    /* a gap of the host's whole recording concerns each of its meters, and only those */
+    "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT"
+    " g.start_ns - ?1 - CAST(round(?5 * (g.start_ns - ?6)) AS INTEGER),"
+    " g.end_ns - ?1 - CAST(round(?5 * (g.end_ns - ?6)) AS INTEGER),"
+    " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
+    " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    " FROM h.meta",
+    "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
+    " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
+    " WHERE rank = -1",
+    NULL};
+/* the same with a constant offset (no drift: a cheaper expression per row) */
+static const char *const copy_sql_const[] = {
+    "INSERT INTO main.samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"
+    " uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags)"
+    " SELECT m.new, s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us,"
+    " s.t0_ns - ?1,"
+    " s.t1_ns - ?1, s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
+    " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s CROSS JOIN temp.chmap m"
+    " ON m.old = s.channel ORDER BY s.segment, s.seq, s.channel",
+    /* a gap of the host's whole recording concerns each of its meters, and only those */
+    "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT"
+    " g.start_ns - ?1,"
+    " g.end_ns - ?1,"
+    " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
+    " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    " FROM h.meta",
+    "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
+    " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
+    " WHERE rank = -1",
+    NULL};
+
+/* host i's rows into out (out has no open transaction) */
+static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
+                     const chan_list *l)
+{
+    sqlite3 *db = mw_store_sqlite(out);
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, "ATTACH ?1 AS h", -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "attaching a host store");
+    sqlite3_bind_text(q, 1, path, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) return mw_store_db_error(out, "attaching a host store");
+    q = NULL;
+    rc = exec(out, "CREATE TEMP TABLE IF NOT EXISTS chmap (old INTEGER PRIMARY KEY, new INTEGER);"
+                   "CREATE TEMP TABLE IF NOT EXISTS mmap (old INTEGER PRIMARY KEY, new INTEGER);"
+                   "DELETE FROM temp.chmap; DELETE FROM temp.mmap");
+    if (!rc && sqlite3_prepare_v2(db, "INSERT INTO temp.chmap VALUES (?1, ?2)", -1, &q, NULL) !=
+                   SQLITE_OK)
+        rc = mw_store_db_error(out, "merging");
+    for (int k = 0; !rc && k < l->n; k++) {
+        if (l->c[k].host != i) continue;
+        sqlite3_reset(q);
+        sqlite3_bind_int(q, 1, l->c[k].old);
+        sqlite3_bind_int(q, 2, l->c[k].new_);
+        if (sqlite3_step(q) != SQLITE_DONE) rc = mw_store_db_error(out, "merging");
+    }
+    sqlite3_finalize(q);
+    q = NULL;
+    if (!rc && sqlite3_prepare_v2(db, "INSERT INTO temp.mmap VALUES (?1, ?2)", -1, &q, NULL) !=
+                   SQLITE_OK)
+        rc = mw_store_db_error(out, "merging");
+    for (int k = 0; !rc && k < l->nm; k++) {
+        if (l->m[k].host != i) continue;
+        sqlite3_reset(q);
+        sqlite3_bind_int(q, 1, l->m[k].old);
+        sqlite3_bind_int(q, 2, k + 1);
+        if (sqlite3_step(q) != SQLITE_DONE) rc = mw_store_db_error(out, "merging");
+    }
+    sqlite3_finalize(q);
+    int64_t seg_base = 0;
+    if (!rc && sqlite3_prepare_v2(db, "SELECT coalesce(max(segment), 0) FROM main.samples", -1,
+                                  &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW) seg_base = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    if (!rc) rc = mw_store_write_begin(out);
+    const char *const *sql = h->drift != 0 ? copy_sql : copy_sql_const;
+    for (int k = 0; !rc && sql[k]; k++) rc = copy_stmt(out, sql[k], h, seg_base);
+    if (!rc) rc = mw_store_commit(out);
+    sqlite3_exec(db, "DETACH h", NULL, NULL, NULL);
+    return rc;
+}
+
+/* ---- the merge -------------------------------------------------------------------------- */
+
+static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+{
+    char b[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    if (say) say(ctx, b);
+}
+
+/* pass 1: host i's status, clock and channels; lost hosts are marked */
+static void read_host(const char *rundir, host_info *h, int i, chan_list *l, int64_t *start,
+                      void (*say)(void *, const char *), void *ctx)
+{
+    char dir[4400], err[4600], status[128] = "";
+    snprintf(dir, sizeof dir, "%s/hosts/%s", rundir, h[i].name);
+    mw_store *hs = mw_store_exists(dir) ? mw_store_open(dir, err, sizeof err) : NULL;
+    if (!hs) {
+        h[i].lost = 2; /* nothing to copy */
+        sayf(say, ctx, "host %s lost: %s", h[i].name,
+             mw_store_exists(dir) ? err : "its agent made no store");
+        return;
+    }
+    int64_t s0;
+    if (mw_store_meta_get(hs, "status", status, sizeof status) != 0 ||
+        !strcmp(status, "recording")) {
+        h[i].lost = 1;
+        sayf(say, ctx, "host %s lost: its recording did not end (agent or host died); its "
+                       "windows up to then are kept", h[i].name);
+    }
+    if (host_clock(hs, &h[i]) != 0 || meters_read(hs, i, l) != 0 || chans_read(hs, i, l) != 0) {
+        sayf(say, ctx, "host %s lost: %s", h[i].name, mw_store_error(hs));
+        h[i].lost = 2;
+    } else if (!h[i].nsync) {
+        sayf(say, ctx, "host %s: no clock exchange: its windows are kept on its own clock "
+                       "(uncertainty unknown)", h[i].name);
+    }
+    if (h[i].steps)
+        sayf(say, ctx, "host %s: clock stepped by %+.3f s at %.1f s (%d step%s): its windows "
+                       "keep the offset of the longer side, uncertainty +%.3f s",
+             h[i].name, (double)h[i].step_ns / 1e9, (double)h[i].step_at_ns / 1e9,
+             h[i].steps, h[i].steps == 1 ? "" : "s",
+             (double)(h[i].step_ns < 0 ? -h[i].step_ns : h[i].step_ns) / 1e9);
+    if (!h[i].lost || h[i].lost == 1)
+        if (mw_store_start_ns(hs, &s0) == 0 && s0 > 0 &&
+            (*start < 0 || s0 - offset_at(&h[i], s0) < *start))
+            *start = s0 - offset_at(&h[i], s0);
+    mw_store_close(hs);
+}
+
+static int meta_i64(mw_store *out, const char *key, int64_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%" PRId64, v);
+    return mw_store_meta_set(out, key, b);
+}
+
+/* the run's meta: hosts, clocks, status */
+static int write_meta(mw_store *out, const host_info *h, int n, const char *status,
+                      mw_merge_hosts_stats *st, int64_t start)
+{
+    char key[200];
+    int rc = meta_i64(out, "hosts", n);
+    for (int i = 0; !rc && i < n; i++) {
+        snprintf(key, sizeof key, "clock_offset.%s_ns", h[i].name);
+        rc = meta_i64(out, key, h[i].offset_ns);
+        snprintf(key, sizeof key, "clock_uncertainty.%s_ns", h[i].name);
+        if (!rc) rc = meta_i64(out, key, h[i].unc_ns);
+        char v[64];
+        snprintf(key, sizeof key, "clock_drift.%s_ppm", h[i].name);
+        snprintf(v, sizeof v, "%.3f", h[i].drift * 1e6);
+        if (!rc) rc = mw_store_meta_set(out, key, v);
+        if (h[i].lost) {
+            size_t len = strlen(st->lost_names);
+            snprintf(st->lost_names + len, sizeof st->lost_names - len, "%s%s",
+                     len ? ", " : "", h[i].name);
+            st->lost++;
+        }
+        st->steps += h[i].steps;
+    }
+    if (st->lost)
+        snprintf(st->status, sizeof st->status, "%s, partial: host%s %s lost",
+                 status ? status : "complete", st->lost > 1 ? "s" : "", st->lost_names);
+    else
+        snprintf(st->status, sizeof st->status, "%s", status ? status : "complete");
+    if (!rc) rc = mw_store_meta_set(out, "hosts_lost", st->lost_names);
+    if (!rc) rc = meta_i64(out, "clock_steps", st->steps);
+    if (!rc) rc = mw_store_meta_set(out, "status", st->status);
+    if (!rc) rc = mw_store_meta_set(out, "channels_from", "hosts (mw merge)");
+    if (!rc && start > 0) rc = meta_i64(out, "start_ns", start);
+    return rc;
+}
+
+/* during the copy: no fsync (a merge cut short is simply redone: the hosts' stores are the
+ * record), a larger page cache, and no samples_time index (each host's windows span the
+ * whole run: kept, that index would be walked end to end once per host) */
+static const char drop_idx[] = "PRAGMA synchronous = OFF; PRAGMA cache_size = -131072;"
+                               "DROP INDEX IF EXISTS samples_time";
+static const char make_idx[] =
+    "CREATE INDEX IF NOT EXISTS samples_time ON samples(t1_ns);"
+    "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM samples"
+    " HAVING count(*) > 0";
+
+int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats *st,
+                   void (*say)(void *ctx, const char *line), void *ctx, char *err,
+                   size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    host_info *h = NULL;
+    int n = list_hosts(rundir, &h, err, errlen);
+    if (n <= 0) {
+        free(h);
+        return n < 0 ? -1 : mw_err(err, errlen, "%s/hosts: no host store to merge", rundir);
+    }
+    chan_list l = {0};
+    int64_t start = -1;
+    for (int i = 0; i < n; i++) read_host(rundir, h, i, &l, &start, say, ctx);
+    mw_store *out = mw_store_create(rundir, 1, err, errlen);
+    int rc = out ? 0 : -1;
+    if (!rc) rc = meters_write(out, &l, h);
+    if (!rc) rc = chans_write(out, &l, h);
+    if (!rc) rc = mw_store_commit(out);
+    if (!rc) rc = exec(out, drop_idx);
+    for (int i = 0; !rc && i < n; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/hosts/%s/%s", rundir, h[i].name, MW_STORE_DB_NAME);
+        if (h[i].lost < 2) rc = copy_host(out, path, &h[i], i, &l);
+        if (!rc && h[i].steps) {
+            char key[200], v[100];
+            snprintf(key, sizeof key, "clock_step.%s", h[i].name);
+            snprintf(v, sizeof v, "%+.3f s at %.1f s", (double)h[i].step_ns / 1e9,
+                     (double)h[i].step_at_ns / 1e9);
+            rc = mw_store_meta_set(out, key, v);
+        }
+    }
+    if (!rc) rc = write_meta(out, h, n, status, st, start);
+    if (!rc) { /* the rate of the first host's meter stands for the run's (analysis) */
+        char key[200], v[64];
+        snprintf(key, sizeof key, "host.%s.meter_rate_hz", h[0].name);
+        if (mw_store_meta_get(out, key, v, sizeof v) == 0)
+            rc = mw_store_meta_set(out, "meter_rate_hz", v);
+    }
+    if (!rc) rc = mw_store_commit(out);
+    if (!rc) rc = exec(out, make_idx);
+    mw_run_counts c;
+    if (!rc && mw_run_count(out, &c) == 0) {
+        st->samples = c.samples;
+        st->gaps = c.gaps;
+        st->channels = (int)c.channels;
+    }
+    st->hosts = n;
+    if (rc && out) mw_store_error_to(out, err, errlen);
+    mw_store_close(out);
+    free(l.c);
+    free(l.m);
+    free(h);
+    return rc;
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Meters on several hosts (mw record --meter-hosts, mw agent, mw merge; docs/scaling.md): two
+# simulated boards (mw vmeter, the real firmware in simavr) on two "hosts" h1 and h2, their
+# agents started by Open MPI's real mpirun (every context on localhost: MW_TEST_LAUNCH_HOST;
+# each agent keeps the host name it was given), and, where a local Slurm starts
+# (slurm_lib.sh), by a real srun job step on two slurmd nodes n1, n2.
+#
+# Truths the code does not share: the boards' loads (100 W on h1's A1, 200 W on h2's A1, set
+# on the vmeter's command line); the host time at which each board's window left it, logged
+# by the vmeter itself (--log-frames), against which every merged window's end is checked, so
+# that "one time axis" is measured, not assumed; both "hosts" are one machine, so the true
+# clock offset is 0 and must lie within the measured offset's uncertainty.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/integration/lib.sh
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export MW_TEST_LAUNCH_HOST=localhost
+command -v mpirun >/dev/null || { echo "SKIP: no mpirun (Open MPI)"; exit 0; }
+
+start_vmeter "$TMP/m1" --load A1=100 --log-frames "$TMP/f1.log" || exit 1
+VM1=$VM_PID
+start_vmeter "$TMP/m2" --load A1=200 --log-frames "$TMP/f2.log" || exit 1
+SPEC="h1=$TMP/m1,h2=$TMP/m2"
+
+# align_ms RUN HOST FRAMES: "median p99" of (merged t1_ns - the board's own send time of that
+# window) in ms, over HOST's windows (channel 1 of its meter), frames after the board's last
+# boot line; p99 of the distance from the median. The median holds the recorder's own latency
+# model (the same on every host); the difference of two hosts' medians is their alignment.
+align_ms() {
+  awk '/ B,/ { delete t; next } / W,/ { split($2, f, ","); t[f[4]] = $1 }
+       END { for (k in t) print k "|" t[k] }' "$3" >"$TMP/frames.txt"
+  q "$1" "select s.meter_t1_us, s.t1_ns from samples s join channels c using (channel)
+          join meters m on m.meter = c.meter where m.host = '$2' and c.meter_channel = 1" |
+    awk -F'|' 'NR == FNR { t[$1] = $2; next } ($1 in t) { print ($2 - t[$1]) / 1e6 }' \
+      "$TMP/frames.txt" - | sort -g >"$TMP/align.txt"
+  local med
+  med=$(awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }' "$TMP/align.txt")
+  awk -v m="$med" '{ d = $1 - m; print d < 0 ? -d : d }' "$TMP/align.txt" | sort -g |
+    awk -v m="$med" '{ v[NR] = $1 } END { if (NR) print m, v[int(NR * 0.99 + 0.999)], v[int((NR + 1) / 2)]; else print "none" }'
+}
+
+two_hosts() {
+  R=$TMP/two
+  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sleep 4 >"$TMP/two.out" 2>&1
+  expect_eq "exit" "$?" 0
+  expect_eq "status" "$(q "$R" "select value from meta where key='status'")" complete
+  expect_eq "one store per host" "$(ls "$R/hosts" | tr '\n' ' ')" "h1 h2 "
+  expect_eq "meters and their hosts" "$(q "$R" "select meter || ':' || host from meters order by meter" | tr '\n' ' ')" "1:h1 2:h2 "
+  expect_eq "channels numbered run-wide" "$(q "$R" "select count(*), min(channel), max(channel), count(distinct meter) from channels")" "10|1|10|2"
+  expect_eq "h2's first channel" "$(q "$R" "select channel || ' ' || name || ' ' || meter_channel from channels where meter = 2 order by channel limit 1")" "6 h2:ch1 1"
+  # the true offset is 0 (one machine): within the measured bound, and the bound small
+  for h in h1 h2; do
+    local off unc
+    off=$(q "$R" "select abs(clock_offset_ns) from meters where host='$h'")
+    unc=$(q "$R" "select clock_uncertainty_ns from meters where host='$h'")
+    expect_num "$h: |offset| within its uncertainty ($off ns)" "$off" 0 "$unc"
+    expect_num "$h: offset uncertainty (ns)" "$unc" 1 2000000
+  done
+  # every window on one axis: its end against the board's own send time, the two hosts alike
+  # (the bound: 5 ms, plus twice the larger of the hosts' own median spread, which is the
+  # single-host recorder's jitter: large only on a machine overloaded by other work)
+  local med1 med2 p99 mad1 mad2
+  read -r med1 p99 mad1 < <(align_ms "$R" h1 "$TMP/f1.log")
+  echo "  h1: merged end - board's send time: median $med1 ms, p99 spread $p99 ms"
+  read -r med2 p99 mad2 < <(align_ms "$R" h2 "$TMP/f2.log")
+  echo "  h2: merged end - board's send time: median $med2 ms, p99 spread $p99 ms"
+  local bound
+  bound=$(awk -v a="$mad1" -v b="$mad2" 'BEGIN { print 5 + 2 * (a > b ? a : b) }')
+  expect_num "h2 against h1: alignment (ms)" "$(awk -v a="$med1" -v b="$med2" 'BEGIN { print b - a }')" "-$bound" "$bound"
+  # both hosts' windows cover the command (launching host's clock)
+  expect_eq "each host's windows span the command" "$(q "$R" "select count(*) from meters m where
+    (select min(t0_ns) from samples join channels c using (channel) where c.meter = m.meter) <=
+      (select value from meta where key='cmd_start_ns') + 250000000 and
+    (select max(t1_ns) from samples join channels c using (channel) where c.meter = m.meter) >=
+      (select value from meta where key='cmd_end_ns') - 250000000")" 2
+  "$MW" analyze "$R" >"$TMP/an.txt" 2>&1
+  expect_eq "analyze: exit" "$?" 0
+  expect_num "analyze: h1:ch1 mean power (W)" "$(awk '$1 == "h1:ch1" && $NF != "" { for (i = 1; i <= NF; i++) if ($i == "W" && !seen++) print $(i-1) }' "$TMP/an.txt" | head -1)" 97 103
+  expect_num "analyze: h2:ch1 mean power (W)" "$(awk '$1 == "h2:ch1" { for (i = 1; i <= NF; i++) if ($i == "W" && !seen++) print $(i-1) }' "$TMP/an.txt" | head -1)" 194 206
+  # mw merge by hand gives the same trace again
+  local n; n=$(q "$R" "select count(*) from samples")
+  "$MW" merge "$R" >"$TMP/merge.out" 2>&1
+  expect_eq "merge again: exit" "$?" 0
+  expect_eq "merge again: same windows" "$(q "$R" "select count(*) from samples")" "$n"
+  expect_grep "merge again: said" "2 hosts, 10 channels" "$TMP/merge.out"
+}
+
+agent_killed() {
+  R=$TMP/killed
+  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sleep 5 >"$TMP/killed.out" 2>&1 &
+  local rec=$! pid=
+  for _ in $(seq 100); do # h2's recorder, once it writes windows
+    pid=$(pgrep -f -- "record -o $R/hosts/h2 " | head -1)
+    [ -n "$pid" ] && [ -e "$R/hosts/h2/trace.db" ] && break
+    sleep 0.1
+  done
+  sleep 2
+  kill -KILL "$pid"
+  wait "$rec"
+  expect_eq "exit (the run is partial)" "$?" 1
+  expect_eq "status" "$(q "$R" "select value from meta where key='status'")" "complete, partial: host h2 lost"
+  expect_eq "hosts_lost" "$(q "$R" "select value from meta where key='hosts_lost'")" h2
+  expect_grep "said" "host h2 lost" "$TMP/killed.out"
+  # h1 intact: a window every 250 ms over the command's 5 s; h2 kept up to its death
+  expect_num "h1's windows per channel" "$(q "$R" "select count(*) / 5 from samples join channels using (channel) where meter = 1")" 19 30
+  expect_num "h2's windows per channel (kept up to its death)" "$(q "$R" "select count(*) / 5 from samples join channels using (channel) where meter = 2")" 1 15
+  "$MW" analyze "$R" >"$TMP/an.txt" 2>&1
+  expect_grep "analyze names the lost host" "partial: host h2 lost" "$TMP/an.txt"
+}
+
+interrupted() {
+  R=$TMP/int
+  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sleep 60 >"$TMP/int.out" 2>&1 &
+  local rec=$!
+  for _ in $(seq 100); do grep -q "agents recording" "$TMP/int.out" && break; sleep 0.1; done
+  sleep 1.5
+  kill -INT "$rec"
+  wait "$rec"
+  expect_eq "exit (CMD killed by SIGINT)" "$?" 130
+  expect_eq "status" "$(q "$R" "select value from meta where key='status'")" interrupted
+  expect_eq "no host lost" "$(q "$R" "select value from meta where key='hosts_lost'")" ""
+  expect_eq "both hosts ended their recordings" "$(q "$R" "select group_concat(value, ',') from meta where key like 'host.%.status'")" "complete,complete"
+}
+
+clock_step() {
+  R=$TMP/step
+  MW_TEST_CLOCK_STEP_NS=2000000000 MW_TEST_CLOCK_STEP_AT_S=4.5 MW_TEST_CLOCK_STEP_HOST=h2 \
+    "$MW" record -o "$R" --meter-hosts "$SPEC" -- sleep 6 >"$TMP/step.out" 2>&1
+  expect_eq "exit" "$?" 0
+  expect_grep "said" "host h2: clock stepped by +2.0" "$TMP/step.out"
+  expect_eq "steps counted" "$(q "$R" "select value from meta where key='clock_steps'")" 1
+  expect_grep "step noted" "+2.0" <(q "$R" "select value from meta where key='clock_step.h2'")
+  # the longer side (before the step) keeps the offset; the bound carries the step
+  expect_num "h2: offset (ms)" "$(q "$R" "select clock_offset_ns / 1e6 from meters where host='h2'")" -5 5
+  expect_num "h2: uncertainty (s)" "$(q "$R" "select clock_uncertainty_ns / 1e9 from meters where host='h2'")" 1.99 2.1
+  expect_num "h1: uncertainty (ms), no step" "$(q "$R" "select clock_uncertainty_ns / 1e6 from meters where host='h1'")" 0 2
+  expect_eq "h2's windows carry it" "$(q "$R" "select min(uncertainty_ns) >= 1990000000 from samples join channels using (channel) where meter = 2")" 1
+}
+
+bad_usage() {
+  expect_mw_usage record "host twice" "host 'h1' listed twice" -o "$TMP/b1" --meter-hosts h1,h1 -- true
+  expect_mw_usage record "empty host" "an empty host name" -o "$TMP/b2" --meter-hosts h1,,h2 -- true
+  expect_mw_usage record "not a name" "'../x' is not a host name" -o "$TMP/b3" --meter-hosts ../x -- true
+  expect_mw_usage record "empty meter" "h1=: an empty meter" -o "$TMP/b4" --meter-hosts h1= -- true
+  expect_mw_usage record "with --channels" "not with --idle, --channels, --inband or several --meter" -o "$TMP/b7" --meter-hosts h1 --channels a,b -- true
+  check "nothing made" test ! -e "$TMP/b1" -a ! -e "$TMP/b2" -a ! -e "$TMP/b3" -a ! -e "$TMP/b4" -a ! -e "$TMP/b7"
+  # a meter host whose meter cannot be used: refused before CMD starts, nothing made
+  "$MW" record -o "$TMP/b6" --meter-hosts "h1=$TMP/m1,h2=$TMP/no-such-tty" -- touch "$TMP/b6.ran" \
+    >"$TMP/b6.out" 2>&1
+  expect_eq "missing meter: exit" "$?" 2
+  expect_grep "missing meter: names the host" "host h2: its meter could not be used" "$TMP/b6.out"
+  check "missing meter: CMD not run" test ! -e "$TMP/b6.ran"
+  check "missing meter: nothing made" test ! -e "$TMP/b6"
+  mkdir "$TMP/b5"
+  "$MW" record -o "$TMP/b5" --meter-hosts h1 -- true >/dev/null 2>"$TMP/err.txt"
+  expect_eq "existing run directory: exit" "$?" 2
+  expect_grep "existing run directory" "already exists" "$TMP/err.txt"
+  # a host store that is not a store: the host is lost, the others merged
+  R=$TMP/two
+  if [ -d "$R/hosts/h2" ]; then
+    cp -r "$R" "$TMP/bad" && printf 'not a database' >"$TMP/bad/hosts/h2/trace.db"
+    rm -f "$TMP/bad/hosts/h2/trace.db-wal" "$TMP/bad/hosts/h2/trace.db-shm"
+    "$MW" merge "$TMP/bad" >"$TMP/m.out" 2>&1
+    expect_eq "bad host store: exit" "$?" 0
+    expect_grep "bad host store: said" "host h2 lost" "$TMP/m.out"
+    expect_eq "bad host store: h1's windows" "$(q "$TMP/bad" "select count(distinct channel) from samples")" 5
+  fi
+}
+
+# the same run with the agents started by a real srun job step on two slurmd nodes
+slurm_step() {
+  . tests/integration/slurm_lib.sh
+  if ! slurm_start 2 >"$TMP/slurm.out" 2>&1; then
+    echo "  SKIP: no local Slurm: $SLURM_SKIP_WHY"
+    return 0
+  fi
+  R=$TMP/slurm_run
+  MW_TEST_LAUNCH_HOST= timeout 120 salloc -N 2 -Q "$MW" record -o "$R" --meter-hosts "n1=$TMP/m1,n2=$TMP/m2" -- sleep 3 >"$TMP/srun.out" 2>&1
+  expect_eq "exit" "$?" 0
+  expect_eq "launcher" "$(q "$R" "select value from meta where key='launcher'")" srun
+  expect_eq "meters on n1, n2" "$(q "$R" "select group_concat(host, ' ') from meters")" "n1 n2"
+  expect_eq "status" "$(q "$R" "select value from meta where key='status'")" complete
+  slurm_stop
+}
+
+run_case two_hosts
+run_case agent_killed
+run_case interrupted
+run_case clock_step
+run_case bad_usage
+run_case slurm_step
+kill "$VM1" 2>/dev/null
+finish

@@ -1,0 +1,269 @@
+/* mw_merge_hosts (host/merge_hosts.c) on agent stores made here with the store API, each
+ * host's clock ahead of the launching host's by a known offset: every window is stamped on
+ * its host's clock as truth + offset, and the clock exchanges say that offset with a known
+ * jitter, so the merged windows must come back exactly on the truth (the offset is the
+ * exchanges' median, computed here by hand). Channels and meters are numbered run-wide,
+ * shared names become HOST:NAME, a host's gaps concern its meter only; a host whose
+ * recording did not end, or that left no store, makes the run partial naming it; a 2 s step
+ * in one host's exchanges is detected, keeps the longer side's offset and goes into the
+ * uncertainty; a clock 100 ppm fast is fitted as a line and every window corrected by the
+ * offset at its own time. */
+#include "../unit.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mw_merge_hosts.h"
+#include "mw_run.h"
+#include "mw_store.h"
+#include "../../../host/store_internal.h" /* the SQLite handle: tests check the rows themselves */
+
+#define T0 1795000000000000000LL
+#define WIN 250000000LL
+
+static char run[128];
+
+typedef struct {
+    const char *host;
+    int64_t offset_ns; /* the host's clock minus the launcher's */
+    int nch;
+    const char *const *names;
+    const char *status; /* NULL: none set (a recorder killed before its end) */
+    int step_at;        /* exchange index from which the host's clock reads +2 s; 0: none */
+    double drift_ppm;   /* the offset grows by this (from T0 on the host's clock); with it,
+                         * 12 exchanges without jitter */
+} host_spec;
+
+/* RUN/hosts/HOST/trace.db with 8 windows per channel (power 1000 * channel + 7), a gap of
+ * the whole recording, and 9 clock exchanges */
+static void make_host(const host_spec *h)
+{
+    char dir[300], err[512];
+    snprintf(dir, sizeof dir, "%s/hosts/%s", run, h->host);
+    mw_store *s = mw_store_create(dir, 0, err, sizeof err);
+    assert_non_null(s);
+    char name[64];
+    snprintf(name, sizeof name, "sim-%s", h->host);
+    assert_int_equal(mw_store_meter_add(s, 1, name, h->host, "/dev/pts/9", 0, 0), 0);
+    for (int k = 1; k <= h->nch; k++)
+        assert_int_equal(mw_store_channel_add_meter(s, k, h->names[k - 1], NULL, "A1", 1, k), 0);
+    for (int i = 0; i < 8; i++)
+        for (int k = 1; k <= h->nch; k++) {
+            mw_store_sample x = {.channel = k, .segment = 1, .seq = (uint32_t)i,
+                                 .meter_t0_us = (uint64_t)i * 250000,
+                                 .meter_t1_us = (uint64_t)(i + 1) * 250000,
+                                 .t0_ns = T0 + h->offset_ns + i * WIN,
+                                 .t1_ns = T0 + h->offset_ns + (i + 1) * WIN,
+                                 .uncertainty_ns = 100000, .power_mw = 1000 * k + 7,
+                                 .vrms_mv = 230000, .pf_milli = 1000};
+            assert_int_equal(mw_store_sample_add(s, &x), 0);
+        }
+    assert_int_equal(mw_store_gap_add(s, T0 + h->offset_ns + 3 * WIN, T0 + h->offset_ns + 4 * WIN,
+                                      "disconnected"),
+                     0);
+    static const int64_t jitter_ns[9] = {0, 2000, -2000, 1000, -1000, 3000, -3000, 500, -500};
+    for (int j = 0; j < (h->drift_ppm ? 12 : 9); j++) {
+        int64_t step = h->step_at && j >= h->step_at ? 2000000000LL : 0;
+        if (h->drift_ppm) { /* offset(local) = offset + drift x (local - T0), exactly */
+            int64_t local = T0 + j * 1000000000LL;
+            int64_t off = h->offset_ns + (int64_t)(h->drift_ppm * 1e-6 * (double)(j * 1000000000LL));
+            assert_int_equal(mw_store_clock_sync_add(s, -1, h->host, 1, local, -off, 10000), 0);
+            continue;
+        }
+        /* clock_sync's sign: the launcher's clock read local + offset_ns; a stepped clock
+         * reads its local times stepped too */
+        assert_int_equal(mw_store_clock_sync_add(s, -1, h->host, 1, T0 + j * 1000000000LL + step,
+                                                 -(h->offset_ns + jitter_ns[j] + step), 10000),
+                         0);
+    }
+    if (h->status) assert_int_equal(mw_store_meta_set(s, "status", h->status), 0);
+    mw_store_close(s);
+}
+
+static long long q1(mw_store *s, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void qs(mw_store *s, const char *sql, char *out, size_t len)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+static void new_run(void)
+{
+    snprintf(run, sizeof run, "/tmp/mw-mergehosts-XXXXXX");
+    assert_non_null(mkdtemp(run));
+    char p[200];
+    snprintf(p, sizeof p, "%s/hosts", run);
+    assert_int_equal(mkdir(p, 0777), 0);
+}
+
+static void rm_run(void)
+{
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", run);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void said(void *ctx, const char *line)
+{
+    char *buf = ctx;
+    size_t n = strlen(buf);
+    snprintf(buf + n, 4096 - n, "%s\n", line);
+}
+
+static void two_hosts_on_one_axis(void **state)
+{
+    new_run();
+    static const char *const n1[] = {"a", "b", "c"}, *const n2[] = {"a", "d"};
+    host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0, 0};
+    host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0, 0};
+    make_host(&h2); /* made out of order: the merge orders hosts by name */
+    make_host(&h1);
+    mw_merge_hosts_stats st;
+    char err[1024], says[4096] = "";
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, said, says, err, sizeof err), 0);
+    assert_int_equal(st.hosts, 2);
+    assert_int_equal(st.lost, 0);
+    assert_int_equal(st.channels, 5);
+    assert_int_equal(st.samples, 40);
+    assert_string_equal(st.status, "complete");
+    mw_store *s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    /* the offsets: the median of the exchanges is the true one, the bound the median
+     * exchange's (10 us) plus the median absolute deviation (1 us, by hand) */
+    assert_int_equal(q1(s, "SELECT clock_offset_ns FROM meters WHERE host = 'h1'"), 3000000);
+    assert_int_equal(q1(s, "SELECT clock_offset_ns FROM meters WHERE host = 'h2'"), -7000000);
+    assert_int_equal(q1(s, "SELECT clock_uncertainty_ns FROM meters WHERE host = 'h2'"), 11000);
+    /* every window back on the truth, on both hosts */
+    assert_int_equal(q1(s, "SELECT count(*) FROM samples WHERE t0_ns = 1795000000000000000 + "
+                           "seq * 250000000 AND t1_ns = t0_ns + 250000000"),
+                     40);
+    assert_int_equal(q1(s, "SELECT min(uncertainty_ns) FROM samples"), 100000 + 11000);
+    /* channels: h1's a b c then h2's a d; the shared name qualified */
+    char buf[256];
+    qs(s, "SELECT group_concat(name, ' ') FROM (SELECT name FROM channels ORDER BY channel)",
+       buf, sizeof buf);
+    assert_string_equal(buf, "h1:a b c h2:a d");
+    assert_int_equal(q1(s, "SELECT meter * 10 + meter_channel FROM channels WHERE channel = 5"),
+                     22);
+    assert_int_equal(q1(s, "SELECT count(*) FROM meters WHERE name IN ('sim-h1', 'sim-h2')"), 2);
+    /* the powers went with their channels */
+    assert_int_equal(q1(s, "SELECT min(power_mw) = max(power_mw) AND min(power_mw) = 2007 FROM "
+                           "samples WHERE channel = 5"),
+                     1);
+    /* h2's gap: its meter only, on the launcher's axis */
+    assert_int_equal(q1(s, "SELECT count(*) FROM gaps WHERE meter = 2 AND reason = "
+                           "'h2: disconnected' AND start_ns = 1795000000000000000 + 750000000"),
+                     1);
+    assert_int_equal(q1(s, "SELECT count(*) FROM gaps WHERE meter IS NULL"), 0);
+    mw_store_close(s);
+    /* merging again gives the same */
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(st.samples, 40);
+    rm_run();
+}
+
+static void lost_hosts_and_a_step(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x", "y"};
+    host_spec h1 = {"h1", 0, 2, n, "complete", 6, 0}; /* +2 s from the 7th of 9 exchanges */
+    host_spec h2 = {"h2", 0, 2, n, NULL, 0, 0};    /* killed: no status */
+    make_host(&h1);
+    make_host(&h2);
+    char p[300];
+    snprintf(p, sizeof p, "%s/hosts/h3", run); /* an agent that made nothing */
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/hosts/bad\nname", run); /* not a host name: not ours */
+    assert_int_equal(mkdir(p, 0777), 0);
+    mw_merge_hosts_stats st;
+    char err[1024], says[4096] = "";
+    assert_int_equal(mw_merge_hosts(run, "complete", &st, said, says, err, sizeof err), 0);
+    assert_int_equal(st.hosts, 3);
+    assert_int_equal(st.lost, 2);
+    assert_string_equal(st.status, "complete, partial: hosts h2, h3 lost");
+    assert_int_equal(st.steps, 1);
+    assert_non_null(strstr(says, "host h1: clock stepped by +2.000 s at 6.0 s"));
+    assert_non_null(strstr(says, "host h3 lost"));
+    mw_store *s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    /* the killed host's windows are kept */
+    assert_int_equal(q1(s, "SELECT count(*) FROM samples JOIN channels USING (channel) WHERE "
+                           "meter = 2"),
+                     16);
+    /* the step: the longer side's offset (0, jitter aside), the step in the bound */
+    assert_true(q1(s, "SELECT abs(clock_offset_ns) FROM meters WHERE host = 'h1'") <= 3000);
+    assert_true(q1(s, "SELECT clock_uncertainty_ns FROM meters WHERE host = 'h1'") >= 2000000000LL);
+    assert_int_equal(q1(s, "SELECT value FROM meta WHERE key = 'clock_steps'"), 1);
+    char buf[256];
+    qs(s, "SELECT value FROM meta WHERE key = 'status'", buf, sizeof buf);
+    assert_string_equal(buf, "complete, partial: hosts h2, h3 lost");
+    qs(s, "SELECT value FROM meta WHERE key = 'hosts_lost'", buf, sizeof buf);
+    assert_string_equal(buf, "h2, h3");
+    mw_store_close(s);
+    rm_run();
+}
+
+/* a host whose clock runs 100 ppm fast: each window goes back by the offset at its own time */
+static void drifting_clock(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x"};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 100.0};
+    make_host(&h1);
+    mw_merge_hosts_stats st;
+    char err[1024];
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, NULL, NULL, err, sizeof err), 0);
+    mw_store *s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    /* host time H = T0 + 5 ms + i x 250 ms; truth = H - (5 ms + 100e-6 x (H - T0)) */
+    for (int i = 0; i < 8; i++) {
+        char sql[256];
+        int64_t hns = 5000000 + i * WIN, truth = hns - (5000000 + hns / 10000);
+        snprintf(sql, sizeof sql, "SELECT t0_ns - 1795000000000000000 FROM samples WHERE seq = %d", i);
+        int64_t got = q1(s, sql);
+        assert_true(got - truth <= 2 && truth - got <= 2);
+    }
+    char buf[64];
+    qs(s, "SELECT value FROM meta WHERE key = 'clock_drift.h1_ppm'", buf, sizeof buf);
+    assert_string_equal(buf, "100.000");
+    mw_store_close(s);
+    rm_run();
+}
+
+static void nothing_to_merge(void **state)
+{
+    new_run();
+    mw_merge_hosts_stats st;
+    char err[1024];
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, NULL, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no host store to merge"));
+    assert_int_equal(mw_merge_hosts_present(run), 1);
+    rm_run();
+    assert_int_equal(mw_merge_hosts_present("/nonexistent/run"), 0);
+    assert_int_equal(mw_merge_hosts("/nonexistent/run", NULL, &st, NULL, NULL, err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "/nonexistent/run/hosts"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(two_hosts_on_one_axis),
+                                       cmocka_unit_test(lost_hosts_and_a_step),
+                                       cmocka_unit_test(drifting_clock),
+                                       cmocka_unit_test(nothing_to_merge)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
