@@ -222,6 +222,7 @@ static int parse(int argc, char **argv, agent_opts *o)
         }
         if (!dst) return mw_cli_usage_error("agent", "unknown argument '%s'", a);
         if (i + 1 >= argc) return mw_cli_usage_error("agent", "'%s' needs a value", a);
+        if (*dst) return mw_cli_usage_error("agent", "'%s' given twice", a);
         *dst = argv[++i];
     }
     return -1;

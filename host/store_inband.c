@@ -60,17 +60,20 @@ int mw_store_inband_channel_add(mw_store *s, const char *host, const mw_inband_i
 /* windows per INSERT statement: one statement of many rows costs less per row than as many
  * steps of one (about 15 % of the in-band writer's time at 1,600 windows a second) */
 #define WINDOWS_PER_INSERT 32
+_Static_assert(WINDOWS_PER_INSERT == 32, "ROWS_31 below holds the other 31 rows");
 
-/* "INSERT ... VALUES (?, ...), ..." of rows windows, prepared */
+/* The statements of one and of WINDOWS_PER_INSERT windows: literal SQL (placeholders only),
+ * as every statement of the store (tests/integration/test_hardening.sh, source_audit) */
+#define WINDOW_INSERT                                                                        \
+    "INSERT INTO inband_samples(source, seq, t0_ns, t1_ns, power_mw, energy_uj, counter_uj, " \
+    "flags) VALUES (?,?,?,?,?,?,?,?)"
+#define ROW_4 ",(?,?,?,?,?,?,?,?),(?,?,?,?,?,?,?,?),(?,?,?,?,?,?,?,?),(?,?,?,?,?,?,?,?)"
+#define ROWS_31 ROW_4 ROW_4 ROW_4 ROW_4 ROW_4 ROW_4 ROW_4 ",(?,?,?,?,?,?,?,?),(?,?,?,?,?,?,?,?),(?,?,?,?,?,?,?,?)"
+
 static int prep_windows(mw_store *s, int rows, sqlite3_stmt **st)
 {
-    char sql[64 + WINDOWS_PER_INSERT * 20 + 160];
-    int len = snprintf(sql, sizeof sql,
-                       "INSERT INTO inband_samples(source, seq, t0_ns, t1_ns, power_mw, "
-                       "energy_uj, counter_uj, flags) VALUES ");
-    for (int r = 0; r < rows; r++)
-        len += snprintf(sql + len, sizeof sql - (size_t)len, "%s(?,?,?,?,?,?,?,?)", r ? "," : "");
-    return prep(s, sql, st, "adding an in-band window");
+    return prep(s, rows == 1 ? WINDOW_INSERT : WINDOW_INSERT ROWS_31, st,
+                "adding an in-band window");
 }
 
 static void bind_window(sqlite3_stmt *st, int row, const mw_inband_window *w)

@@ -309,6 +309,14 @@ c_jobs() {
   refused "jobs: no such DIR" "neither a run nor a directory of runs" jobs "$TMP/nonexistent"
 }
 
+c_agent() { # started by mw record --meter-hosts (test_multihost.sh runs it for real)
+  rc_is "agent --help" 0 agent --help
+  refused "agent without --run" "missing --run or --clock" agent
+  refused "agent --frob" "unknown argument '--frob'" agent --frob
+  refused "agent --clock twice" "'--clock' given twice" agent --run "$TMP/ag" --clock 127.0.0.1:1 --clock 127.0.0.1:2
+  check "agent: nothing made by refusals" test ! -e "$TMP/ag"
+}
+
 # every entry of the command table has its case above
 every_command() {
   local c
@@ -317,7 +325,7 @@ every_command() {
   for c in $list; do
     check "case for mw $c" declare -F "c_$c" > /dev/null
   done
-  expect_eq "commands listed" "$(echo "$list" | wc -l)" 22
+  expect_eq "commands listed" "$(echo "$list" | wc -l)" 23
 }
 
 # a stored power of INT64_MAX (case 13): refused by every reader, never read as -1 mW
