@@ -109,7 +109,9 @@ case_simcluster() {
   "${rec[@]}" -o "$TMP/d2" -- env OMPI_COMM_WORLD_RANK=1 "${dg[@]}" --products 1200 >> "$TMP/rec.log" 2>&1
   expect_eq "record 2" "$?" 0
   "$MW" pareto "$TMP/d1" "$TMP/d2" --units products --n 1000 --json > "$TMP/sim.json" 2> "$TMP/err.txt"
-  expect_eq "exit" "$?" 0
+  local rc=$?
+  expect_eq "exit" "$rc" 0
+  [ "$rc" = 0 ] || sed 's/^/    /' "$TMP/err.txt" | head -n 5
   local got
   got=$(python3 - "$TMP/sim.json" <<'PY'
 import json, sys
