@@ -112,8 +112,8 @@ static int line_meter(const layout *L, const char *meter, const char *path, long
                   lineno, meter, names);
 }
 
-static int file_line(mw_channels *ch, const layout *L, const char *path, long lineno, char *line,
-                     char *err, size_t errlen)
+static int file_line(mw_channels *ch, const layout *L, long *named_at, const char *path,
+                     long lineno, char *line, char *err, size_t errlen)
 {
     int n = L->n;
     line[strcspn(line, "#\r")] = 0;
@@ -125,9 +125,10 @@ static int file_line(mw_channels *ch, const layout *L, const char *path, long li
     if (got == 0) return 0;
     int64_t k = 0;
     int mi = 0;
-    char *colon = got >= 2 ? strrchr(tok[0], ':') : NULL;
+    char *colon = got >= 2 ? strrchr(tok[0], ':') : NULL, *meter = "";
     if (colon) {
         *colon = 0;
+        meter = tok[0];
         if ((mi = line_meter(L, tok[0], path, lineno, err, errlen)) < 0) return -1;
         tok[0] = colon + 1;
     }
@@ -144,6 +145,11 @@ static int file_line(mw_channels *ch, const layout *L, const char *path, long li
                       sizeof ch->host[0] - 1);
     if (k > L->m[mi].nchan) return 0; /* a channel this meter does not have */
     k = L->first[mi] + k - 1;         /* run-wide */
+    if (named_at[k]) /* a second line would silently win (and drop the first's host) */
+        return mw_err(err, errlen, "%s:%ld: channel %.40s%s%d is already named at line %ld",
+                      path, lineno, meter, colon ? ":" : "", (int)(k - L->first[mi] + 1),
+                      named_at[k]);
+    named_at[k] = lineno;
     int other = taken(ch, n, tok[1], (int)k);
     if (other && strcmp(ch->name[other], "") != 0)
         return mw_err(err, errlen, "%s:%ld: '%s' is already channel %d", path, lineno, tok[1],
@@ -171,8 +177,9 @@ static int from_file(mw_channels *ch, const layout *L, const char *path, int nam
         mw_err(err, errlen, "%s: %s (named by MW_CHANNELS_FILE)", path, strerror(ENOENT));
     char *line;
     int got;
+    long named_at[MW_CHANNELS_RUN_MAX + 1] = {0}; /* the line that named each channel */
     while (rc == 0 && (got = mw_lines_next(&r, &line, NULL, err, errlen)) != 0)
-        rc = got < 0 ? -1 : file_line(ch, L, path, r.line, line, err, errlen);
+        rc = got < 0 ? -1 : file_line(ch, L, named_at, path, r.line, line, err, errlen);
     mw_lines_close(&r);
     if (rc == 0) snprintf(ch->source, sizeof ch->source, "%s", path);
     return rc;

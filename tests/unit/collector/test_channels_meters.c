@@ -4,7 +4,8 @@
  * holding ':' too: the last ':' splits); a line without METER: is meter 1's; a channel the
  * meter does not have is left alone as in the one-meter form; unnamed channels of meter 2
  * are m2.ch1...; a name may be used once in the whole run. A line naming a meter that is not
- * recorded is refused with the file, the line and the meters named. A --channels list names
+ * recorded is refused with the file, the line and the meters named, and so is a second line
+ * naming a channel already named (by the meter's name, its port, or none for meter 1). A --channels list names
  * run-wide channels in order, 8 at most here. */
 #include "../unit.h"
 
@@ -70,6 +71,11 @@ static void missing_meter_and_names_taken(void **s)
     refused("sim-2: b\n", "1: expected 'CHANNEL NAME [HOST]'");
     refused("1 a\nsim-2:1 a\n", "2: 'a' is already channel 1");
     refused("sim-2:16 a\n", "1: expected 'CHANNEL NAME [HOST]'");
+    /* a channel named twice: the second line would silently win and drop the first's host */
+    refused("1 a h1\n2 b\n1 c\n", "3: channel 1 is already named at line 1");
+    refused("sim-2:2 a\n/tmp/a:b:2 b\n", "2: channel /tmp/a:b:2 is already named at line 1");
+    refused("1 a\n8503631383535160E1A1:1 b\n",
+            "2: channel 8503631383535160E1A1:1 is already named at line 1");
 }
 
 static void list_across_meters(void **s)
