@@ -60,6 +60,7 @@ static char mw_spank_conf_meter[MW_SPANK_ARG_MAX], mw_spank_prog[PATH_MAX] = "mw
 static int mw_spank_wait_s = 60;
 static pid_t mw_spank_pid = -1; /* the recorder */
 static int mw_spank_hold = -1;  /* the writing end of its command's stdin */
+static int mw_spank_ready_fd = -1; /* the ready pipe's reading end, open until exit */
 static char mw_spank_run[MW_SPANK_ARG_MAX + 64];
 
 static int mw_spank_copy(char *dst, size_t n, const char *src, const char *opt)
@@ -249,7 +250,10 @@ static int mw_spank_start(spank_t sp)
         return 0;
     }
     int st = 0, r = mw_spank_ready(ready[0], &st);
-    close(ready[0]);
+    /* a recorder late past the wait still writes its sign: the pipe stays open until exit
+     * (closed now, its echo would die of SIGPIPE and end the recording at once) */
+    if (r < 0) mw_spank_ready_fd = ready[0];
+    else close(ready[0]);
     if (r == 0) mw_spank_unrecorded(st);
     if (r < 0)
         slurm_error("mw: --mw-record: the recorder did not start within %d s: the step runs, "
@@ -269,6 +273,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     if (spank_context() != S_CTX_LOCAL || mw_spank_pid <= 0) return 0;
     if (mw_spank_hold >= 0) close(mw_spank_hold);
     mw_spank_hold = -1;
+    if (mw_spank_ready_fd >= 0) close(mw_spank_ready_fd);
+    mw_spank_ready_fd = -1;
     int st = 0;
     pid_t got = 0;
     for (int i = 0; i < 600 * 20 && got == 0; i++) { /* 10 min at most */
