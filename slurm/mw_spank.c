@@ -184,13 +184,32 @@ static void mw_spank_exec(int hold_r, int ready_w, char **argv, char **env)
     _exit(127);
 }
 
+/* ms from now to deadline (CLOCK_MONOTONIC), 0 when past */
+static int mw_spank_left_ms(const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+                   (deadline->tv_nsec - now.tv_nsec) / 1000000;
+    return ms <= 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+static struct timespec mw_spank_deadline(int s)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += s;
+    return t;
+}
+
 /* waits for the recorder's sign; 1 recording, 0 it ended (status in *st), -1 timeout */
 static int mw_spank_ready(int fd, int *st)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
+    struct timespec end = mw_spank_deadline(mw_spank_wait_s);
     int rc;
-    do
-        rc = poll(&p, 1, mw_spank_wait_s * 1000);
+    do /* against a fixed deadline: a signal does not restart the whole wait */
+        rc = poll(&p, 1, mw_spank_left_ms(&end));
     while (rc < 0 && errno == EINTR);
     if (rc <= 0) return -1;
     char c;
@@ -267,7 +286,21 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     return mw_spank_start(sp);
 }
 
-/* srun is done with the step: end the recorded command, wait for the run to be closed */
+/* the recorder's pid once it ended (status in *st), else 0, by the deadline */
+static pid_t mw_spank_reap(int s, int *st)
+{
+    struct timespec end = mw_spank_deadline(s);
+    pid_t got;
+    while ((got = waitpid(mw_spank_pid, st, WNOHANG)) == 0 && mw_spank_left_ms(&end) > 0)
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    return got;
+}
+
+/* srun is done with the step: end the recorded command, wait for the run to be closed; a
+ * recorder still there after MW_SPANK_END_S gets SIGTERM (its session: mw record and its
+ * command), then SIGKILL after MW_SPANK_TERM_S more: srun is never held longer */
+#define MW_SPANK_END_S 30
+#define MW_SPANK_TERM_S 5
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     if (spank_context() != S_CTX_LOCAL || mw_spank_pid <= 0) return 0;
@@ -276,17 +309,24 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     if (mw_spank_ready_fd >= 0) close(mw_spank_ready_fd);
     mw_spank_ready_fd = -1;
     int st = 0;
-    pid_t got = 0;
-    for (int i = 0; i < 600 * 20 && got == 0; i++) { /* 10 min at most */
-        got = waitpid(mw_spank_pid, &st, WNOHANG);
-        if (got == 0) nanosleep(&(struct timespec){0, 50000000}, NULL);
+    pid_t got = mw_spank_reap(MW_SPANK_END_S, &st);
+    if (got == 0) {
+        slurm_error("mw: --mw-record: the recorder of %s has not ended in %d s: stopping it "
+                    "(SIGTERM)", mw_spank_run, MW_SPANK_END_S);
+        kill(-mw_spank_pid, SIGTERM); /* its own session and process group (setsid) */
+        got = mw_spank_reap(MW_SPANK_TERM_S, &st);
     }
-    if (got == mw_spank_pid && WIFEXITED(st) && WEXITSTATUS(st) != 0)
+    if (got == 0) {
+        kill(-mw_spank_pid, SIGKILL);
+        got = waitpid(mw_spank_pid, &st, 0);
+        slurm_error("mw: --mw-record: the recorder of %s killed (SIGKILL): the run stays "
+                    "\"recording\" (mw ls tells)", mw_spank_run);
+    } else if (got == mw_spank_pid && WIFEXITED(st) && WEXITSTATUS(st) != 0)
         slurm_error("mw: --mw-record: the recording %s ended with exit status %d (said above)",
                     mw_spank_run, WEXITSTATUS(st));
-    else if (got == 0)
-        slurm_error("mw: --mw-record: the recorder of %s (pid %d) has not ended; left running",
-                    mw_spank_run, (int)mw_spank_pid);
+    else if (got == mw_spank_pid && WIFSIGNALED(st))
+        slurm_error("mw: --mw-record: the recorder of %s ended by signal %d", mw_spank_run,
+                    WTERMSIG(st));
     mw_spank_pid = -1;
     return 0;
 }
