@@ -154,8 +154,8 @@ static int read_run(jobs_all *a, const char *dir)
         fprintf(stderr, "mw jobs: ");
         mw_out_text(stderr, dir);
         fprintf(stderr, ": slurm_job_id is not a job id (left out)\n");
-    }
-    else if (mw_runsum_read("jobs", s, &r)) /* bad input (a damaged store) is 2 (docs/cli.md) */
+    } else if (k == 0 && mw_runsum_read("jobs", s, &r)) /* only a job's run is read; a damaged
+                                                          * one is bad input, 2 (docs/cli.md) */
         code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);

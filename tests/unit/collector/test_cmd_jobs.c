@@ -6,6 +6,9 @@
  *   jobs/8.0, jobs/8.1  job 8 on n1,n3 (cluster other), both from S: overlapping steps;
  *             one channel, node0@n3, 100 W -> 200 J each
  *   jobs/plain  no Slurm job: left out, counted
+ *   mixed/j, mixed/bad  job 9's run beside a run without a job whose power_mw is forged out
+ *             of range: the run without a job is not read, job 9 is printed, exit 0; the
+ *             same forgery in job 9's run is a damaged run, exit 2
  * so job 7 has 300 J on node0, 150 J on node1, 37.5 J on the switch, 450 J on its nodes,
  * 487.5 J in all (0.125 Wh, 0.135417 Wh), 3 s recorded; job 8 has 400 J on n3, none on its
  * nodes (n1 unmeasured), its steps flagged. */
@@ -19,6 +22,8 @@
 #include "../capture.h"
 #include "cli.h"
 #include "mw_store.h"
+
+#include <sqlite3.h>
 
 #define S_NS 1700000000000000000LL
 
@@ -190,12 +195,48 @@ static void errors(void **state)
     expect_line("unknown option '--frob'");
 }
 
+static void forge_power(const char *run)
+{
+    char db[300];
+    snprintf(db, sizeof db, "%s/trace.db", run);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "update samples set power_mw = 1099511627776", NULL, NULL,
+                                  NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+}
+
+/* a damaged run without a job is left out unread: it does not make the jobs' exit 2 */
+static void damaged_plain_run(void **state)
+{
+    char mixed[256], bad[300], j9[300];
+    snprintf(mixed, sizeof mixed, "%s/mixed", tmpdir);
+    mkdir(mixed, 0777);
+    const chan c[] = {{"node0", "n1", 100000}};
+    const char *m9[] = {"slurm_job_id", "9", "slurm_step_id", "0", "slurm_nodes", "n1", NULL};
+    make_run("../mixed/j", S_NS, 4, c, 1, m9);
+    make_run("../mixed/bad", S_NS, 4, c, 1, NULL);
+    snprintf(bad, sizeof bad, "%s/bad", mixed);
+    snprintf(j9, sizeof j9, "%s/j", mixed);
+    forge_power(bad);
+    char *argv[] = {"mw", "jobs", mixed, NULL};
+    assert_int_equal(run_mw(argv), 0);
+    expect_line("job 9 (cluster -): 1 step, 1.000 s recorded, nodes n1\n");
+    expect_line("  node0            n1               yes             100.000     0.027778\n");
+    expect_line("(1 run without a Slurm job left out)\n");
+    forge_power(j9);
+    assert_int_equal(run_mw(argv), 2);
+    expect_line("power_mw = 1099511627776 is out of its range");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text),
         cmocka_unit_test(json),
         cmocka_unit_test(errors),
+        cmocka_unit_test(damaged_plain_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
