@@ -228,6 +228,25 @@ static void mw_spank_unrecorded(int st)
         slurm_error("mw: --mw-record: mw record could not start: the step runs unrecorded");
 }
 
+/* DIR made if missing (0755), then as it must be for runs of ours: itself a directory (not a
+ * symbolic link), owned by us, writable by no one else unless sticky (like /tmp); else the
+ * step runs unrecorded. 1 when fine. */
+static int mw_spank_dir_ok(void)
+{
+    struct stat st;
+    const char *why = NULL;
+    if (mkdir(mw_spank_dir, 0755) != 0 && errno != EEXIST) why = strerror(errno);
+    else if (lstat(mw_spank_dir, &st) != 0) why = strerror(errno);
+    else if (S_ISLNK(st.st_mode)) why = "a symbolic link";
+    else if (!S_ISDIR(st.st_mode)) why = "not a directory";
+    else if (st.st_uid != geteuid()) why = "not owned by the user running srun";
+    else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        why = "writable by others (group or other, without the sticky bit)";
+    if (why)
+        slurm_error("mw: --mw-record=%s: %s: the step runs unrecorded", mw_spank_dir, why);
+    return !why;
+}
+
 static int mw_spank_start(spank_t sp)
 {
     uint32_t job = 0, step = 0;
@@ -241,8 +260,7 @@ static int mw_spank_start(spank_t sp)
     static char cmd[MW_SPANK_ARG_MAX];
     if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS)
         mw_spank_join(argc, argv, cmd, sizeof cmd);
-    if (mkdir(mw_spank_dir, 0777) != 0 && errno != EEXIST)
-        slurm_error("mw: --mw-record=%s: cannot make it: %s", mw_spank_dir, strerror(errno));
+    if (!mw_spank_dir_ok()) return 0;
     snprintf(mw_spank_run, sizeof mw_spank_run, "%s/%u.%u", mw_spank_dir, job, step);
     const char *meter = mw_spank_meter[0] ? mw_spank_meter
                         : getenv("MW_METER") && *getenv("MW_METER") ? getenv("MW_METER")

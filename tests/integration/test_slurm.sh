@@ -13,9 +13,12 @@
 #                     DIR/JOB.STEP is complete when srun returns, carries the step's identity,
 #                     and its windows cover the tasks' own start and end times
 #   spank_no_meter    a meter that cannot be opened: the step runs (exit 0), one line says it
-#                     is unrecorded, no run is made; a plugstack.conf argument we do not know
+#                     is unrecorded, no run is made; the same for a DIR that is a symbolic
+#                     link or writable by others; a plugstack.conf argument we do not know
 #                     stops srun
 #   plugin_man_page   the plugin is built; its manual page reads without a groff warning
+#   spank_late        a recorder that starts after plugstack.conf's wait=: the step runs, the
+#                     recording goes on to the step's end and is complete (it died of SIGPIPE)
 #   spank_srun_killed srun killed with SIGKILL mid-step: the recording still ends and the run
 #                     is closed "complete" (its end is tied to a pipe only srun held)
 #   jobs_energy       sbatch with two recorded steps, then mw jobs: one job, two steps, per
@@ -126,10 +129,37 @@ spank_no_meter() {
   srun -N1 --mw-record="$TMP/jobs2" sh -c 'echo ran' >"$TMP/nm3.out" 2>"$TMP/nm3.err"
   expect_eq "no mw: the step runs" "$?.$(cat "$TMP/nm3.out")" 0.ran
   expect_grep "no mw: said" "could not start (exit status 127, said above): the step runs unrecorded" "$TMP/nm3.err"
+  # a DIR that is a symbolic link (or someone else's, or writable by others): refused
+  mkdir -p "$TMP/elsewhere" "$TMP/shared"
+  ln -s "$TMP/elsewhere" "$TMP/link"
+  echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
+  srun -N1 --mw-record="$TMP/link" --mw-meter=sim sh -c 'echo ran' >"$TMP/nm4.out" 2>"$TMP/nm4.err"
+  expect_eq "DIR a symlink: the step runs" "$?.$(cat "$TMP/nm4.out")" 0.ran
+  expect_grep "DIR a symlink: said" "link: a symbolic link: the step runs unrecorded" "$TMP/nm4.err"
+  expect_eq "DIR a symlink: nothing recorded" "$(ls "$TMP/elsewhere" | wc -l)" 0
+  chmod 0777 "$TMP/shared"
+  srun -N1 --mw-record="$TMP/shared" --mw-meter=sim true 2>"$TMP/nm5.err"
+  expect_grep "DIR writable by others: said" "shared: writable by others" "$TMP/nm5.err"
+  expect_eq "DIR writable by others: nothing recorded" "$(ls "$TMP/shared" | wc -l)" 0
   echo "required $SPANK mw=$MW colour=blue" >"$SLURM_PLUGSTACK"
   srun -N1 true 2>"$TMP/nm2.err"
   check "unknown plugstack argument: srun fails" test $? -ne 0
   expect_grep "names it" "unknown argument 'colour=blue'" "$TMP/nm2.err"
+  echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
+}
+
+spank_late() {
+  # a recorder that starts after wait=1 (mw behind a 2 s sleep): the step runs at once, the
+  # recording still runs to the step's end (its sign on a pipe srun keeps open) and is complete
+  printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$MW" >"$TMP/slow-mw"
+  chmod +x "$TMP/slow-mw"
+  echo "required $SPANK mw=$TMP/slow-mw wait=1" >"$SLURM_PLUGSTACK"
+  srun -N1 --mw-record="$TMP/late" --mw-meter=sim sleep 4 2>"$TMP/late.err"
+  expect_eq "late recorder: srun's exit" "$?" 0
+  expect_grep "late recorder: said" "did not start within 1 s: the step runs" "$TMP/late.err"
+  local r; r=$(ls -d "$TMP"/late/*.0)
+  expect_eq "late recorder: complete" "$(meta "$r" status)" complete
+  expect_num "late recorder: windows of the step's rest" "$(q "$r" "select count(*) from samples where channel=1")" 4 20
   echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
 }
 
@@ -187,7 +217,7 @@ d = json.load(open(sys.argv[1]))
 j = d["jobs"][0]
 c = j["channels"][0]
 print(len(d["jobs"]), len(j["steps"]), ",".join(j["nodes"]),
-      "%.1f" % (c["energy_j"] / j["duration_s"]), abs(c["energy_wh"] * 3600 - c["energy_j"]) < 1e-6,
+      "%.1f" % (c["energy_j"] / j["duration_s"]), abs(c["energy_wh"] * 3600 - c["energy_j"]) < 3e-6,
       j["overlapping_steps"], ",".join(s["step_id"] for s in j["steps"]),
       ",".join(x["name"] for x in j["channels"] if x["job_node"]),
       abs(j["energy_j"]["job_nodes"] - j["channels"][0]["energy_j"] - j["channels"][1]["energy_j"]) < 2e-6,
@@ -249,6 +279,7 @@ run_case record_in_salloc
 run_case record_in_srun
 run_case spank_step
 run_case spank_no_meter
+run_case spank_late
 run_case spank_srun_killed
 run_case jobs_energy
 finish
