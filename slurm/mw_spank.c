@@ -247,6 +247,16 @@ static int mw_spank_dir_ok(void)
     return !why;
 }
 
+/* fds 0 to 2 open, on /dev/null where srun was started with one closed: else a pipe would
+ * land there, and the child's dup2(fd, fd) would keep its close-on-exec (each open takes
+ * the lowest free fd: the closed one) */
+static int mw_spank_std_open(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0) return -1;
+    return 0;
+}
+
 static int mw_spank_start(spank_t sp)
 {
     uint32_t job = 0, step = 0;
@@ -270,7 +280,7 @@ static int mw_spank_start(spank_t sp)
                      "echo recording >&3; exec 3>&-; exec cat >/dev/null", NULL};
     char **env = mw_spank_env(job, step, cmd);
     int hold[2], ready[2];
-    if (!env || pipe2(hold, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
+    if (!env || mw_spank_std_open() || pipe2(hold, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
         slurm_error("mw: --mw-record: %s: the step runs unrecorded", strerror(errno));
         return 0;
     }

@@ -108,6 +108,10 @@ spank_step() {
     "$(q "$r" "select min(t0_ns) <= $t0 and max(t1_ns) >= $t1 from samples where channel=1")" 1
   expect_num "node0 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=1")" 154.7 157.9
   expect_eq "the tasks' output untouched" "$(sort "$TMP/sp.out" | tr '\n' ' ')" ""
+  # srun started with standard input and error closed: the recording is still made, complete
+  srun -N1 --mw-record="$TMP/closed" --mw-meter=sim sleep 1 0<&- 2>&-
+  expect_eq "fds 0 and 2 closed: exit" "$?" 0
+  expect_eq "fds 0 and 2 closed: complete" "$(meta "$(ls -d "$TMP"/closed/*.0)" status)" complete
   # MW_METER as the default meter; mw found on srun's PATH (no mw= in plugstack.conf)
   echo "required $SPANK" >"$SLURM_PLUGSTACK"
   PATH=$(dirname "$MW"):$PATH MW_METER=sim srun -N1 --mw-record="$j" true 2>"$TMP/sp2.err"
