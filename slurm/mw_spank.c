@@ -119,20 +119,41 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* "a b 'c d'": the step's command for MW_SLURM_STEP_COMMAND (shell-quoted where needed) */
+/* text onto out[*len..] if it fits within cap bytes; 0 if not */
+static int mw_spank_put(char *out, size_t cap, size_t *len, const char *text, size_t k)
+{
+    if (*len + k > cap) return 0;
+    memcpy(out + *len, text, k);
+    *len += k;
+    return 1;
+}
+
+/* "a b 'c d' 'it'\''s'": the step's command for MW_SLURM_STEP_COMMAND, shell-quoted where
+ * needed (a ' as '\''); a command longer than n bytes holds is cut after its last whole word
+ * and ends " ..." */
 static void mw_spank_join(int argc, char **argv, char *out, size_t n)
 {
-    size_t len = 0;
-    out[0] = 0;
+    size_t len = 0, cap = n - 5; /* room for " ..." and the NUL */
     for (int i = 0; i < argc && argv[i]; i++) {
+        size_t mark = len;
         int plain = argv[i][0] != 0;
         for (const char *p = argv[i]; *p; p++)
             if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%", *p))
                 plain = 0;
-        int w = snprintf(out + len, n - len, plain ? "%s%s" : "%s'%s'", i ? " " : "", argv[i]);
-        if (w < 0 || (size_t)w >= n - len) return;
-        len += (size_t)w;
+        int ok = !i || mw_spank_put(out, cap, &len, " ", 1);
+        if (!plain) ok = ok && mw_spank_put(out, cap, &len, "'", 1);
+        for (const char *p = argv[i]; ok && *p; p++)
+            ok = *p == '\'' ? mw_spank_put(out, cap, &len, "'\\''", 4)
+                            : mw_spank_put(out, cap, &len, p, 1);
+        if (!plain) ok = ok && mw_spank_put(out, cap, &len, "'", 1);
+        if (!ok) {
+            len = mark;
+            memcpy(out + len, mark ? " ..." : "...", mark ? 4 : 3);
+            len += mark ? 4 : 3;
+            break;
+        }
     }
+    out[len] = 0;
 }
 
 /* the recorder's environment: srun's, with the step's identity set (built before fork:

@@ -112,6 +112,15 @@ spank_step() {
   srun -N1 --mw-record="$TMP/closed" --mw-meter=sim sleep 1 0<&- 2>&-
   expect_eq "fds 0 and 2 closed: exit" "$?" 0
   expect_eq "fds 0 and 2 closed: complete" "$(meta "$(ls -d "$TMP"/closed/*.0)" status)" complete
+  # the step's command with a ' in it reads back, through sh, as the words given; a command
+  # longer than the plugin holds (4 KiB) ends " ..." after its last whole word
+  srun -N1 --mw-record="$TMP/quoted" --mw-meter=sim true "it's" 'a b' 2>/dev/null
+  local c; c=$(meta "$(ls -d "$TMP"/quoted/*.0)" slurm_step_command)
+  expect_eq "quote: stored" "$c" "true 'it'\\''s' 'a b'"
+  eval "set -- $c"
+  expect_eq "quote: the words back through sh" "$#|$1|$2|$3" "3|true|it's|a b"
+  srun -N1 --mw-record="$TMP/long" --mw-meter=sim true short "$(printf '%5000s' | tr ' ' x)" 2>/dev/null
+  expect_eq "long command: cut after a word" "$(meta "$(ls -d "$TMP"/long/*.0)" slurm_step_command)" "true short ..."
   # MW_METER as the default meter; mw found on srun's PATH (no mw= in plugstack.conf)
   echo "required $SPANK" >"$SLURM_PLUGSTACK"
   PATH=$(dirname "$MW"):$PATH MW_METER=sim srun -N1 --mw-record="$j" true 2>"$TMP/sp2.err"
