@@ -30,8 +30,9 @@
  * bookkeeping never stops a job. A recording that ends badly is said at srun's exit.
  *
  * Options: --mw-record=DIR; --mw-meter=M (default: $MW_METER, else plugstack.conf's
- * meter=M, else auto). plugstack.conf arguments: meter=M, mw=PATH (the mw program; default
- * "mw" on srun's PATH), wait=S (how long to wait for the recorder's start, default 60 s).
+ * meter=M, else auto). plugstack.conf arguments: meter=M, mw=PATH (the mw program, an
+ * absolute path or a name; default "mw", looked up in the absolute directories of srun's
+ * PATH only), wait=S (how long to wait for the recorder's start, default 60 s).
  * An unknown argument fails srun's start (a misconfiguration is loud). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -98,8 +99,14 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         if (!strncmp(av[i], "meter=", 6))
             rc = mw_spank_copy(mw_spank_conf_meter, sizeof mw_spank_conf_meter, av[i] + 6,
                                "plugstack.conf meter=");
-        else if (!strncmp(av[i], "mw=", 3))
+        else if (!strncmp(av[i], "mw=", 3)) {
             rc = mw_spank_copy(mw_spank_prog, sizeof mw_spank_prog, av[i] + 3, "plugstack.conf mw=");
+            if (!rc && mw_spank_prog[0] != '/' && strchr(mw_spank_prog, '/')) {
+                slurm_error("mw: plugstack.conf mw=%s: an absolute path or a name on PATH",
+                            mw_spank_prog);
+                rc = -1;
+            }
+        }
         else if (!strncmp(av[i], "wait=", 5)) {
             char *end;
             long s = strtol(av[i] + 5, &end, 10);
@@ -188,6 +195,26 @@ static char **mw_spank_env(uint32_t job, uint32_t step, const char *cmd)
     return env;
 }
 
+/* the mw program: mw=PATH as given (absolute: slurm_spank_init), else the first executable
+ * file NAME in an absolute directory of srun's PATH; empty and relative entries (".") are
+ * skipped, so a root srun in a user-writable directory never runs ./mw. 0, or -1: none */
+static int mw_spank_which(char *out, size_t n)
+{
+    if (mw_spank_prog[0] == '/') return snprintf(out, n, "%s", mw_spank_prog) < (int)n ? 0 : -1;
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        size_t k = strcspn(p, ":");
+        struct stat st;
+        int w = snprintf(out, n, "%.*s/%s", (int)k, p, mw_spank_prog);
+        if (p[0] == '/' && w > 0 && (size_t)w < n && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(out, X_OK) == 0)
+            return 0;
+        p += k + (p[k] == ':');
+    }
+    return -1;
+}
+
 /* in the child: fd 0 the hold pipe, fd 3 the ready pipe, stdout to stderr; then exec */
 static void mw_spank_exec(int hold_r, int ready_w, char **argv, char **env)
 {
@@ -200,8 +227,7 @@ static void mw_spank_exec(int hold_r, int ready_w, char **argv, char **env)
     setsid();
     if (dup2(hold_r, 0) < 0 || dup2(ready_w, 3) < 0 || dup2(2, 1) < 0) _exit(126);
     closefrom(4);
-    if (strchr(argv[0], '/')) execve(argv[0], argv, env);
-    else execvpe(argv[0], argv, env); /* on PATH, never the current directory's "mw" */
+    execve(argv[0], argv, env); /* a path: mw_spank_which */
     _exit(127);
 }
 
@@ -296,7 +322,13 @@ static int mw_spank_start(spank_t sp)
     const char *meter = mw_spank_meter[0] ? mw_spank_meter
                         : getenv("MW_METER") && *getenv("MW_METER") ? getenv("MW_METER")
                         : mw_spank_conf_meter[0] ? mw_spank_conf_meter : "auto";
-    char *rargv[] = {mw_spank_prog, "record", "-q", "-o", mw_spank_run, "--meter",
+    static char prog[PATH_MAX];
+    if (mw_spank_which(prog, sizeof prog)) {
+        slurm_error("mw: --mw-record: no %s in an absolute directory of PATH: the step runs "
+                    "unrecorded", mw_spank_prog);
+        return 0;
+    }
+    char *rargv[] = {prog, "record", "-q", "-o", mw_spank_run, "--meter",
                      (char *)meter, "--", "/bin/sh", "-c",
                      "echo recording >&3; exec 3>&-; exec cat >/dev/null", NULL};
     char **env = mw_spank_env(job, step, cmd);

@@ -154,6 +154,19 @@ spank_no_meter() {
   srun -N1 --mw-record="$TMP/shared" --mw-meter=sim true 2>"$TMP/nm5.err"
   expect_grep "DIR writable by others: said" "shared: writable by others" "$TMP/nm5.err"
   expect_eq "DIR writable by others: nothing recorded" "$(ls "$TMP/shared" | wc -l)" 0
+  # "mw" is never taken from the current directory, not for an empty or "." PATH entry
+  mkdir -p "$TMP/evil"
+  printf '#!/bin/sh\ntouch "%s/evil/ran"\n' "$TMP" >"$TMP/evil/mw"
+  chmod +x "$TMP/evil/mw"
+  echo "required $SPANK" >"$SLURM_PLUGSTACK"
+  (cd "$TMP/evil" && PATH=":.:$(dirname "$(command -v srun)"):/usr/bin:/bin" srun -N1 --mw-record="$TMP/jobs6" true 2>"$TMP/nm6.err")
+  expect_eq "./mw: the step runs" "$?" 0
+  check "./mw: not run" test ! -e "$TMP/evil/ran"
+  expect_grep "./mw: said" "no mw in an absolute directory of PATH: the step runs unrecorded" "$TMP/nm6.err"
+  echo "required $SPANK mw=bin/mw" >"$SLURM_PLUGSTACK"
+  srun -N1 true 2>"$TMP/nm7.err"
+  check "mw= a relative path: srun fails" test $? -ne 0
+  expect_grep "mw= a relative path: said" "mw=bin/mw: an absolute path or a name on PATH" "$TMP/nm7.err"
   echo "required $SPANK mw=$MW colour=blue" >"$SLURM_PLUGSTACK"
   srun -N1 true 2>"$TMP/nm2.err"
   check "unknown plugstack argument: srun fails" test $? -ne 0
