@@ -32,7 +32,9 @@
  * Options: --mw-record=DIR; --mw-meter=M (default: $MW_METER, else plugstack.conf's
  * meter=M, else auto). plugstack.conf arguments: meter=M, mw=PATH (the mw program, an
  * absolute path or a name; default "mw", looked up in the absolute directories of srun's
- * PATH only), wait=S (how long to wait for the recorder's start, default 60 s).
+ * PATH only), wait=S (how long to wait for the recorder's start, default 60 s), end_wait=S
+ * (how long srun's exit waits for the recorder to close its run before SIGTERM, then SIGKILL
+ * 5 s later; default 30 s).
  * An unknown argument fails srun's start (a misconfiguration is loud). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,7 +60,7 @@ SPANK_PLUGIN(mw, 1);
 
 static char mw_spank_dir[MW_SPANK_ARG_MAX], mw_spank_meter[MW_SPANK_ARG_MAX];
 static char mw_spank_conf_meter[MW_SPANK_ARG_MAX], mw_spank_prog[PATH_MAX] = "mw";
-static int mw_spank_wait_s = 60;
+static int mw_spank_wait_s = 60, mw_spank_end_s = 30;
 static pid_t mw_spank_pid = -1; /* the recorder */
 static int mw_spank_hold = -1;  /* the writing end of its command's stdin */
 static int mw_spank_ready_fd = -1; /* the ready pipe's reading end, open until exit */
@@ -91,6 +93,20 @@ struct spank_option spank_options[] = {
      1, 1, mw_spank_opt},
     SPANK_OPTIONS_TABLE_END};
 
+/* NAME=S of plugstack.conf, S whole seconds 1 to 3600, into *s; 0, or -1 said */
+static int mw_spank_seconds(const char *arg, int *s)
+{
+    const char *v = strchr(arg, '=') + 1;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || n < 1 || n > 3600) {
+        slurm_error("mw: plugstack.conf %s: not a whole number of seconds (1 to 3600)", arg);
+        return -1;
+    }
+    *s = (int)n;
+    return 0;
+}
+
 /* plugstack.conf arguments */
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
@@ -107,18 +123,13 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
                 rc = -1;
             }
         }
-        else if (!strncmp(av[i], "wait=", 5)) {
-            char *end;
-            long s = strtol(av[i] + 5, &end, 10);
-            if (*end || end == av[i] + 5 || s < 1 || s > 3600) {
-                slurm_error("mw: plugstack.conf wait=%s: not a whole number of seconds (1 to 3600)",
-                            av[i] + 5);
-                rc = -1;
-            }
-            mw_spank_wait_s = (int)s;
-        } else {
-            slurm_error("mw: plugstack.conf: unknown argument '%s' (meter=M, mw=PATH, wait=S)",
-                        av[i]);
+        else if (!strncmp(av[i], "wait=", 5))
+            rc = mw_spank_seconds(av[i], &mw_spank_wait_s);
+        else if (!strncmp(av[i], "end_wait=", 9))
+            rc = mw_spank_seconds(av[i], &mw_spank_end_s);
+        else {
+            slurm_error("mw: plugstack.conf: unknown argument '%s' (meter=M, mw=PATH, wait=S, "
+                        "end_wait=S)", av[i]);
             rc = -1;
         }
         if (rc) return -1;
@@ -378,9 +389,8 @@ static pid_t mw_spank_reap(int s, int *st)
 }
 
 /* srun is done with the step: end the recorded command, wait for the run to be closed; a
- * recorder still there after MW_SPANK_END_S gets SIGTERM (its session: mw record and its
+ * recorder still there after end_wait= s gets SIGTERM (its session: mw record and its
  * command), then SIGKILL after MW_SPANK_TERM_S more: srun is never held longer */
-#define MW_SPANK_END_S 30
 #define MW_SPANK_TERM_S 5
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
@@ -390,10 +400,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     if (mw_spank_ready_fd >= 0) close(mw_spank_ready_fd);
     mw_spank_ready_fd = -1;
     int st = 0;
-    pid_t got = mw_spank_reap(MW_SPANK_END_S, &st);
+    pid_t got = mw_spank_reap(mw_spank_end_s, &st);
     if (got == 0) {
         slurm_error("mw: --mw-record: the recorder of %s has not ended in %d s: stopping it "
-                    "(SIGTERM)", mw_spank_run, MW_SPANK_END_S);
+                    "(SIGTERM)", mw_spank_run, mw_spank_end_s);
         kill(-mw_spank_pid, SIGTERM); /* its own session and process group (setsid) */
         got = mw_spank_reap(MW_SPANK_TERM_S, &st);
     }

@@ -19,6 +19,8 @@
 #   plugin_man_page   the plugin is built; its manual page reads without a groff warning
 #   spank_late        a recorder that starts after plugstack.conf's wait=: the step runs, the
 #                     recording goes on to the step's end and is complete (it died of SIGPIPE)
+#   spank_stuck       a recorder that does not end (ignores SIGTERM): srun's exit stops it
+#                     after end_wait= (SIGTERM, then SIGKILL 5 s later) and returns
 #   spank_srun_killed srun killed with SIGKILL mid-step: the recording still ends and the run
 #                     is closed "complete" (its end is tied to a pipe only srun held)
 #   jobs_energy       sbatch with two recorded steps, then mw jobs: one job, two steps, per
@@ -189,6 +191,24 @@ spank_late() {
   echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
 }
 
+spank_stuck() {
+  # a recorder that never ends (a fake mw: it gives the sign, then ignores SIGTERM and its
+  # stdin's end): srun's exit waits end_wait=1 s, SIGTERM, 5 s, SIGKILL, and returns
+  printf '#!/bin/sh\ntrap "" TERM\necho x >&3\nexec 3>&-\necho $$ >"%s/stuck.pid"\nwhile :; do sleep 0.2; done\n' "$TMP" >"$TMP/stuck-mw"
+  chmod +x "$TMP/stuck-mw"
+  echo "required $SPANK mw=$TMP/stuck-mw end_wait=1" >"$SLURM_PLUGSTACK"
+  local t0 t1
+  t0=$(date +%s%N)
+  srun -N1 --mw-record="$TMP/stuck" true 2>"$TMP/stuck.err"
+  expect_eq "stuck recorder: srun's exit" "$?" 0
+  t1=$(date +%s%N)
+  expect_num "stuck recorder: srun held (s)" "$(( (t1 - t0) / 1000000000 ))" 5 15
+  expect_grep "stuck recorder: SIGTERM said" "has not ended in 1 s: stopping it (SIGTERM)" "$TMP/stuck.err"
+  expect_grep "stuck recorder: SIGKILL said" "killed (SIGKILL)" "$TMP/stuck.err"
+  check "stuck recorder: gone" test ! -d "/proc/$(cat "$TMP/stuck.pid")"
+  echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
+}
+
 spank_srun_killed() {
   echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
   srun -N1 --mw-record="$TMP/killed" --mw-meter=sim sleep 30 2>/dev/null &
@@ -306,6 +326,7 @@ run_case record_in_srun
 run_case spank_step
 run_case spank_no_meter
 run_case spank_late
+run_case spank_stuck
 run_case spank_srun_killed
 run_case jobs_energy
 finish
