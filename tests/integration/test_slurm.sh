@@ -111,6 +111,7 @@ spank_step() {
   expect_num "node0 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=1")" 154.7 157.9
   expect_eq "the tasks' output untouched" "$(sort "$TMP/sp.out" | tr '\n' ' ')" ""
   # srun started with standard input and error closed: the recording is still made, complete
+  # (a guard: this Slurm's srun may reopen them itself before the plugin runs)
   srun -N1 --mw-record="$TMP/closed" --mw-meter=sim sleep 1 0<&- 2>&-
   expect_eq "fds 0 and 2 closed: exit" "$?" 0
   expect_eq "fds 0 and 2 closed: complete" "$(meta "$(ls -d "$TMP"/closed/*.0)" status)" complete
@@ -119,8 +120,8 @@ spank_step() {
   srun -N1 --mw-record="$TMP/quoted" --mw-meter=sim true "it's" 'a b' 2>/dev/null
   local c; c=$(meta "$(ls -d "$TMP"/quoted/*.0)" slurm_step_command)
   expect_eq "quote: stored" "$c" "true 'it'\\''s' 'a b'"
-  eval "set -- $c"
-  expect_eq "quote: the words back through sh" "$#|$1|$2|$3" "3|true|it's|a b"
+  eval "set -- $c" 2>/dev/null || set -- unreadable
+  expect_eq "quote: the words back through sh" "$#|${1-}|${2-}|${3-}" "3|true|it's|a b"
   srun -N1 --mw-record="$TMP/long" --mw-meter=sim true short "$(printf '%5000s' | tr ' ' x)" 2>/dev/null
   expect_eq "long command: cut after a word" "$(meta "$(ls -d "$TMP"/long/*.0)" slurm_step_command)" "true short ..."
   # MW_METER as the default meter; mw found on srun's PATH (no mw= in plugstack.conf)
