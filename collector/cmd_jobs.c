@@ -40,9 +40,10 @@ typedef struct {
 } jobs_channel;
 
 typedef struct {
-    char id[32], cluster[256], nodes[4096];
+    char id[32], cluster[256];
+    char *nodes; /* heap: a node list has no bound */
     jobs_step *steps;
-    int nsteps, overlap;
+    int nsteps, overlap, ch_cut; /* ch_cut: channels past JOBS_MAX_CH left out */
     int64_t span_ns;
     jobs_channel ch[JOBS_MAX_CH];
     int nch;
@@ -80,7 +81,7 @@ static jobs_job *job_for(jobs_all *a, const char *id, const char *cluster, const
     memset(j, 0, sizeof *j);
     snprintf(j->id, sizeof j->id, "%s", id);
     snprintf(j->cluster, sizeof j->cluster, "%s", cluster);
-    snprintf(j->nodes, sizeof j->nodes, "%s", nodes);
+    j->nodes = mw_xstrdup(nodes);
     return j;
 }
 
@@ -103,7 +104,10 @@ static void add_channels(jobs_job *j, const mw_runsum_run *r)
         jobs_channel *t = NULL;
         for (int k = 0; k < j->nch && !t; k++)
             if (!strcmp(j->ch[k].name, c->name)) t = &j->ch[k];
-        if (!t && j->nch == JOBS_MAX_CH) continue;
+        if (!t && j->nch == JOBS_MAX_CH) {
+            j->ch_cut = 1;
+            continue;
+        }
         if (!t) {
             t = &j->ch[j->nch++];
             memset(t, 0, sizeof *t);
@@ -116,10 +120,11 @@ static void add_channels(jobs_job *j, const mw_runsum_run *r)
 }
 
 /* the run's Slurm keys: 0 with a job id, 1 without, 2 with one that is not a whole number
- * (a step id that is not is dropped); -1 on a read error */
-static int slurm_keys(mw_store *s, char *id, char *step, char *cluster, char *nodes)
+ * (a step id that is not is dropped); -1 on a read error. *nodes: a heap copy, the caller's
+ * to free */
+static int slurm_keys(mw_store *s, char *id, char *step, char *cluster, char **nodes)
 {
-    id[0] = step[0] = cluster[0] = nodes[0] = 0;
+    id[0] = step[0] = cluster[0] = 0;
     mw_run_cursor *c = mw_run_meta(s);
     if (!c) return -1;
     const char *k, *v;
@@ -127,7 +132,10 @@ static int slurm_keys(mw_store *s, char *id, char *step, char *cluster, char *no
         if (!strcmp(k, "slurm_job_id")) snprintf(id, 32, "%s", v);
         if (!strcmp(k, "slurm_step_id")) snprintf(step, 32, "%s", v);
         if (!strcmp(k, "slurm_cluster")) snprintf(cluster, 256, "%s", v);
-        if (!strcmp(k, "slurm_nodes")) snprintf(nodes, 4096, "%s", v);
+        if (!strcmp(k, "slurm_nodes")) {
+            free(*nodes);
+            *nodes = mw_xstrdup(v);
+        }
     }
     mw_run_close(c);
     if (!id[0]) return 1;
@@ -145,22 +153,26 @@ static int read_run(jobs_all *a, const char *dir)
     mw_store *s = mw_runsum_open("jobs", dir, &code);
     if (!s) return code;
     static mw_runsum_run r;
-    char id[32], step[32], cluster[256], nodes[4096];
+    char id[32], step[32], cluster[256], *nodes = NULL;
     mw_run_snapshot_begin(s);
-    int k = slurm_keys(s, id, step, cluster, nodes);
+    int k = slurm_keys(s, id, step, cluster, &nodes);
     if (k < 0) code = (mw_runsum_fail("jobs", s), MW_EXIT_FAIL);
     else if (k > 0) a->skipped++;
     if (k == 2) {
         fprintf(stderr, "mw jobs: ");
         mw_out_text(stderr, dir);
         fprintf(stderr, ": slurm_job_id is not a job id (left out)\n");
-    }
-    else if (mw_runsum_read("jobs", s, &r)) /* bad input (a damaged store) is 2 (docs/cli.md) */
+    } else if (k == 0 && mw_runsum_read("jobs", s, &r)) /* only a job's run is read; a damaged
+                                                          * one is bad input, 2 (docs/cli.md) */
         code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
     mw_run_snapshot_end(s);
     mw_store_close(s);
-    if (k != 0 || code) return code;
-    jobs_job *j = job_for(a, id, cluster, nodes);
+    if (k != 0 || code) {
+        free(nodes);
+        return code;
+    }
+    jobs_job *j = job_for(a, id, cluster, nodes ? nodes : "");
+    free(nodes);
     j->steps = mw_xrealloc(j->steps, (size_t)(j->nsteps + 1) * sizeof *j->steps);
     jobs_step *st = &j->steps[j->nsteps++];
     snprintf(st->run, sizeof st->run, "%s", dir);
@@ -230,13 +242,13 @@ static void totals(const jobs_job *j, __int128 *nodes_pj, __int128 *all_pj)
     }
 }
 
-/* the job's nodes that no channel measures, comma-separated */
-static void unmeasured(const jobs_job *j, char *out, size_t n)
+/* the job's nodes that no channel measures, comma-separated (heap; a part of the node list,
+ * so as long at most) */
+static char *unmeasured(const jobs_job *j)
 {
-    size_t len = 0;
+    size_t len = 0, n = strlen(j->nodes) + 1;
+    char *out = mw_xcalloc(n, 1), *nodes = mw_xstrdup(j->nodes);
     out[0] = 0;
-    char nodes[4096];
-    snprintf(nodes, sizeof nodes, "%s", j->nodes);
     for (char *save = NULL, *h = strtok_r(nodes, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int k = 0; k < j->nch; k++)
@@ -244,14 +256,15 @@ static void unmeasured(const jobs_job *j, char *out, size_t n)
         int w = found ? 0 : snprintf(out + len, n - len, "%s%s", len ? "," : "", h);
         if (w > 0 && (size_t)w < n - len) len += (size_t)w;
     }
+    free(nodes);
+    return out;
 }
 
 static void print_text(const jobs_all *a)
 {
     for (int i = 0; i < a->njobs; i++) {
         const jobs_job *j = &a->jobs[i];
-        char none[4096];
-        unmeasured(j, none, sizeof none);
+        char *none = unmeasured(j);
         printf("%sjob ", i ? "\n" : "");
         mw_out_text(stdout, j->id);
         printf(" (cluster ");
@@ -266,6 +279,7 @@ static void print_text(const jobs_all *a)
             mw_out_text(stdout, none);
             printf("\n");
         }
+        free(none);
         printf("  %-16s %-16s %-8s %14s %12s\n", "channel", "measures", "job node", "energy_J",
                "energy_Wh");
         for (int k = 0; k < j->nch; k++) {
@@ -286,8 +300,7 @@ static void print_text(const jobs_all *a)
 
 static void json_list(const char *csv)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", csv);
+    char *buf = mw_xstrdup(csv);
     printf("[");
     int first = 1;
     for (char *save = NULL, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
@@ -296,12 +309,12 @@ static void json_list(const char *csv)
         first = 0;
     }
     printf("]");
+    free(buf);
 }
 
 static void json_job(const jobs_job *j)
 {
-    char none[4096];
-    unmeasured(j, none, sizeof none);
+    char *none = unmeasured(j);
     printf("{\"job_id\": ");
     mw_out_json_string(stdout, j->id);
     printf(", \"cluster\": ");
@@ -311,6 +324,7 @@ static void json_job(const jobs_job *j)
     json_list(j->nodes);
     printf(", \"nodes_without_channel\": ");
     json_list(none);
+    free(none);
     printf(", \"duration_s\": %.9f, \"overlapping_steps\": %s,\n     \"steps\": [",
            (double)j->span_ns * 1e-9, j->overlap ? "true" : "false");
     for (int s = 0; s < j->nsteps; s++) {
@@ -377,13 +391,21 @@ int cmd_jobs(int argc, char **argv)
         code = MW_EXIT_FAIL;
     }
     if (code == MW_EXIT_OK) {
-        for (int i = 0; i < a.njobs; i++)
+        for (int i = 0; i < a.njobs; i++) {
             job_spans(&a.jobs[i]);
+            if (a.jobs[i].ch_cut) {
+                fprintf(stderr, "mw jobs: job ");
+                mw_out_text(stderr, a.jobs[i].id);
+                fprintf(stderr, ": more than %d channels; the others are left out\n", JOBS_MAX_CH);
+            }
+        }
         if (json) print_json(&a);
         else print_text(&a);
     }
-    for (int i = 0; i < a.njobs; i++)
+    for (int i = 0; i < a.njobs; i++) {
         free(a.jobs[i].steps);
+        free(a.jobs[i].nodes);
+    }
     free(a.jobs);
     if (code == MW_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
         fprintf(stderr, "mw jobs: standard output: write error\n");

@@ -30,8 +30,11 @@
  * bookkeeping never stops a job. A recording that ends badly is said at srun's exit.
  *
  * Options: --mw-record=DIR; --mw-meter=M (default: $MW_METER, else plugstack.conf's
- * meter=M, else auto). plugstack.conf arguments: meter=M, mw=PATH (the mw program; default
- * "mw" on srun's PATH), wait=S (how long to wait for the recorder's start, default 60 s).
+ * meter=M, else auto). plugstack.conf arguments: meter=M, mw=PATH (the mw program, an
+ * absolute path or a name; default "mw", looked up in the absolute directories of srun's
+ * PATH only), wait=S (how long to wait for the recorder's start, default 60 s), end_wait=S
+ * (how long srun's exit waits for the recorder to close its run before SIGTERM, then SIGKILL
+ * 5 s later; default 30 s).
  * An unknown argument fails srun's start (a misconfiguration is loud). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,9 +60,10 @@ SPANK_PLUGIN(mw, 1);
 
 static char mw_spank_dir[MW_SPANK_ARG_MAX], mw_spank_meter[MW_SPANK_ARG_MAX];
 static char mw_spank_conf_meter[MW_SPANK_ARG_MAX], mw_spank_prog[PATH_MAX] = "mw";
-static int mw_spank_wait_s = 60;
+static int mw_spank_wait_s = 60, mw_spank_end_s = 30;
 static pid_t mw_spank_pid = -1; /* the recorder */
 static int mw_spank_hold = -1;  /* the writing end of its command's stdin */
+static int mw_spank_ready_fd = -1; /* the ready pipe's reading end, open until exit */
 static char mw_spank_run[MW_SPANK_ARG_MAX + 64];
 
 static int mw_spank_copy(char *dst, size_t n, const char *src, const char *opt)
@@ -89,6 +93,20 @@ struct spank_option spank_options[] = {
      1, 1, mw_spank_opt},
     SPANK_OPTIONS_TABLE_END};
 
+/* NAME=S of plugstack.conf, S whole seconds 1 to 3600, into *s; 0, or -1 said */
+static int mw_spank_seconds(const char *arg, int *s)
+{
+    const char *v = strchr(arg, '=') + 1;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || n < 1 || n > 3600) {
+        slurm_error("mw: plugstack.conf %s: not a whole number of seconds (1 to 3600)", arg);
+        return -1;
+    }
+    *s = (int)n;
+    return 0;
+}
+
 /* plugstack.conf arguments */
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
@@ -97,20 +115,21 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         if (!strncmp(av[i], "meter=", 6))
             rc = mw_spank_copy(mw_spank_conf_meter, sizeof mw_spank_conf_meter, av[i] + 6,
                                "plugstack.conf meter=");
-        else if (!strncmp(av[i], "mw=", 3))
+        else if (!strncmp(av[i], "mw=", 3)) {
             rc = mw_spank_copy(mw_spank_prog, sizeof mw_spank_prog, av[i] + 3, "plugstack.conf mw=");
-        else if (!strncmp(av[i], "wait=", 5)) {
-            char *end;
-            long s = strtol(av[i] + 5, &end, 10);
-            if (*end || end == av[i] + 5 || s < 1 || s > 3600) {
-                slurm_error("mw: plugstack.conf wait=%s: not a whole number of seconds (1 to 3600)",
-                            av[i] + 5);
+            if (!rc && mw_spank_prog[0] != '/' && strchr(mw_spank_prog, '/')) {
+                slurm_error("mw: plugstack.conf mw=%s: an absolute path or a name on PATH",
+                            mw_spank_prog);
                 rc = -1;
             }
-            mw_spank_wait_s = (int)s;
-        } else {
-            slurm_error("mw: plugstack.conf: unknown argument '%s' (meter=M, mw=PATH, wait=S)",
-                        av[i]);
+        }
+        else if (!strncmp(av[i], "wait=", 5))
+            rc = mw_spank_seconds(av[i], &mw_spank_wait_s);
+        else if (!strncmp(av[i], "end_wait=", 9))
+            rc = mw_spank_seconds(av[i], &mw_spank_end_s);
+        else {
+            slurm_error("mw: plugstack.conf: unknown argument '%s' (meter=M, mw=PATH, wait=S, "
+                        "end_wait=S)", av[i]);
             rc = -1;
         }
         if (rc) return -1;
@@ -118,20 +137,41 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* "a b 'c d'": the step's command for MW_SLURM_STEP_COMMAND (shell-quoted where needed) */
+/* text onto out[*len..] if it fits within cap bytes; 0 if not */
+static int mw_spank_put(char *out, size_t cap, size_t *len, const char *text, size_t k)
+{
+    if (*len + k > cap) return 0;
+    memcpy(out + *len, text, k);
+    *len += k;
+    return 1;
+}
+
+/* "a b 'c d' 'it'\''s'": the step's command for MW_SLURM_STEP_COMMAND, shell-quoted where
+ * needed (a ' as '\''); a command longer than n bytes holds is cut after its last whole word
+ * and ends " ..." */
 static void mw_spank_join(int argc, char **argv, char *out, size_t n)
 {
-    size_t len = 0;
-    out[0] = 0;
+    size_t len = 0, cap = n - 5; /* room for " ..." and the NUL */
     for (int i = 0; i < argc && argv[i]; i++) {
+        size_t mark = len;
         int plain = argv[i][0] != 0;
         for (const char *p = argv[i]; *p; p++)
             if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%", *p))
                 plain = 0;
-        int w = snprintf(out + len, n - len, plain ? "%s%s" : "%s'%s'", i ? " " : "", argv[i]);
-        if (w < 0 || (size_t)w >= n - len) return;
-        len += (size_t)w;
+        int ok = !i || mw_spank_put(out, cap, &len, " ", 1);
+        if (!plain) ok = ok && mw_spank_put(out, cap, &len, "'", 1);
+        for (const char *p = argv[i]; ok && *p; p++)
+            ok = *p == '\'' ? mw_spank_put(out, cap, &len, "'\\''", 4)
+                            : mw_spank_put(out, cap, &len, p, 1);
+        if (!plain) ok = ok && mw_spank_put(out, cap, &len, "'", 1);
+        if (!ok) {
+            len = mark;
+            memcpy(out + len, mark ? " ..." : "...", mark ? 4 : 3);
+            len += mark ? 4 : 3;
+            break;
+        }
     }
+    out[len] = 0;
 }
 
 /* the recorder's environment: srun's, with the step's identity set (built before fork:
@@ -166,6 +206,26 @@ static char **mw_spank_env(uint32_t job, uint32_t step, const char *cmd)
     return env;
 }
 
+/* the mw program: mw=PATH as given (absolute: slurm_spank_init), else the first executable
+ * file NAME in an absolute directory of srun's PATH; empty and relative entries (".") are
+ * skipped, so a root srun in a user-writable directory never runs ./mw. 0, or -1: none */
+static int mw_spank_which(char *out, size_t n)
+{
+    if (mw_spank_prog[0] == '/') return snprintf(out, n, "%s", mw_spank_prog) < (int)n ? 0 : -1;
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        size_t k = strcspn(p, ":");
+        struct stat st;
+        int w = snprintf(out, n, "%.*s/%s", (int)k, p, mw_spank_prog);
+        if (p[0] == '/' && w > 0 && (size_t)w < n && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(out, X_OK) == 0)
+            return 0;
+        p += k + (p[k] == ':');
+    }
+    return -1;
+}
+
 /* in the child: fd 0 the hold pipe, fd 3 the ready pipe, stdout to stderr; then exec */
 static void mw_spank_exec(int hold_r, int ready_w, char **argv, char **env)
 {
@@ -178,18 +238,36 @@ static void mw_spank_exec(int hold_r, int ready_w, char **argv, char **env)
     setsid();
     if (dup2(hold_r, 0) < 0 || dup2(ready_w, 3) < 0 || dup2(2, 1) < 0) _exit(126);
     closefrom(4);
-    if (strchr(argv[0], '/')) execve(argv[0], argv, env);
-    else execvpe(argv[0], argv, env); /* on PATH, never the current directory's "mw" */
+    execve(argv[0], argv, env); /* a path: mw_spank_which */
     _exit(127);
+}
+
+/* ms from now to deadline (CLOCK_MONOTONIC), 0 when past */
+static int mw_spank_left_ms(const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+                   (deadline->tv_nsec - now.tv_nsec) / 1000000;
+    return ms <= 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+static struct timespec mw_spank_deadline(int s)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += s;
+    return t;
 }
 
 /* waits for the recorder's sign; 1 recording, 0 it ended (status in *st), -1 timeout */
 static int mw_spank_ready(int fd, int *st)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
+    struct timespec end = mw_spank_deadline(mw_spank_wait_s);
     int rc;
-    do
-        rc = poll(&p, 1, mw_spank_wait_s * 1000);
+    do /* against a fixed deadline: a signal does not restart the whole wait */
+        rc = poll(&p, 1, mw_spank_left_ms(&end));
     while (rc < 0 && errno == EINTR);
     if (rc <= 0) return -1;
     char c;
@@ -208,6 +286,35 @@ static void mw_spank_unrecorded(int st)
         slurm_error("mw: --mw-record: mw record could not start: the step runs unrecorded");
 }
 
+/* DIR made if missing (0755), then as it must be for runs of ours: itself a directory (not a
+ * symbolic link), owned by us, writable by no one else unless sticky (like /tmp); else the
+ * step runs unrecorded. 1 when fine. */
+static int mw_spank_dir_ok(void)
+{
+    struct stat st;
+    const char *why = NULL;
+    if (mkdir(mw_spank_dir, 0755) != 0 && errno != EEXIST) why = strerror(errno);
+    else if (lstat(mw_spank_dir, &st) != 0) why = strerror(errno);
+    else if (S_ISLNK(st.st_mode)) why = "a symbolic link";
+    else if (!S_ISDIR(st.st_mode)) why = "not a directory";
+    else if (st.st_uid != geteuid()) why = "not owned by the user running srun";
+    else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        why = "writable by others (group or other, without the sticky bit)";
+    if (why)
+        slurm_error("mw: --mw-record=%s: %s: the step runs unrecorded", mw_spank_dir, why);
+    return !why;
+}
+
+/* fds 0 to 2 open, on /dev/null where srun was started with one closed: else a pipe would
+ * land there, and the child's dup2(fd, fd) would keep its close-on-exec (each open takes
+ * the lowest free fd: the closed one) */
+static int mw_spank_std_open(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0) return -1;
+    return 0;
+}
+
 static int mw_spank_start(spank_t sp)
 {
     uint32_t job = 0, step = 0;
@@ -221,18 +328,23 @@ static int mw_spank_start(spank_t sp)
     static char cmd[MW_SPANK_ARG_MAX];
     if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS)
         mw_spank_join(argc, argv, cmd, sizeof cmd);
-    if (mkdir(mw_spank_dir, 0777) != 0 && errno != EEXIST)
-        slurm_error("mw: --mw-record=%s: cannot make it: %s", mw_spank_dir, strerror(errno));
+    if (!mw_spank_dir_ok()) return 0;
     snprintf(mw_spank_run, sizeof mw_spank_run, "%s/%u.%u", mw_spank_dir, job, step);
     const char *meter = mw_spank_meter[0] ? mw_spank_meter
                         : getenv("MW_METER") && *getenv("MW_METER") ? getenv("MW_METER")
                         : mw_spank_conf_meter[0] ? mw_spank_conf_meter : "auto";
-    char *rargv[] = {mw_spank_prog, "record", "-q", "-o", mw_spank_run, "--meter",
+    static char prog[PATH_MAX];
+    if (mw_spank_which(prog, sizeof prog)) {
+        slurm_error("mw: --mw-record: no %s in an absolute directory of PATH: the step runs "
+                    "unrecorded", mw_spank_prog);
+        return 0;
+    }
+    char *rargv[] = {prog, "record", "-q", "-o", mw_spank_run, "--meter",
                      (char *)meter, "--", "/bin/sh", "-c",
                      "echo recording >&3; exec 3>&-; exec cat >/dev/null", NULL};
     char **env = mw_spank_env(job, step, cmd);
     int hold[2], ready[2];
-    if (!env || pipe2(hold, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
+    if (!env || mw_spank_std_open() || pipe2(hold, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
         slurm_error("mw: --mw-record: %s: the step runs unrecorded", strerror(errno));
         return 0;
     }
@@ -249,7 +361,10 @@ static int mw_spank_start(spank_t sp)
         return 0;
     }
     int st = 0, r = mw_spank_ready(ready[0], &st);
-    close(ready[0]);
+    /* a recorder late past the wait still writes its sign: the pipe stays open until exit
+     * (closed now, its echo would die of SIGPIPE and end the recording at once) */
+    if (r < 0) mw_spank_ready_fd = ready[0];
+    else close(ready[0]);
     if (r == 0) mw_spank_unrecorded(st);
     if (r < 0)
         slurm_error("mw: --mw-record: the recorder did not start within %d s: the step runs, "
@@ -263,24 +378,46 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     return mw_spank_start(sp);
 }
 
-/* srun is done with the step: end the recorded command, wait for the run to be closed */
+/* the recorder's pid once it ended (status in *st), else 0, by the deadline */
+static pid_t mw_spank_reap(int s, int *st)
+{
+    struct timespec end = mw_spank_deadline(s);
+    pid_t got;
+    while ((got = waitpid(mw_spank_pid, st, WNOHANG)) == 0 && mw_spank_left_ms(&end) > 0)
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    return got;
+}
+
+/* srun is done with the step: end the recorded command, wait for the run to be closed; a
+ * recorder still there after end_wait= s gets SIGTERM (its session: mw record and its
+ * command), then SIGKILL after MW_SPANK_TERM_S more: srun is never held longer */
+#define MW_SPANK_TERM_S 5
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     if (spank_context() != S_CTX_LOCAL || mw_spank_pid <= 0) return 0;
     if (mw_spank_hold >= 0) close(mw_spank_hold);
     mw_spank_hold = -1;
+    if (mw_spank_ready_fd >= 0) close(mw_spank_ready_fd);
+    mw_spank_ready_fd = -1;
     int st = 0;
-    pid_t got = 0;
-    for (int i = 0; i < 600 * 20 && got == 0; i++) { /* 10 min at most */
-        got = waitpid(mw_spank_pid, &st, WNOHANG);
-        if (got == 0) nanosleep(&(struct timespec){0, 50000000}, NULL);
+    pid_t got = mw_spank_reap(mw_spank_end_s, &st);
+    if (got == 0) {
+        slurm_error("mw: --mw-record: the recorder of %s has not ended in %d s: stopping it "
+                    "(SIGTERM)", mw_spank_run, mw_spank_end_s);
+        kill(-mw_spank_pid, SIGTERM); /* its own session and process group (setsid) */
+        got = mw_spank_reap(MW_SPANK_TERM_S, &st);
     }
-    if (got == mw_spank_pid && WIFEXITED(st) && WEXITSTATUS(st) != 0)
+    if (got == 0) {
+        kill(-mw_spank_pid, SIGKILL);
+        got = waitpid(mw_spank_pid, &st, 0);
+        slurm_error("mw: --mw-record: the recorder of %s killed (SIGKILL): the run stays "
+                    "\"recording\" (mw ls tells)", mw_spank_run);
+    } else if (got == mw_spank_pid && WIFEXITED(st) && WEXITSTATUS(st) != 0)
         slurm_error("mw: --mw-record: the recording %s ended with exit status %d (said above)",
                     mw_spank_run, WEXITSTATUS(st));
-    else if (got == 0)
-        slurm_error("mw: --mw-record: the recorder of %s (pid %d) has not ended; left running",
-                    mw_spank_run, (int)mw_spank_pid);
+    else if (got == mw_spank_pid && WIFSIGNALED(st))
+        slurm_error("mw: --mw-record: the recorder of %s ended by signal %d", mw_spank_run,
+                    WTERMSIG(st));
     mw_spank_pid = -1;
     return 0;
 }

@@ -13,9 +13,14 @@
 #                     DIR/JOB.STEP is complete when srun returns, carries the step's identity,
 #                     and its windows cover the tasks' own start and end times
 #   spank_no_meter    a meter that cannot be opened: the step runs (exit 0), one line says it
-#                     is unrecorded, no run is made; a plugstack.conf argument we do not know
+#                     is unrecorded, no run is made; the same for a DIR that is a symbolic
+#                     link or writable by others; a plugstack.conf argument we do not know
 #                     stops srun
 #   plugin_man_page   the plugin is built; its manual page reads without a groff warning
+#   spank_late        a recorder that starts after plugstack.conf's wait=: the step runs, the
+#                     recording goes on to the step's end and is complete (it died of SIGPIPE)
+#   spank_stuck       a recorder that does not end (ignores SIGTERM): srun's exit stops it
+#                     after end_wait= (SIGTERM, then SIGKILL 5 s later) and returns
 #   spank_srun_killed srun killed with SIGKILL mid-step: the recording still ends and the run
 #                     is closed "complete" (its end is tied to a pipe only srun held)
 #   jobs_energy       sbatch with two recorded steps, then mw jobs: one job, two steps, per
@@ -105,6 +110,20 @@ spank_step() {
     "$(q "$r" "select min(t0_ns) <= $t0 and max(t1_ns) >= $t1 from samples where channel=1")" 1
   expect_num "node0 mean power (W)" "$(q "$r" "select avg(power_mw)/1000.0 from samples where channel=1")" 154.7 157.9
   expect_eq "the tasks' output untouched" "$(sort "$TMP/sp.out" | tr '\n' ' ')" ""
+  # srun started with standard input and error closed: the recording is still made, complete
+  # (a guard: this Slurm's srun may reopen them itself before the plugin runs)
+  srun -N1 --mw-record="$TMP/closed" --mw-meter=sim sleep 1 0<&- 2>&-
+  expect_eq "fds 0 and 2 closed: exit" "$?" 0
+  expect_eq "fds 0 and 2 closed: complete" "$(meta "$(ls -d "$TMP"/closed/*.0)" status)" complete
+  # the step's command with a ' in it reads back, through sh, as the words given; a command
+  # longer than the plugin holds (4 KiB) ends " ..." after its last whole word
+  srun -N1 --mw-record="$TMP/quoted" --mw-meter=sim true "it's" 'a b' 2>/dev/null
+  local c; c=$(meta "$(ls -d "$TMP"/quoted/*.0)" slurm_step_command)
+  expect_eq "quote: stored" "$c" "true 'it'\\''s' 'a b'"
+  eval "set -- $c" 2>/dev/null || set -- unreadable
+  expect_eq "quote: the words back through sh" "$#|${1-}|${2-}|${3-}" "3|true|it's|a b"
+  srun -N1 --mw-record="$TMP/long" --mw-meter=sim true short "$(printf '%5000s' | tr ' ' x)" 2>/dev/null
+  expect_eq "long command: cut after a word" "$(meta "$(ls -d "$TMP"/long/*.0)" slurm_step_command)" "true short ..."
   # MW_METER as the default meter; mw found on srun's PATH (no mw= in plugstack.conf)
   echo "required $SPANK" >"$SLURM_PLUGSTACK"
   PATH=$(dirname "$MW"):$PATH MW_METER=sim srun -N1 --mw-record="$j" true 2>"$TMP/sp2.err"
@@ -126,10 +145,68 @@ spank_no_meter() {
   srun -N1 --mw-record="$TMP/jobs2" sh -c 'echo ran' >"$TMP/nm3.out" 2>"$TMP/nm3.err"
   expect_eq "no mw: the step runs" "$?.$(cat "$TMP/nm3.out")" 0.ran
   expect_grep "no mw: said" "could not start (exit status 127, said above): the step runs unrecorded" "$TMP/nm3.err"
+  # a DIR that is a symbolic link (or someone else's, or writable by others): refused
+  mkdir -p "$TMP/elsewhere" "$TMP/shared"
+  ln -s "$TMP/elsewhere" "$TMP/link"
+  echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
+  srun -N1 --mw-record="$TMP/link" --mw-meter=sim sh -c 'echo ran' >"$TMP/nm4.out" 2>"$TMP/nm4.err"
+  expect_eq "DIR a symlink: the step runs" "$?.$(cat "$TMP/nm4.out")" 0.ran
+  expect_grep "DIR a symlink: said" "link: a symbolic link: the step runs unrecorded" "$TMP/nm4.err"
+  expect_eq "DIR a symlink: nothing recorded" "$(ls "$TMP/elsewhere" | wc -l)" 0
+  chmod 0777 "$TMP/shared"
+  srun -N1 --mw-record="$TMP/shared" --mw-meter=sim true 2>"$TMP/nm5.err"
+  expect_grep "DIR writable by others: said" "shared: writable by others" "$TMP/nm5.err"
+  expect_eq "DIR writable by others: nothing recorded" "$(ls "$TMP/shared" | wc -l)" 0
+  # "mw" is never taken from the current directory, not for an empty or "." PATH entry
+  mkdir -p "$TMP/evil"
+  printf '#!/bin/sh\ntouch "%s/evil/ran"\n' "$TMP" >"$TMP/evil/mw"
+  chmod +x "$TMP/evil/mw"
+  echo "required $SPANK" >"$SLURM_PLUGSTACK"
+  (cd "$TMP/evil" && PATH=":.:$(dirname "$(command -v srun)"):/usr/bin:/bin" srun -N1 --mw-record="$TMP/jobs6" true 2>"$TMP/nm6.err")
+  expect_eq "./mw: the step runs" "$?" 0
+  check "./mw: not run" test ! -e "$TMP/evil/ran"
+  expect_grep "./mw: said" "no mw in an absolute directory of PATH: the step runs unrecorded" "$TMP/nm6.err"
+  echo "required $SPANK mw=bin/mw" >"$SLURM_PLUGSTACK"
+  srun -N1 true 2>"$TMP/nm7.err"
+  check "mw= a relative path: srun fails" test $? -ne 0
+  expect_grep "mw= a relative path: said" "mw=bin/mw: an absolute path or a name on PATH" "$TMP/nm7.err"
   echo "required $SPANK mw=$MW colour=blue" >"$SLURM_PLUGSTACK"
   srun -N1 true 2>"$TMP/nm2.err"
   check "unknown plugstack argument: srun fails" test $? -ne 0
   expect_grep "names it" "unknown argument 'colour=blue'" "$TMP/nm2.err"
+  echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
+}
+
+spank_late() {
+  # a recorder that starts after wait=1 (mw behind a 2 s sleep): the step runs at once, the
+  # recording still runs to the step's end (its sign on a pipe srun keeps open) and is complete
+  printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$MW" >"$TMP/slow-mw"
+  chmod +x "$TMP/slow-mw"
+  echo "required $SPANK mw=$TMP/slow-mw wait=1" >"$SLURM_PLUGSTACK"
+  srun -N1 --mw-record="$TMP/late" --mw-meter=sim sleep 4 2>"$TMP/late.err"
+  expect_eq "late recorder: srun's exit" "$?" 0
+  expect_grep "late recorder: said" "did not start within 1 s: the step runs" "$TMP/late.err"
+  local r; r=$(ls -d "$TMP"/late/*.0)
+  expect_eq "late recorder: complete" "$(meta "$r" status)" complete
+  expect_num "late recorder: windows of the step's rest" "$(q "$r" "select count(*) from samples where channel=1")" 4 20
+  echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
+}
+
+spank_stuck() {
+  # a recorder that never ends (a fake mw: it gives the sign, then ignores SIGTERM and its
+  # stdin's end): srun's exit waits end_wait=1 s, SIGTERM, 5 s, SIGKILL, and returns
+  printf '#!/bin/sh\ntrap "" TERM\necho x >&3\nexec 3>&-\necho $$ >"%s/stuck.pid"\nwhile :; do sleep 0.2; done\n' "$TMP" >"$TMP/stuck-mw"
+  chmod +x "$TMP/stuck-mw"
+  echo "required $SPANK mw=$TMP/stuck-mw end_wait=1" >"$SLURM_PLUGSTACK"
+  local t0 t1
+  t0=$(date +%s%N)
+  srun -N1 --mw-record="$TMP/stuck" true 2>"$TMP/stuck.err"
+  expect_eq "stuck recorder: srun's exit" "$?" 0
+  t1=$(date +%s%N)
+  expect_num "stuck recorder: srun held (s)" "$(( (t1 - t0) / 1000000000 ))" 5 15
+  expect_grep "stuck recorder: SIGTERM said" "has not ended in 1 s: stopping it (SIGTERM)" "$TMP/stuck.err"
+  expect_grep "stuck recorder: SIGKILL said" "killed (SIGKILL)" "$TMP/stuck.err"
+  check "stuck recorder: gone" test ! -d "/proc/$(cat "$TMP/stuck.pid")"
   echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
 }
 
@@ -187,7 +264,7 @@ d = json.load(open(sys.argv[1]))
 j = d["jobs"][0]
 c = j["channels"][0]
 print(len(d["jobs"]), len(j["steps"]), ",".join(j["nodes"]),
-      "%.1f" % (c["energy_j"] / j["duration_s"]), abs(c["energy_wh"] * 3600 - c["energy_j"]) < 1e-6,
+      "%.1f" % (c["energy_j"] / j["duration_s"]), abs(c["energy_wh"] * 3600 - c["energy_j"]) < 3e-6,
       j["overlapping_steps"], ",".join(s["step_id"] for s in j["steps"]),
       ",".join(x["name"] for x in j["channels"] if x["job_node"]),
       abs(j["energy_j"]["job_nodes"] - j["channels"][0]["energy_j"] - j["channels"][1]["energy_j"]) < 2e-6,
@@ -249,6 +326,8 @@ run_case record_in_salloc
 run_case record_in_srun
 run_case spank_step
 run_case spank_no_meter
+run_case spank_late
+run_case spank_stuck
 run_case spank_srun_killed
 run_case jobs_energy
 finish

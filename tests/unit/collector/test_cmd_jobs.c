@@ -6,6 +6,11 @@
  *   jobs/8.0, jobs/8.1  job 8 on n1,n3 (cluster other), both from S: overlapping steps;
  *             one channel, node0@n3, 100 W -> 200 J each
  *   jobs/plain  no Slurm job: left out, counted
+ *   mixed/j, mixed/bad  job 9's run beside a run without a job whose power_mw is forged out
+ *             of range: the run without a job is not read, job 9 is printed, exit 0; the
+ *             same forgery in job 9's run is a damaged run, exit 2
+ *   long/10.0  job 10 on 2000 nodes n0000..n1999 (11999 bytes of node list), one channel
+ *             on n1999, the list's last: of the job, 1999 nodes unmeasured
  * so job 7 has 300 J on node0, 150 J on node1, 37.5 J on the switch, 450 J on its nodes,
  * 487.5 J in all (0.125 Wh, 0.135417 Wh), 3 s recorded; job 8 has 400 J on n3, none on its
  * nodes (n1 unmeasured), its steps flagged. */
@@ -19,6 +24,8 @@
 #include "../capture.h"
 #include "cli.h"
 #include "mw_store.h"
+
+#include <sqlite3.h>
 
 #define S_NS 1700000000000000000LL
 
@@ -190,12 +197,81 @@ static void errors(void **state)
     expect_line("unknown option '--frob'");
 }
 
+static void forge_power(const char *run)
+{
+    char db[300];
+    snprintf(db, sizeof db, "%s/trace.db", run);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "update samples set power_mw = 1099511627776", NULL, NULL,
+                                  NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+}
+
+/* a damaged run without a job is left out unread: it does not make the jobs' exit 2 */
+static void damaged_plain_run(void **state)
+{
+    char mixed[256], bad[300], j9[300];
+    snprintf(mixed, sizeof mixed, "%s/mixed", tmpdir);
+    mkdir(mixed, 0777);
+    const chan c[] = {{"node0", "n1", 100000}};
+    const char *m9[] = {"slurm_job_id", "9", "slurm_step_id", "0", "slurm_nodes", "n1", NULL};
+    make_run("../mixed/j", S_NS, 4, c, 1, m9);
+    make_run("../mixed/bad", S_NS, 4, c, 1, NULL);
+    snprintf(bad, sizeof bad, "%s/bad", mixed);
+    snprintf(j9, sizeof j9, "%s/j", mixed);
+    forge_power(bad);
+    char *argv[] = {"mw", "jobs", mixed, NULL};
+    assert_int_equal(run_mw(argv), 0);
+    expect_line("job 9 (cluster -): 1 step, 1.000 s recorded, nodes n1\n");
+    expect_line("  node0            n1               yes             100.000     0.027778\n");
+    expect_line("(1 run without a Slurm job left out)\n");
+    forge_power(j9);
+    assert_int_equal(run_mw(argv), 2);
+    expect_line("power_mw = 1099511627776 is out of its range");
+}
+
+/* a node list far longer than 4 KiB is neither cut nor mis-read */
+static void long_node_list(void **state)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/long", tmpdir);
+    mkdir(dir, 0777);
+    static char nodes[2000 * 6];
+    size_t len = 0;
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(nodes + len, sizeof nodes - len, "%sn%04d", i ? "," : "", i);
+    assert_int_equal(len, 11999);
+    const chan c[] = {{"last", "n1999", 100000}};
+    const char *m[] = {"slurm_job_id", "10", "slurm_step_id", "0", "slurm_nodes", nodes, NULL};
+    make_run("../long/10.0", S_NS, 4, c, 1, m);
+    char *argv[] = {"mw", "jobs", "--json", dir, NULL};
+    assert_int_equal(run_mw(argv), 0);
+    json_object *doc = json_tokener_parse(out), *v, *j, *ch;
+    assert_non_null(doc);
+    assert_true(json_object_object_get_ex(doc, "jobs", &v));
+    j = json_object_array_get_idx(v, 0);
+    assert_true(json_object_object_get_ex(j, "nodes", &v));
+    assert_int_equal(json_object_array_length(v), 2000);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 1999)), "n1999");
+    assert_true(json_object_object_get_ex(j, "nodes_without_channel", &v));
+    assert_int_equal(json_object_array_length(v), 1999);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 1998)), "n1998");
+    assert_true(json_object_object_get_ex(j, "channels", &ch));
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(ch, 0), "job_node", &v));
+    assert_true(json_object_get_boolean(v));
+    json_object_put(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text),
         cmocka_unit_test(json),
         cmocka_unit_test(errors),
+        cmocka_unit_test(damaged_plain_run),
+        cmocka_unit_test(long_node_list),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
