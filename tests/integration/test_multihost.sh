@@ -151,6 +151,17 @@ bad_usage() {
   expect_grep "missing meter: names the host" "host h2: its meter could not be used" "$TMP/b6.out"
   check "missing meter: CMD not run" test ! -e "$TMP/b6.ran"
   check "missing meter: nothing made" test ! -e "$TMP/b6"
+  # as many hosts as the run takes, through mpirun (a stand-in that says its argument count
+  # and ends): the launcher's command line fits (it overflowed the heap), the run is refused
+  mkdir -p "$TMP/fakebin"
+  printf '#!/bin/sh\necho "fake mpirun: $# arguments"\nexit 1\n' >"$TMP/fakebin/mpirun"
+  chmod +x "$TMP/fakebin/mpirun"
+  MANY=$(seq -f 'h%g' 1 1024 | paste -sd,)
+  PATH="$TMP/fakebin:$PATH" MW_LAUNCHER=mpirun MW_AGENT_START_S=5 \
+    "$MW" record -o "$TMP/b8" --meter-hosts "$MANY" --meter "$TMP/m1" -- touch "$TMP/b8.ran" >"$TMP/b8.out" 2>&1
+  expect_eq "1024 hosts: refused, not a crash" "$?" 2
+  expect_grep "1024 hosts: the whole command line went" "fake mpirun: 1536[0-9] arguments" "$TMP/b8.out"
+  check "1024 hosts: CMD not run, nothing made" test ! -e "$TMP/b8.ran" -a ! -e "$TMP/b8"
   mkdir "$TMP/b5"
   "$MW" record -o "$TMP/b5" --meter-hosts h1 -- true >/dev/null 2>"$TMP/err.txt"
   expect_eq "existing run directory: exit" "$?" 2
