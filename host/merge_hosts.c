@@ -37,16 +37,25 @@
 
 typedef struct {
     char name[HOST_MAX];
-    int lost, steps, nsync;
+    int lost, steps, nsync, insane; /* insane: clock exchanges refused (out of range) */
     int64_t offset_ns, unc_ns, step_ns, step_at_ns;
     int64_t ref_ns; /* the host-clock time at which offset_ns holds */
     double drift;   /* the offset's change per ns of host clock (ppm x 1e-6) */
 } host_info;
 
-/* the host's offset at its own clock's t_ns */
+/* What a clock exchange row may hold: a store is input, and a hostile one must not make
+ * the arithmetic overflow (|offset| and the local time bounded, so that every difference
+ * and sum below fits in int64; a drift beyond 1000 ppm is no clock's and is taken as 0). */
+#define OFFSET_MAX_NS 1000000000000000LL /* 1e15 ns: 11.6 days */
+#define UNC_MAX_NS 1000000000000LL       /* 1e12 ns: 1000 s */
+#define LOCAL_MAX_NS 4000000000000000000LL /* 4e18 ns: year 2096 */
+#define DRIFT_MAX 1e-3
+
+/* the host's offset at its own clock's t_ns (in double: t_ns is any stored time) */
 static int64_t offset_at(const host_info *h, int64_t t_ns)
 {
-    return h->offset_ns + (int64_t)llround(h->drift * (double)(t_ns - h->ref_ns));
+    double d = h->drift * ((double)t_ns - (double)h->ref_ns); /* |d| <= 1e-3 x 1.9e19 */
+    return h->offset_ns + (int64_t)llround(d);
 }
 
 int mw_merge_hosts_present(const char *rundir)
@@ -128,6 +137,7 @@ static int64_t fit_side(const int64_t *off, const int64_t *unc, const int64_t *l
     h->drift = n >= 5 && loc[n - 1] - loc[0] >= 10000000000LL && den > 0
                    ? ((double)n * sxy - sx * sy) / den
                    : 0;
+    if (!(fabs(h->drift) <= DRIFT_MAX)) h->drift = 0; /* NaN too */
     for (int k = 0; k < n; k++)
         tmp[k] = off[k] - (int64_t)llround(h->drift * (double)(loc[k] - h->ref_ns));
     h->offset_ns = median(tmp, n);
@@ -165,9 +175,16 @@ static int host_clock(mw_store *hs, host_info *h)
             if (c) loc = c;
             if (!a || !b || !c) break;
         }
-        loc[n] = sqlite3_column_int64(q, 2);
-        off[n] = -sqlite3_column_int64(q, 0);
-        unc[n++] = sqlite3_column_int64(q, 1);
+        int64_t o = sqlite3_column_int64(q, 0), u = sqlite3_column_int64(q, 1),
+                t = sqlite3_column_int64(q, 2);
+        if (o <= -OFFSET_MAX_NS || o >= OFFSET_MAX_NS || u < 0 || u >= UNC_MAX_NS ||
+            t <= -LOCAL_MAX_NS || t >= LOCAL_MAX_NS) {
+            h->insane++;
+            continue;
+        }
+        loc[n] = t;
+        off[n] = -o;
+        unc[n++] = u;
     }
     sqlite3_finalize(q);
     h->nsync = n;
@@ -500,6 +517,10 @@ static void read_host(const char *rundir, host_info *h, int i, chan_list *l, int
         sayf(say, ctx, "host %s: no clock exchange: its windows are kept on its own clock "
                        "(uncertainty unknown)", h[i].name);
     }
+    if (h[i].insane)
+        sayf(say, ctx, "host %s: %d clock exchange%s out of range (|offset| >= 1e15 ns, "
+                       "uncertainty not in [0, 1e12) ns or an absurd time): not used",
+             h[i].name, h[i].insane, h[i].insane == 1 ? "" : "s");
     if (h[i].steps)
         sayf(say, ctx, "host %s: clock stepped by %+.3f s at %.1f s (%d step%s): its windows "
                        "keep the offset of the longer side, uncertainty +%.3f s",
