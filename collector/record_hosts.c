@@ -129,6 +129,12 @@ static int parse_spec(hosts_t *h, const char *spec, const char *meter)
                                           tok);
         snprintf(h->name[h->n], sizeof h->name[h->n], "%s", tok);
         h->meter[h->n++] = eq ? eq + 1 : meter;
+        /* the agents get "HOST=METER,..." (srun) or one mpirun context per host split by ":" */
+        const char *m = h->meter[h->n - 1];
+        if (m && (strpbrk(m, ",=") || !strcmp(m, ":")))
+            return mw_cli_usage_error("record", "--meter-hosts: host %s: meter '%s': a meter "
+                                      "with ',' or '=', or ':' alone, cannot be given to an "
+                                      "agent", tok, m);
     }
     return 0;
 }

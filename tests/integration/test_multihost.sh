@@ -143,6 +143,10 @@ bad_usage() {
   expect_mw_usage record "not a name" "'../x' is not a host name" -o "$TMP/b3" --meter-hosts ../x -- true
   expect_mw_usage record "empty meter" "h1=: an empty meter" -o "$TMP/b4" --meter-hosts h1= -- true
   expect_mw_usage record "with --channels" "not with --idle, --channels, --inband or several --meter" -o "$TMP/b7" --meter-hosts h1 --channels a,b -- true
+  expect_mw_usage record "meter with =" "meter 'a=b'" -o "$TMP/b9" --meter-hosts h1=a=b -- true
+  expect_mw_usage record "meter with ," "meter 'x,h2=y'" -o "$TMP/b9" --meter-hosts h1 --meter x,h2=y -- true
+  expect_mw_usage record "meter ':'" "meter ':'" -o "$TMP/b9" --meter-hosts h1=: -- true
+  check "bad meters: nothing made" test ! -e "$TMP/b9"
   check "nothing made" test ! -e "$TMP/b1" -a ! -e "$TMP/b2" -a ! -e "$TMP/b3" -a ! -e "$TMP/b4" -a ! -e "$TMP/b7"
   # a meter host whose meter cannot be used: refused before CMD starts, nothing made
   "$MW" record -o "$TMP/b6" --meter-hosts "h1=$TMP/m1,h2=$TMP/no-such-tty" -- touch "$TMP/b6.ran" \
