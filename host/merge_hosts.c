@@ -34,6 +34,11 @@
 #include "store_internal.h"
 
 #define HOST_MAX 64
+/* what one host store may bring (a hostile one must not make the merge crawl): its
+ * channels and meters, and the hosts of a run (record_hosts.h's MW_HOSTS_MAX) */
+#define HOST_CHANNELS_MAX 64
+#define HOST_METERS_MAX 4
+#define HOSTS_MAX 1024
 
 typedef struct {
     char name[HOST_MAX];
@@ -91,6 +96,11 @@ static int list_hosts(const char *rundir, host_info **out, char *err, size_t err
         char q[4400];
         snprintf(q, sizeof q, "%.4200s/%.63s", p, e->d_name);
         if (lstat(q, &sb) != 0 || !S_ISDIR(sb.st_mode)) continue;
+        if (n == HOSTS_MAX) {
+            closedir(d);
+            free(h);
+            return mw_err(err, errlen, "%s: more than %d host stores", p, HOSTS_MAX);
+        }
         if (n == cap) {
             host_info *g = realloc(h, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *h);
             if (!g) break;
@@ -249,7 +259,13 @@ static int meters_read(mw_store *hs, int host, chan_list *l)
     if (!c) return -1;
     mw_run_meter m;
     int rc;
+    int mine = 0;
     while ((rc = mw_run_meter_next(c, &m)) == 1) {
+        if (++mine > HOST_METERS_MAX) {
+            rc = mw_store_bad_value(hs, "more than %d meters in one host store",
+                                    HOST_METERS_MAX);
+            break;
+        }
         if (l->nm == l->capm) {
             meter_info *g = realloc(l->m, (size_t)(l->capm = l->capm ? 2 * l->capm : 16) *
                                               sizeof *g);
@@ -280,23 +296,47 @@ static int meter_new(const chan_list *l, int host, int old)
     return 0;
 }
 
+typedef struct {
+    const char *name;
+    int i;
+} named;
+
+static int named_cmp(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* dup[i] = 1 where names[i] is another's too (sorted: n log n, not n^2); 0, or -1 */
+static int find_dups(named *v, int n, char *dup)
+{
+    qsort(v, (size_t)n, sizeof *v, named_cmp);
+    memset(dup, 0, (size_t)n);
+    for (int k = 1; k < n; k++)
+        if (!strcmp(v[k].name, v[k - 1].name)) dup[v[k].i] = dup[v[k - 1].i] = 1;
+    return 0;
+}
+
 /* the meters numbered run-wide, on their host, with the host's clock offset; a name that
  * two hosts use (a board without a serial) becomes "HOST:NAME" */
 static int meters_write(mw_store *out, const chan_list *l, const host_info *h)
 {
-    for (int i = 0; i < l->nm; i++) {
+    named *v = malloc((size_t)(l->nm + 1) * sizeof *v);
+    char *dup = malloc((size_t)l->nm + 1);
+    int rc = v && dup ? 0 : mw_store_bad_value(out, "out of memory");
+    for (int i = 0; !rc && i < l->nm; i++) v[i] = (named){l->m[i].name, i};
+    if (!rc) find_dups(v, l->nm, dup);
+    for (int i = 0; !rc && i < l->nm; i++) {
         const meter_info *x = &l->m[i];
-        int dup = 0;
-        for (int j = 0; j < l->nm && !dup; j++)
-            dup = j != i && !strcmp(l->m[j].name, x->name);
         char name[256];
-        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        snprintf(name, sizeof name, dup[i] ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
         if (mw_store_meter_add(out, i + 1, name, h[x->host].name, x->has_port ? x->port : NULL,
                                h[x->host].offset_ns, h[x->host].unc_ns < 0 ? 0
                                                                             : h[x->host].unc_ns))
-            return -1;
+            rc = -1;
     }
-    return 0;
+    free(v);
+    free(dup);
+    return rc;
 }
 
 static int chans_read(mw_store *hs, int host, chan_list *l)
@@ -305,7 +345,13 @@ static int chans_read(mw_store *hs, int host, chan_list *l)
     if (!c) return -1;
     mw_run_channel ch;
     int rc;
+    int mine = 0;
     while ((rc = mw_run_channel_next(c, &ch)) == 1) {
+        if (++mine > HOST_CHANNELS_MAX) {
+            rc = mw_store_bad_value(hs, "more than %d channels in one host store",
+                                    HOST_CHANNELS_MAX);
+            break;
+        }
         if (l->n == l->cap) {
             chan_info *g = realloc(l->c, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof *g);
             if (!g) {
@@ -331,23 +377,29 @@ static int chans_read(mw_store *hs, int host, chan_list *l)
 /* numbers 1..N in list order and adds them to out, "HOST:NAME" where a name is not unique */
 static int chans_write(mw_store *out, chan_list *l, const host_info *h)
 {
-    for (int i = 0; i < l->n; i++) {
+    named *v = malloc((size_t)(l->n + 1) * sizeof *v);
+    char *dup = malloc((size_t)l->n + 1);
+    int rc = v && dup ? 0 : mw_store_bad_value(out, "out of memory");
+    for (int i = 0; !rc && i < l->n; i++) v[i] = (named){l->c[i].name, i};
+    if (!rc) find_dups(v, l->n, dup);
+    for (int i = 0; !rc && i < l->n; i++) {
         chan_info *x = &l->c[i];
-        int dup = 0;
-        for (int j = 0; j < l->n && !dup; j++)
-            dup = j != i && !strcmp(l->c[j].name, x->name);
         char name[256];
-        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        snprintf(name, sizeof name, dup[i] ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
         x->new_ = i + 1;
         int m = meter_new(l, x->host, x->meter);
-        if (m < 1) return mw_store_bad_value(out, "host %s: channel %d: no meter %d",
-                                             h[x->host].name, x->old, x->meter);
-        if (mw_store_channel_add_meter(out, x->new_, name, x->has_chost ? x->chost : NULL,
-                                       x->has_pin ? x->pin : NULL, m,
-                                       x->meter_channel > 0 ? x->meter_channel : x->old) != 0)
-            return -1;
+        if (m < 1)
+            rc = mw_store_bad_value(out, "host %s: channel %d: no meter %d", h[x->host].name,
+                                    x->old, x->meter);
+        else if (mw_store_channel_add_meter(out, x->new_, name, x->has_chost ? x->chost : NULL,
+                                            x->has_pin ? x->pin : NULL, m,
+                                            x->meter_channel > 0 ? x->meter_channel
+                                                                 : x->old) != 0)
+            rc = -1;
     }
-    return 0;
+    free(v);
+    free(dup);
+    return rc;
 }
 
 /* ---- the copy ------------------------------------------------------------------------- */
@@ -395,7 +447,7 @@ static const char *const copy_sql[] = {
     " g.end_ns - ?1 - CAST(round(?5 * (g.end_ns - ?6)) AS INTEGER),"
     " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
     " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
-    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || ':' || key, value"
     " FROM h.meta",
     "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
     " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
@@ -416,7 +468,7 @@ static const char *const copy_sql_const[] = {
     " g.end_ns - ?1,"
     " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
     " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
-    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || ':' || key, value"
     " FROM h.meta",
     "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
     " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
@@ -510,9 +562,11 @@ static void read_host(const char *rundir, host_info *h, int i, chan_list *l, int
         sayf(say, ctx, "host %s lost: its recording did not end (agent or host died); its "
                        "windows up to then are kept", h[i].name);
     }
+    int n0 = l->n, nm0 = l->nm;
     if (host_clock(hs, &h[i]) != 0 || meters_read(hs, i, l) != 0 || chans_read(hs, i, l) != 0) {
         sayf(say, ctx, "host %s lost: %s", h[i].name, mw_store_error(hs));
         h[i].lost = 2;
+        l->n = n0, l->nm = nm0; /* none of its channels or meters */
     } else if (!h[i].nsync) {
         sayf(say, ctx, "host %s: no clock exchange: its windows are kept on its own clock "
                        "(uncertainty unknown)", h[i].name);
@@ -622,7 +676,7 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     if (!rc) rc = write_meta(out, h, n, status, st, start);
     if (!rc) { /* the rate of the first host's meter stands for the run's (analysis) */
         char key[200], v[64];
-        snprintf(key, sizeof key, "host.%s.meter_rate_hz", h[0].name);
+        snprintf(key, sizeof key, "host.%s:meter_rate_hz", h[0].name);
         if (mw_store_meta_get(out, key, v, sizeof v) == 0)
             rc = mw_store_meta_set(out, "meter_rate_hz", v);
     }

@@ -7,8 +7,8 @@
  * merge's): every window put on the launching host's clock, its uncertainty the clock
  * model's plus the offset's; channels numbered run-wide 1..N, hosts in name order, each
  * host's channels in their order, named "HOST:NAME" where two hosts use one name; the gaps
- * of each host (reason prefixed "HOST: "); each host's metadata under "host.HOST.KEY"; meta
- * hosts, hosts_lost, clock_offset.HOST_ns, clock_uncertainty.HOST_ns, clock_steps.
+ * of each host (reason prefixed "HOST: "); each host's metadata under "host.HOST:KEY" (":"
+ * is in no host name: two hosts never share a key); meta hosts, hosts_lost, clock_offset.HOST_ns, clock_uncertainty.HOST_ns, clock_steps.
  *
  * Clock: the offset of a host is a line over its own clock, fitted to its exchanges (the
  * exchange of least round trip in each burst): least squares for the drift when 5 or more

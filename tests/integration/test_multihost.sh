@@ -119,7 +119,7 @@ interrupted() {
   expect_eq "exit (CMD killed by SIGINT)" "$?" 130
   expect_eq "status" "$(q "$R" "select value from meta where key='status'")" interrupted
   expect_eq "no host lost" "$(q "$R" "select value from meta where key='hosts_lost'")" ""
-  expect_eq "both hosts ended their recordings" "$(q "$R" "select group_concat(value, ',') from meta where key like 'host.%.status'")" "complete,complete"
+  expect_eq "both hosts ended their recordings" "$(q "$R" "select group_concat(value, ',') from meta where key like 'host.%:status'")" "complete,complete"
 }
 
 clock_step() {

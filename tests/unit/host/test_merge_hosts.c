@@ -288,6 +288,50 @@ static void hostile_clock_rows(void **state)
     rm_run();
 }
 
+/* host "a" with meta key "b.x" and host "a.b" with key "x" keep both (they shared
+ * "host.a.b.x"); a host store with 65 channels is lost (said), its channels not in the run */
+static void meta_keys_and_caps(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x"};
+    host_spec ha = {"a", 0, 1, n, "complete", 0, 0}, hb = {"a.b", 0, 1, n, "complete", 0, 0};
+    static const char *many[65];
+    static char names[65][16];
+    for (int k = 0; k < 65; k++) snprintf(names[k], sizeof names[k], "c%d", k), many[k] = names[k];
+    host_spec hc = {"c", 0, 65, many, "complete", 0, 0};
+    make_host(&ha);
+    make_host(&hb);
+    make_host(&hc);
+    char dir[300], err[1024];
+    snprintf(dir, sizeof dir, "%s/hosts/a", run);
+    mw_store *hs = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(hs);
+    assert_int_equal(mw_store_meta_set(hs, "b.x", "from a"), 0);
+    assert_int_equal(mw_store_commit(hs), 0);
+    mw_store_close(hs);
+    snprintf(dir, sizeof dir, "%s/hosts/a.b", run);
+    hs = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(hs);
+    assert_int_equal(mw_store_meta_set(hs, "x", "from a.b"), 0);
+    assert_int_equal(mw_store_commit(hs), 0);
+    mw_store_close(hs);
+    mw_merge_hosts_stats st;
+    char lines[4096] = "";
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, said, lines, err, sizeof err), 0);
+    assert_non_null(strstr(lines, "host c lost: "));
+    assert_non_null(strstr(lines, "more than 64 channels"));
+    mw_store *s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    char buf[64];
+    qs(s, "SELECT value FROM meta WHERE key = 'host.a:b.x'", buf, sizeof buf);
+    assert_string_equal(buf, "from a");
+    qs(s, "SELECT value FROM meta WHERE key = 'host.a.b:x'", buf, sizeof buf);
+    assert_string_equal(buf, "from a.b");
+    assert_int_equal(q1(s, "SELECT count(*) FROM channels"), 2); /* a:x and a.b:x */
+    mw_store_close(s);
+    rm_run();
+}
+
 static void nothing_to_merge(void **state)
 {
     new_run();
@@ -309,6 +353,7 @@ int main(void)
                                        cmocka_unit_test(lost_hosts_and_a_step),
                                        cmocka_unit_test(drifting_clock),
                                        cmocka_unit_test(hostile_clock_rows),
+                                       cmocka_unit_test(meta_keys_and_caps),
                                        cmocka_unit_test(nothing_to_merge)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
