@@ -14,7 +14,11 @@
  * (exit 2, CMD not run, what this run made removed). When the command ends, the exchanges
  * are answered "stop";
  * the agents end their recordings within about a second, the launcher ends, and the stores
- * are merged into RUNDIR/trace.db (mw_merge_hosts.h). */
+ * are merged into RUNDIR/trace.db (mw_merge_hosts.h). RUNDIR is made with one mkdir (an
+ * existing one is refused without --force); an existing hosts/ or hosts/HOST must be a
+ * directory of this user's (lstat: a link is refused). Only datagrams carrying the run's
+ * secret (record_hosts.h; MW_RUN_SECRET in the launcher's environment, not CMD's) are
+ * answered or heeded. */
 #include <errno.h>
 #include <ftw.h>
 #include <netdb.h>
@@ -504,26 +508,59 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     return code;
 }
 
+/* path, when it exists, is a directory of this user's (follow 0: lstat, a link is refused,
+ * never followed; 1: the -o the user named may be a link); 0, or the exit code said */
+static int own_dir(const char *path, int follow)
+{
+    struct stat sb;
+    if ((follow ? stat(path, &sb) : lstat(path, &sb)) != 0) {
+        if (errno == ENOENT) return 0;
+        fprintf(stderr, "mw record: %s: %s\n", path, strerror(errno));
+        return MW_EXIT_USAGE;
+    }
+    if (S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) return 0;
+    fprintf(stderr, "mw record: %s: not a directory of this user's (a link, a file or "
+                    "another user's): refused\n", path);
+    return MW_EXIT_USAGE;
+}
+
+/* RUNDIR (made: this run made it, atomically: an existing one is refused without --force)
+ * and RUNDIR/hosts; an existing hosts/ or hosts/HOST must be a directory of this user's */
+static int make_dirs(const hosts_t *h, const char *rundir, const char *hosts, int force,
+                     int *made)
+{
+    *made = mkdir(rundir, 0777) == 0;
+    if (!*made && errno == EEXIST && !force) {
+        fprintf(stderr, "mw record: %s: already exists (choose another -o, or --force)\n",
+                rundir);
+        return MW_EXIT_USAGE;
+    }
+    if (!*made && errno != EEXIST) {
+        fprintf(stderr, "mw record: %s: %s\n", rundir, strerror(errno));
+        return MW_EXIT_USAGE;
+    }
+    if (!*made && own_dir(rundir, 1)) return MW_EXIT_USAGE;
+    if (mkdir(hosts, 0777) != 0 && (errno != EEXIST || own_dir(hosts, 0))) {
+        if (errno != EEXIST) fprintf(stderr, "mw record: %s: %s\n", hosts, strerror(errno));
+        return MW_EXIT_USAGE;
+    }
+    for (int i = 0; i < h->n; i++) {
+        char p[4300];
+        snprintf(p, sizeof p, "%s/%s", hosts, h->name[i]);
+        if (own_dir(p, 0)) return MW_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, int force,
                      int quiet, char **cmd, char **argv)
 {
     hosts_t *h = calloc(1, sizeof *h);
     if (!h) return MW_EXIT_FAIL;
-    int rc = parse_spec(h, spec, meter);
-    struct stat sb;
-    if (!rc && !force && stat(rundir, &sb) == 0) {
-        fprintf(stderr, "mw record: %s: already exists (choose another -o, or --force)\n",
-                rundir);
-        rc = MW_EXIT_USAGE;
-    }
+    int rc = parse_spec(h, spec, meter), made = 0;
     char hosts[4200];
     snprintf(hosts, sizeof hosts, "%s/hosts", rundir);
-    int made = !rc && stat(rundir, &sb) != 0;
-    if (!rc && ((mkdir(rundir, 0777) != 0 && errno != EEXIST) ||
-                (mkdir(hosts, 0777) != 0 && errno != EEXIST))) {
-        fprintf(stderr, "mw record: %s: %s\n", hosts, strerror(errno));
-        rc = MW_EXIT_USAGE;
-    }
+    if (!rc) rc = make_dirs(h, rundir, hosts, force, &made);
     pid_t holder;
     char err[4400];
     mw_runlock *lock = rc ? NULL : mw_runlock_take(rundir, &holder, err, sizeof err);
@@ -542,7 +579,7 @@ int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, in
         for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
     }
     mw_runlock_release(lock);
-    if (rc == MW_EXIT_USAGE && lock) unmake(rundir, made);
+    if (rc == MW_EXIT_USAGE && (lock || made)) unmake(rundir, made);
     free(h->spec);
     free(h);
     return rc;

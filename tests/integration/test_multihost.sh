@@ -166,6 +166,17 @@ bad_usage() {
   expect_eq "1024 hosts: refused, not a crash" "$?" 2
   expect_grep "1024 hosts: the whole command line went" "fake mpirun: 1536[0-9] arguments" "$TMP/b8.out"
   check "1024 hosts: CMD not run, nothing made" test ! -e "$TMP/b8.ran" -a ! -e "$TMP/b8"
+  # --force into a run directory whose hosts/ or hosts/HOST is a link: refused, never followed
+  mkdir -p "$TMP/b10/hosts" "$TMP/elsewhere"
+  ln -s "$TMP/elsewhere" "$TMP/b10/hosts/h1"
+  "$MW" record -o "$TMP/b10" --force --meter-hosts h1 -- touch "$TMP/b10.ran" >/dev/null 2>"$TMP/err.txt"
+  expect_eq "hosts/H a link: exit" "$?" 2
+  expect_grep "hosts/H a link: said" "b10/hosts/h1: not a directory of this user's" "$TMP/err.txt"
+  check "hosts/H a link: CMD not run, nothing written there" test ! -e "$TMP/b10.ran" -a -z "$(ls -A "$TMP/elsewhere")"
+  rm -rf "$TMP/b10" && mkdir "$TMP/b10" && ln -s "$TMP/elsewhere" "$TMP/b10/hosts"
+  "$MW" record -o "$TMP/b10" --force --meter-hosts h1 -- touch "$TMP/b10.ran" >/dev/null 2>"$TMP/err.txt"
+  expect_eq "hosts/ a link: exit" "$?" 2
+  expect_grep "hosts/ a link: said" "b10/hosts: not a directory of this user's" "$TMP/err.txt"
   mkdir "$TMP/b5"
   "$MW" record -o "$TMP/b5" --meter-hosts h1 -- true >/dev/null 2>"$TMP/err.txt"
   expect_eq "existing run directory: exit" "$?" 2
