@@ -1,7 +1,8 @@
 /* merge_hosts — see mw_merge_hosts.h.
  *
  * The output store is made fresh (mw_store_create with force: an earlier merge's trace.db
- * is replaced, the hosts/ directory left alone). Each host store is first opened with
+ * is replaced, the hosts/ directory left alone; mw_merge_hosts_again sets the earlier one
+ * aside and copies what only it held into the new one). Each host store is first opened with
  * mw_store_open (so that a file that is not a megawatt run store is refused before any
  * statement of ours reads it), its clock exchanges and channels are read, then the file is
  * ATTACHed to the output's connection and its windows, gaps, metadata and clock exchanges
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mw_err.h"
 #include "mw_merge_hosts.h"
@@ -695,4 +697,94 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     free(l.m);
     free(h);
     return rc;
+}
+
+/* ---- merging again ------------------------------------------------------------------------ */
+
+/* what only the earlier trace.db holds: the launcher's metadata (not the merge's own keys:
+ * those are made afresh), the probe's phases and their clock samples */
+static const char carry_sql[] =
+    "INSERT OR IGNORE INTO main.meta (key, value) SELECT key, value FROM old.meta"
+    " WHERE key NOT LIKE 'host.%' AND key NOT LIKE 'clock!_%' ESCAPE '!';"
+    "INSERT INTO main.phases (id, rank, host, thread, kind, name, start_ns, end_ns, bytes, pid,"
+    " peer) SELECT id, rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, peer"
+    " FROM old.phases;"
+    "INSERT INTO main.phase_names (id, kind, name) SELECT id, kind, name FROM old.phase_names;"
+    "INSERT INTO main.phase_blocks (id, rank, host, pid, thread, start_ns, end_ns, events, data)"
+    " SELECT id, rank, host, pid, thread, start_ns, end_ns, events, data FROM old.phase_blocks;"
+    "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
+    " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM old.clock_sync"
+    " WHERE rank <> -1";
+
+/* renames a -> b with their -wal and -shm (those that exist); 0, or -1 */
+static int rename3(const char *a, const char *b)
+{
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+    for (int k = 0; k < 3; k++) {
+        char x[4400], y[4400];
+        snprintf(x, sizeof x, "%s%s", a, sfx[k]);
+        snprintf(y, sizeof y, "%s%s", b, sfx[k]);
+        if (k) unlink(y);
+        if (rename(x, y) != 0 && (k == 0 || errno != ENOENT)) return -1;
+    }
+    return 0;
+}
+
+static int carry_over(const char *rundir, const char *keep, char *err, size_t errlen)
+{
+    mw_store *out = mw_store_open_write(rundir, err, errlen);
+    if (!out) return -1;
+    sqlite3 *db = mw_store_sqlite(out);
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS old", -1, &q, NULL) == SQLITE_OK ? 0 : -1;
+    if (!rc) {
+        sqlite3_bind_text(q, 1, keep, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(q) == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_finalize(q);
+    if (rc) rc = mw_store_db_error(out, "reading the earlier trace.db");
+    if (!rc) rc = mw_store_write_begin(out);
+    if (!rc) rc = exec(out, carry_sql);
+    if (!rc) rc = mw_store_commit(out);
+    sqlite3_exec(db, "DETACH old", NULL, NULL, NULL);
+    if (rc) mw_store_error_to(out, err, errlen);
+    mw_store_close(out);
+    return rc;
+}
+
+int mw_merge_hosts_again(const char *rundir, mw_merge_hosts_stats *st,
+                         void (*say)(void *ctx, const char *line), void *ctx, char *err,
+                         size_t errlen)
+{
+    char db[4300], keep[4400], status[128] = "";
+    mw_store *old = mw_store_exists(rundir) ? mw_store_open(rundir, err, errlen) : NULL;
+    if (!old) return mw_merge_hosts(rundir, NULL, st, say, ctx, err, errlen); /* none, or junk */
+    mw_store_meta_get(old, "status", status, sizeof status);
+    mw_store_close(old);
+    status[strcspn(status, ",")] = '\0'; /* "interrupted, partial: ..." -> "interrupted" */
+    snprintf(db, sizeof db, "%s/%s", rundir, MW_STORE_DB_NAME);
+    snprintf(keep, sizeof keep, "%s.premerge", db);
+    struct stat sb;
+    if (lstat(keep, &sb) == 0)
+        return mw_err(err, errlen, "%s: exists (an earlier merge cut short?): nothing done; "
+                                   "move it back to %s or remove it", keep, db);
+    if (rename3(db, keep) != 0)
+        return mw_err(err, errlen, "%s: cannot be set aside: %s", db, strerror(errno));
+    int rc = mw_merge_hosts(rundir, status[0] ? status : NULL, st, say, ctx, err, errlen);
+    if (!rc) rc = carry_over(rundir, keep, err, errlen);
+    if (rc) { /* the earlier trace.db back, whole */
+        size_t n = strlen(err);
+        if (rename3(keep, db) == 0)
+            snprintf(err + n, errlen - n, " (the earlier %s kept)", db);
+        else
+            snprintf(err + n, errlen - n, " (the earlier trace.db is %s)", keep);
+        return -1;
+    }
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+    for (int k = 0; k < 3; k++) {
+        char x[4500];
+        snprintf(x, sizeof x, "%s%s", keep, sfx[k]);
+        unlink(x);
+    }
+    return 0;
 }

@@ -190,6 +190,11 @@ bad_usage() {
     expect_eq "bad host store: exit" "$?" 0
     expect_grep "bad host store: said" "host h2 lost" "$TMP/m.out"
     expect_eq "bad host store: h1's windows" "$(q "$TMP/bad" "select count(distinct channel) from samples")" 5
+    # the merge again keeps what only the launcher knew (it dropped it with the old trace.db)
+    expect_eq "merge again: the launcher's metadata kept" "$(q "$TMP/bad" "select value from meta where key = 'launcher'")" mpirun
+    expect_eq "merge again: the command's phase kept" "$(q "$TMP/bad" "select count(*) from phases where kind = 'mw' and name = 'command'")" 1
+    expect_eq "merge again: h2 lost now" "$(q "$TMP/bad" "select value from meta where key = 'hosts_lost'")" h2
+    check "merge again: nothing set aside left" test ! -e "$TMP/bad/trace.db.premerge"
   fi
 }
 

@@ -332,6 +332,46 @@ static void meta_keys_and_caps(void **state)
     rm_run();
 }
 
+/* merging again (mw merge over mw record's merge) keeps the launcher's metadata, the run's
+ * status and the phases; the hosts' part is made anew (a host's store changed in between) */
+static void merge_again_keeps(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x"};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 0};
+    make_host(&h1);
+    mw_merge_hosts_stats st;
+    char err[1024];
+    assert_int_equal(mw_merge_hosts(run, "interrupted", &st, NULL, NULL, err, sizeof err), 0);
+    mw_store *s = mw_store_open_write(run, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(mw_store_meta_set(s, "launcher", "mpirun"), 0);
+    mw_store_phase ph = {.rank = -1, .host = "l", .kind = "mw", .name = "command",
+                         .start_ns = T0, .end_ns = T0 + WIN, .pid = 1, .peer = -1};
+    assert_int_equal(mw_store_phase_add(s, &ph), 0);
+    assert_int_equal(mw_store_commit(s), 0);
+    mw_store_close(s);
+    host_spec h2 = {"h2", 0, 1, n, "complete", 0, 0}; /* copied in afterwards */
+    make_host(&h2);
+    assert_int_equal(mw_merge_hosts_again(run, &st, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(st.hosts, 2);
+    s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    char buf[128];
+    qs(s, "SELECT value FROM meta WHERE key = 'launcher'", buf, sizeof buf);
+    assert_string_equal(buf, "mpirun");
+    qs(s, "SELECT value FROM meta WHERE key = 'status'", buf, sizeof buf);
+    assert_string_equal(buf, "interrupted");
+    assert_int_equal(q1(s, "SELECT count(*) FROM phases WHERE name = 'command'"), 1);
+    assert_int_equal(q1(s, "SELECT count(*) FROM channels"), 2);
+    assert_int_equal(q1(s, "SELECT count(*) FROM meta WHERE key = 'clock_offset.h1_ns'"), 1);
+    mw_store_close(s);
+    char p[300];
+    snprintf(p, sizeof p, "%s/trace.db.premerge", run);
+    assert_int_equal(access(p, F_OK), -1);
+    rm_run();
+}
+
 static void nothing_to_merge(void **state)
 {
     new_run();
@@ -354,6 +394,7 @@ int main(void)
                                        cmocka_unit_test(drifting_clock),
                                        cmocka_unit_test(hostile_clock_rows),
                                        cmocka_unit_test(meta_keys_and_caps),
+                                       cmocka_unit_test(merge_again_keeps),
                                        cmocka_unit_test(nothing_to_merge)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
