@@ -110,10 +110,21 @@ agent_killed() {
 
 interrupted() {
   R=$TMP/int
-  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sleep 60 >"$TMP/int.out" 2>&1 &
+  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sh -c "env >'$TMP/int.env'; exec sleep 60" >"$TMP/int.out" 2>&1 &
   local rec=$!
   for _ in $(seq 100); do grep -q "agents recording" "$TMP/int.out" && break; sleep 0.1; done
-  sleep 1.5
+  # the clock exchange socket answers only the run's secret (in the agents' environment, not
+  # on their command lines, not in CMD's environment)
+  local apid clk key
+  apid=$(pgrep -f "agent --run $R --clock" | head -1)
+  clk=$(tr '\0' '\n' <"/proc/$apid/cmdline" | grep -A1 -x -- --clock | tail -1)
+  key=$(tr '\0' '\n' <"/proc/$apid/environ" | sed -n 's/^MW_RUN_SECRET=//p')
+  expect_eq "secret: 32 hex digits in the agent's environment" "$(printf %s "$key" | grep -cxE '[0-9a-f]{32}')" 1
+  check "secret: on no command line" test -z "$(ps -eo args | grep -F -- "$key" | grep -v grep)"
+  check "secret: not in CMD's environment" test -s "$TMP/int.env" -a -z "$(grep MW_RUN_SECRET "$TMP/int.env")"
+  expect_eq "secret: a request without it is not answered" "$(python3 tests/integration/clk_probe.py "$clk" h1)" silent
+  expect_eq "secret: with it, answered" "$(python3 tests/integration/clk_probe.py "$clk" h1 "$key")" answered
+  sleep 1
   kill -INT "$rec"
   wait "$rec"
   expect_eq "exit (CMD killed by SIGINT)" "$?" 130
