@@ -60,7 +60,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: mw agent --run RUNDIR --clock ADDR:PORT [--host-name H]\n"
                  "                [--meter M | --meter-hosts H=M,...] [--force]\n\n"
                  "The recording agent of one meter host, started by 'mw record --meter-hosts'\n"
-                 "through srun or mpirun (docs/scaling.md); not meant to be typed.\n");
+                 "through srun or mpirun (docs/scaling.md); not meant to be typed. It needs\n"
+                 "the run's secret in its environment (MW_RUN_SECRET, set by mw record).\n");
 }
 
 /* ---- the clock loop --------------------------------------------------------------------- */
