@@ -17,7 +17,10 @@
  * this host) — after the recorder, never beside it, so that the two writers do not contend
  * for the store. It exits 0 whatever became of the recorder, so that the launcher (mpirun
  * aborts a job when one process fails) leaves the other hosts' agents alone; a recorder
- * that failed (its meter could not be used) is said to the launcher at once.
+ * that failed (its meter could not be used) is said to the launcher at once. Every datagram
+ * carries the run's secret (MW_RUN_SECRET from the environment, record_hosts.h); replies
+ * without it are ignored, requests start from a random seq, and an exchange waits at most
+ * 200 ms in all, whatever arrives.
  * MW_TEST_CLOCK_STEP_NS=N with MW_TEST_CLOCK_STEP_AT_S=S (tests only) adds N ns to this
  * host's clock readings in the exchanges from S s after the agent started (only on host H
  * with MW_TEST_CLOCK_STEP_HOST=H): a clock stepped mid-run, as the merge sees it. */
@@ -28,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,6 +45,7 @@
 typedef struct {
     const char *run, *clock, *host, *meter, *spec, *wait_fd;
     int force;
+    uint8_t key[MW_RUN_SECRET_LEN]; /* the run's secret (MW_RUN_SECRET, record_hosts.h) */
 } agent_opts;
 
 static int64_t now_ns(clockid_t c)
@@ -55,7 +60,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: mw agent --run RUNDIR --clock ADDR:PORT [--host-name H]\n"
                  "                [--meter M | --meter-hosts H=M,...] [--force]\n\n"
                  "The recording agent of one meter host, started by 'mw record --meter-hosts'\n"
-                 "through srun or mpirun (docs/scaling.md); not meant to be typed.\n");
+                 "through srun or mpirun (docs/scaling.md); not meant to be typed. It needs\n"
+                 "the run's secret in its environment (MW_RUN_SECRET, set by mw record).\n");
 }
 
 /* ---- the clock loop --------------------------------------------------------------------- */
@@ -89,20 +95,24 @@ static int64_t host_now(const fake_clock *f)
     return t;
 }
 
-/* one exchange: 1 answered (offset, uncertainty, stop out), 0 no answer in 200 ms */
-static int exchange(int fd, const char *host, uint32_t seq, const fake_clock *f,
+/* one exchange: 1 answered (offset, uncertainty, stop out), 0 no answer in 200 ms (a fixed
+ * deadline: datagrams that are not the answer cannot keep it waiting) */
+static int exchange(int fd, const agent_opts *o, uint32_t seq, const fake_clock *f,
                     int64_t *mid_ns, int64_t *offset_ns, int64_t *unc_ns, int *stop)
 {
     mw_clk_request q = {.magic = MW_CLK_MAGIC, .seq = seq};
-    snprintf(q.host, sizeof q.host, "%s", host);
-    int64_t t1 = host_now(f);
+    memcpy(q.key, o->key, sizeof q.key);
+    snprintf(q.host, sizeof q.host, "%s", o->host);
+    int64_t t1 = host_now(f), end = now_ns(CLOCK_MONOTONIC) + 200000000LL;
     if (send(fd, &q, sizeof q, 0) != (ssize_t)sizeof q) return 0;
     struct pollfd p = {.fd = fd, .events = POLLIN};
     for (;;) {
-        if (poll(&p, 1, 200) <= 0) return 0;
+        int64_t left_ms = (end - now_ns(CLOCK_MONOTONIC)) / 1000000;
+        if (left_ms <= 0 || poll(&p, 1, (int)left_ms) <= 0) return 0;
         mw_clk_reply r;
-        if (recv(fd, &r, sizeof r, 0) != (ssize_t)sizeof r || r.magic != MW_CLK_MAGIC)
-            continue;
+        if (recv(fd, &r, sizeof r, 0) != (ssize_t)sizeof r || r.magic != MW_CLK_MAGIC ||
+            !mw_hosts_key_eq(r.key, o->key))
+            continue; /* not the launcher's */
         if (r.seq != seq) continue; /* a late answer to an earlier request */
         int64_t t3 = host_now(f);
         *mid_ns = t1 + (t3 - t1) / 2;
@@ -115,11 +125,12 @@ static int exchange(int fd, const char *host, uint32_t seq, const fake_clock *f,
 
 /* a notice (record_hosts.h: MW_CLK_READY, MW_CLK_FAILED) to the launcher, three times (UDP
  * may lose one); no answer is awaited */
-static void notice(const char *clock, const char *host, uint32_t kind)
+static void notice(const agent_opts *o, const char *host, uint32_t kind)
 {
-    int fd = connect_clock(clock);
+    int fd = connect_clock(o->clock);
     if (fd < 0) return;
     mw_clk_request q = {.magic = MW_CLK_MAGIC, .kind = kind};
+    memcpy(q.key, o->key, sizeof q.key);
     snprintf(q.host, sizeof q.host, "%s", host);
     for (int i = 0; i < 3; i++)
         if (send(fd, &q, sizeof q, 0) < 0) break;
@@ -131,7 +142,7 @@ static int wait_fd(const agent_opts *o)
 {
     int fd = atoi(o->wait_fd);
     char b[64];
-    notice(o->clock, o->host, MW_CLK_READY);
+    notice(o, o->host, MW_CLK_READY);
     for (;;) {
         ssize_t n = read(fd, b, sizeof b);
         if (n == 0 || (n < 0 && errno != EINTR)) return 0;
@@ -156,13 +167,14 @@ static int clock_loop(const agent_opts *o, int fd, pid_t rec, xrows *x, int *ws)
     fake_clock f = {s ? strtoll(s, NULL, 10) : 0, at ? (int64_t)(atof(at) * 1e9) : 0,
                     now_ns(CLOCK_MONOTONIC)};
     int64_t last_answer = now_ns(CLOCK_MONOTONIC);
-    uint32_t seq = 0;
+    uint32_t seq = 0; /* from a random start: not to be guessed from outside */
+    if (getrandom(&seq, sizeof seq, 0) != (ssize_t)sizeof seq) seq = (uint32_t)getpid();
     for (int stop = 0; !stop;) {
         int64_t best_mid = 0, best_off = 0, best_unc = INT64_MAX;
         for (int k = 0; k < 4 && fd >= 0; k++) {
             int64_t mid, off, unc;
             int st_k = 0;
-            if (exchange(fd, o->host, ++seq, &f, &mid, &off, &unc, &st_k) && unc < best_unc)
+            if (exchange(fd, o, ++seq, &f, &mid, &off, &unc, &st_k) && unc < best_unc)
                 best_mid = mid, best_off = off, best_unc = unc;
             stop |= st_k;
         }
@@ -274,14 +286,19 @@ int cmd_agent(int argc, char **argv)
     if (host_name(&o, host, sizeof host) != 0)
         return mw_cli_usage_error("agent", "no usable host name ('%s')", host);
     o.host = host;
+    int no_key = mw_hosts_secret_get(o.key) != 0;
+    const char *no_key_msg = "no run secret (MW_RUN_SECRET: 32 hex digits, given by mw "
+                             "record --meter-hosts through the environment)";
     if (o.wait_fd) {
         int64_t fd;
         int bad = mw_cli_int("agent", "--wait-fd", o.wait_fd, 3, 1 << 20, &fd);
         if (bad) return bad;
         if (!o.clock) return mw_cli_usage_error("agent", "--wait-fd: missing --clock");
+        if (no_key) return mw_cli_usage_error("agent", "%s", no_key_msg);
         return wait_fd(&o);
     }
     if (!o.run || !o.clock) return mw_cli_usage_error("agent", "missing --run or --clock");
+    if (no_key) return mw_cli_usage_error("agent", "%s", no_key_msg);
     if (o.meter) snprintf(meter, sizeof meter, "%s", o.meter);
     else if (o.spec && meter_of(o.spec, host, meter, sizeof meter) < 0) {
         fprintf(stderr, "mw agent: host %s is not in --meter-hosts %s\n", host, o.spec);
@@ -322,7 +339,7 @@ int cmd_agent(int argc, char **argv)
                 WTERMSIG(ws));
     else if (WEXITSTATUS(ws)) {
         fprintf(stderr, "mw agent: %s: the recorder exited %d\n", host, WEXITSTATUS(ws));
-        notice(o.clock, host, MW_CLK_FAILED); /* the launcher need not wait for it */
+        notice(&o, host, MW_CLK_FAILED); /* the launcher need not wait for it */
     }
     return MW_EXIT_OK;
 }

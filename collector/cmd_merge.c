@@ -1,7 +1,8 @@
 /* cmd_merge — "mw merge RUNDIR": put the instrumentation's events into the run store by hand
  * (mw record does it when its command ends); in a run of meters on several hosts (RUNDIR/hosts,
  * "mw record --meter-hosts") first make RUNDIR/trace.db from the hosts' stores
- * (mw_merge_hosts.h). */
+ * (mw_merge_hosts.h; over an earlier merge, keeping what only that one held: the launcher's
+ * metadata, the probe's phases). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,8 @@ static void usage(FILE *out)
                  "In a run of meters on several hosts (mw record --meter-hosts), it first\n"
                  "makes RUNDIR/trace.db from the hosts' stores RUNDIR/hosts/HOST/trace.db: every\n"
                  "window on the launching host's clock, channels numbered run-wide; a host\n"
-                 "whose recording did not end makes the run partial (docs/scaling.md).\n\n"
+                 "whose recording did not end makes the run partial (docs/scaling.md); the\n"
+                 "command's metadata and phases of an earlier merge are kept.\n\n"
                  "  -h, --help  this text\n\n"
                  "Exit status: 0 merged, 1 the store could not be written, 2 bad usage or\n"
                  "not a run.\n");
@@ -52,7 +54,7 @@ int cmd_merge(int argc, char **argv)
     int hosts_merged = mw_merge_hosts_present(argv[1]);
     if (hosts_merged) {
         mw_merge_hosts_stats hs;
-        if (mw_merge_hosts(argv[1], NULL, &hs, say_host, NULL, err, sizeof err) != 0) {
+        if (mw_merge_hosts_again(argv[1], &hs, say_host, NULL, err, sizeof err) != 0) {
             fprintf(stderr, "mw merge: %s\n", err);
             return MW_EXIT_FAIL;
         }

@@ -14,7 +14,11 @@
  * (exit 2, CMD not run, what this run made removed). When the command ends, the exchanges
  * are answered "stop";
  * the agents end their recordings within about a second, the launcher ends, and the stores
- * are merged into RUNDIR/trace.db (mw_merge_hosts.h). */
+ * are merged into RUNDIR/trace.db (mw_merge_hosts.h). RUNDIR is made with one mkdir (an
+ * existing one is refused without --force); an existing hosts/ or hosts/HOST must be a
+ * directory of this user's (lstat: a link is refused). Only datagrams carrying the run's
+ * secret (record_hosts.h; MW_RUN_SECRET in the launcher's environment, not CMD's) are
+ * answered or heeded. */
 #include <errno.h>
 #include <ftw.h>
 #include <netdb.h>
@@ -25,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,10 +53,11 @@ typedef struct {
     int n;
     char name[MW_HOSTS_MAX][MW_HOST_NAME_MAX + 1];
     const char *meter[MW_HOSTS_MAX]; /* into spec copy, or the --meter */
-    volatile int ready[MW_HOSTS_MAX], failed[MW_HOSTS_MAX];
-    int fd;
-    volatile int stop, quit;
+    atomic_int ready[MW_HOSTS_MAX], failed[MW_HOSTS_MAX];
+    int fd, thread_on; /* thread_on: th runs (joined by clock_end) */
+    atomic_int stop, quit;
     pthread_t th;
+    uint8_t key[MW_RUN_SECRET_LEN]; /* the run's secret (record_hosts.h) */
     char *spec; /* malloc'd copy */
 } hosts_t;
 
@@ -62,6 +69,30 @@ static int64_t now_ns(clockid_t c)
     struct timespec ts;
     clock_gettime(c, &ts);
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int mw_hosts_key_eq(const uint8_t *a, const uint8_t *b)
+{
+    volatile uint8_t d = 0;
+    for (int i = 0; i < MW_RUN_SECRET_LEN; i++) d |= (uint8_t)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+int mw_hosts_secret_get(uint8_t key[MW_RUN_SECRET_LEN])
+{
+    const char *e = getenv("MW_RUN_SECRET");
+    if (!e || strlen(e) != 2 * MW_RUN_SECRET_LEN) return -1;
+    for (int i = 0; i < MW_RUN_SECRET_LEN; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = e[2 * i + k];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0) return -1;
+            v = v * 16 + (unsigned)d;
+        }
+        key[i] = (uint8_t)v;
+    }
+    return 0;
 }
 
 int mw_hosts_name_ok(const char *name)
@@ -102,6 +133,12 @@ static int parse_spec(hosts_t *h, const char *spec, const char *meter)
                                           tok);
         snprintf(h->name[h->n], sizeof h->name[h->n], "%s", tok);
         h->meter[h->n++] = eq ? eq + 1 : meter;
+        /* the agents get "HOST=METER,..." (srun) or one mpirun context per host split by ":" */
+        const char *m = h->meter[h->n - 1];
+        if (m && (strpbrk(m, ",=") || !strcmp(m, ":")))
+            return mw_cli_usage_error("record", "--meter-hosts: host %s: meter '%s': a meter "
+                                      "with ',' or '=', or ':' alone, cannot be given to an "
+                                      "agent", tok, m);
     }
     return 0;
 }
@@ -118,9 +155,11 @@ static void *clock_server(void *arg)
         struct sockaddr_storage from;
         socklen_t fl = sizeof from;
         ssize_t n = recvfrom(h->fd, &q, sizeof q, 0, (struct sockaddr *)&from, &fl);
-        if (n != (ssize_t)sizeof q || q.magic != MW_CLK_MAGIC) continue;
+        if (n != (ssize_t)sizeof q || q.magic != MW_CLK_MAGIC || !mw_hosts_key_eq(q.key, h->key))
+            continue; /* not from one of this run's agents */
         q.host[MW_HOST_NAME_MAX] = '\0';
         mw_clk_reply r = {.magic = MW_CLK_MAGIC, .seq = q.seq, .stop = (uint32_t)h->stop};
+        memcpy(r.key, h->key, sizeof r.key);
         for (int i = 0; i < h->n; i++)
             if (!strcmp(h->name[i], q.host)) {
                 r.known = 1;
@@ -156,17 +195,49 @@ static int clock_start(hosts_t *h, int *port)
     if (getsockname(h->fd, (struct sockaddr *)&got, &gl) != 0) return -1;
     *port = ntohs(v4 ? ((struct sockaddr_in *)&got)->sin_port
                      : ((struct sockaddr_in6 *)&got)->sin6_port);
-    return pthread_create(&h->th, NULL, clock_server, h) == 0 ? 0 : -1;
+    if (pthread_create(&h->th, NULL, clock_server, h) != 0) return -1;
+    h->thread_on = 1;
+    return 0;
+}
+
+/* the one end of the answering thread and its socket, whatever clock_start got to */
+static void clock_end(hosts_t *h)
+{
+    h->quit = 1;
+    if (h->thread_on) pthread_join(h->th, NULL);
+    h->thread_on = 0;
+    if (h->fd >= 0) close(h->fd);
+    h->fd = -1;
+}
+
+/* the run's secret into h->key and the environment (MW_RUN_SECRET, inherited by the
+ * launcher and so by the agents: never on a command line); 0, or -1 */
+static int make_secret(hosts_t *h)
+{
+    char hex[2 * MW_RUN_SECRET_LEN + 1];
+    if (getrandom(h->key, sizeof h->key, 0) != (ssize_t)sizeof h->key) return -1;
+    for (int i = 0; i < MW_RUN_SECRET_LEN; i++) snprintf(hex + 2 * i, 3, "%02x", h->key[i]);
+    return setenv("MW_RUN_SECRET", hex, 1);
 }
 
 /* ---- the launcher's command line --------------------------------------------------------- */
 
+/* per host at most 16 entries (mpirun: ":" -np 1 --host H, agent_common's 7, --host-name H
+ * --meter M; srun: its 16 in all), plus the launcher's few and the NULL at the end */
+#define ARGV_MAX (16 * MW_HOSTS_MAX + 64)
 typedef struct {
-    char *v[8 * MW_HOSTS_MAX + 64];
-    int n;
+    char *v[ARGV_MAX];
+    int n, over; /* over: an entry did not fit (refused, never written past the end) */
 } argv_t;
 
-static void add(argv_t *a, const char *s) { a->v[a->n++] = (char *)s; }
+static void add(argv_t *a, const char *s)
+{
+    if (a->n + 1 >= ARGV_MAX) { /* the last one stays NULL */
+        a->over = 1;
+        return;
+    }
+    a->v[a->n++] = (char *)s;
+}
 
 /* the agents' launcher: srun inside a Slurm allocation, else mpirun */
 static int use_srun(void)
@@ -219,6 +290,7 @@ static void build_launch(argv_t *a, hosts_t *h, const char *mw, const char *rund
     add(a, "mpirun");
     if (geteuid() == 0) add(a, "--allow-run-as-root");
     if (local && *local) add(a, "--oversubscribe");
+    add(a, "-x"), add(a, "MW_RUN_SECRET"); /* the name only: the value stays in environ */
     for (int i = 0; i < h->n; i++) {
         if (i) add(a, ":");
         add(a, "-np"), add(a, "1"), add(a, "--host");
@@ -373,9 +445,11 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     if (n <= 0) return MW_EXIT_FAIL;
     mw[n] = '\0';
     int port;
-    if (clock_start(h, &port) != 0) {
+    h->fd = -1;
+    if (make_secret(h) != 0 || clock_start(h, &port) != 0) {
         fprintf(stderr, "mw record: cannot open the clock exchange socket: %s\n",
                 strerror(errno));
+        clock_end(h);
         return MW_EXIT_FAIL;
     }
     const char *addr = getenv("MW_CLOCK_ADDR");
@@ -384,9 +458,18 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     size_t nodes_len = (size_t)h->n * 4200 + 16;
     char *nodes = malloc(nodes_len);
     argv_t *a = calloc(1, sizeof *a);
-    if (!nodes || !a) return MW_EXIT_FAIL;
+    if (!nodes || !a) {
+        clock_end(h); /* never freed under the thread's feet */
+        free(nodes);
+        free(a);
+        return MW_EXIT_FAIL;
+    }
     build_launch(a, h, mw, rundir, clock, force, nodes, nodes_len);
-    pid_t launcher = spawn(a->v, 1);
+    if (a->over)
+        fprintf(stderr, "mw record: --meter-hosts: the launcher's command line is too long "
+                        "(%d hosts)\n", h->n);
+    pid_t launcher = a->over ? -1 : spawn(a->v, 1);
+    unsetenv("MW_RUN_SECRET"); /* the agents have it; CMD need not */
     int code = MW_EXIT_FAIL, started = launcher > 0 && wait_ready(h, launcher, quiet) == 0;
     const char *status = "complete";
     int64_t t0 = 0, t1 = 0;
@@ -400,9 +483,7 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
         kill(launcher, SIGTERM);
         if (wait_for(launcher, 10) == -1) kill(launcher, SIGKILL), wait_for(launcher, -1);
     }
-    h->quit = 1;
-    pthread_join(h->th, NULL);
-    close(h->fd);
+    clock_end(h);
     if (!started) { /* refused before the command started: nothing stays */
         fprintf(stderr, "mw record: %s: not every meter host could record: CMD not run\n",
                 rundir);
@@ -427,26 +508,59 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
     return code;
 }
 
+/* path, when it exists, is a directory of this user's (follow 0: lstat, a link is refused,
+ * never followed; 1: the -o the user named may be a link); 0, or the exit code said */
+static int own_dir(const char *path, int follow)
+{
+    struct stat sb;
+    if ((follow ? stat(path, &sb) : lstat(path, &sb)) != 0) {
+        if (errno == ENOENT) return 0;
+        fprintf(stderr, "mw record: %s: %s\n", path, strerror(errno));
+        return MW_EXIT_USAGE;
+    }
+    if (S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) return 0;
+    fprintf(stderr, "mw record: %s: not a directory of this user's (a link, a file or "
+                    "another user's): refused\n", path);
+    return MW_EXIT_USAGE;
+}
+
+/* RUNDIR (made: this run made it, atomically: an existing one is refused without --force)
+ * and RUNDIR/hosts; an existing hosts/ or hosts/HOST must be a directory of this user's */
+static int make_dirs(const hosts_t *h, const char *rundir, const char *hosts, int force,
+                     int *made)
+{
+    *made = mkdir(rundir, 0777) == 0;
+    if (!*made && errno == EEXIST && !force) {
+        fprintf(stderr, "mw record: %s: already exists (choose another -o, or --force)\n",
+                rundir);
+        return MW_EXIT_USAGE;
+    }
+    if (!*made && errno != EEXIST) {
+        fprintf(stderr, "mw record: %s: %s\n", rundir, strerror(errno));
+        return MW_EXIT_USAGE;
+    }
+    if (!*made && own_dir(rundir, 1)) return MW_EXIT_USAGE;
+    if (mkdir(hosts, 0777) != 0 && (errno != EEXIST || own_dir(hosts, 0))) {
+        if (errno != EEXIST) fprintf(stderr, "mw record: %s: %s\n", hosts, strerror(errno));
+        return MW_EXIT_USAGE;
+    }
+    for (int i = 0; i < h->n; i++) {
+        char p[4300];
+        snprintf(p, sizeof p, "%s/%s", hosts, h->name[i]);
+        if (own_dir(p, 0)) return MW_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, int force,
                      int quiet, char **cmd, char **argv)
 {
     hosts_t *h = calloc(1, sizeof *h);
     if (!h) return MW_EXIT_FAIL;
-    int rc = parse_spec(h, spec, meter);
-    struct stat sb;
-    if (!rc && !force && stat(rundir, &sb) == 0) {
-        fprintf(stderr, "mw record: %s: already exists (choose another -o, or --force)\n",
-                rundir);
-        rc = MW_EXIT_USAGE;
-    }
+    int rc = parse_spec(h, spec, meter), made = 0;
     char hosts[4200];
     snprintf(hosts, sizeof hosts, "%s/hosts", rundir);
-    int made = !rc && stat(rundir, &sb) != 0;
-    if (!rc && ((mkdir(rundir, 0777) != 0 && errno != EEXIST) ||
-                (mkdir(hosts, 0777) != 0 && errno != EEXIST))) {
-        fprintf(stderr, "mw record: %s: %s\n", hosts, strerror(errno));
-        rc = MW_EXIT_USAGE;
-    }
+    if (!rc) rc = make_dirs(h, rundir, hosts, force, &made);
     pid_t holder;
     char err[4400];
     mw_runlock *lock = rc ? NULL : mw_runlock_take(rundir, &holder, err, sizeof err);
@@ -465,7 +579,7 @@ int mw_rec_hosts_run(const char *rundir, const char *spec, const char *meter, in
         for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
     }
     mw_runlock_release(lock);
-    if (rc == MW_EXIT_USAGE && lock) unmake(rundir, made);
+    if (rc == MW_EXIT_USAGE && (lock || made)) unmake(rundir, made);
     free(h->spec);
     free(h);
     return rc;

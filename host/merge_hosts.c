@@ -1,7 +1,8 @@
 /* merge_hosts — see mw_merge_hosts.h.
  *
  * The output store is made fresh (mw_store_create with force: an earlier merge's trace.db
- * is replaced, the hosts/ directory left alone). Each host store is first opened with
+ * is replaced, the hosts/ directory left alone; mw_merge_hosts_again sets the earlier one
+ * aside and copies what only it held into the new one). Each host store is first opened with
  * mw_store_open (so that a file that is not a megawatt run store is refused before any
  * statement of ours reads it), its clock exchanges and channels are read, then the file is
  * ATTACHed to the output's connection and its windows, gaps, metadata and clock exchanges
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mw_err.h"
 #include "mw_merge_hosts.h"
@@ -34,19 +36,33 @@
 #include "store_internal.h"
 
 #define HOST_MAX 64
+/* what one host store may bring (a hostile one must not make the merge crawl): its
+ * channels and meters, and the hosts of a run (record_hosts.h's MW_HOSTS_MAX) */
+#define HOST_CHANNELS_MAX 64
+#define HOST_METERS_MAX 4
+#define HOSTS_MAX 1024
 
 typedef struct {
     char name[HOST_MAX];
-    int lost, steps, nsync;
+    int lost, steps, nsync, insane; /* insane: clock exchanges refused (out of range) */
     int64_t offset_ns, unc_ns, step_ns, step_at_ns;
     int64_t ref_ns; /* the host-clock time at which offset_ns holds */
     double drift;   /* the offset's change per ns of host clock (ppm x 1e-6) */
 } host_info;
 
-/* the host's offset at its own clock's t_ns */
+/* What a clock exchange row may hold: a store is input, and a hostile one must not make
+ * the arithmetic overflow (|offset| and the local time bounded, so that every difference
+ * and sum below fits in int64; a drift beyond 1000 ppm is no clock's and is taken as 0). */
+#define OFFSET_MAX_NS 1000000000000000LL /* 1e15 ns: 11.6 days */
+#define UNC_MAX_NS 1000000000000LL       /* 1e12 ns: 1000 s */
+#define LOCAL_MAX_NS 4000000000000000000LL /* 4e18 ns: year 2096 */
+#define DRIFT_MAX 1e-3
+
+/* the host's offset at its own clock's t_ns (in double: t_ns is any stored time) */
 static int64_t offset_at(const host_info *h, int64_t t_ns)
 {
-    return h->offset_ns + (int64_t)llround(h->drift * (double)(t_ns - h->ref_ns));
+    double d = h->drift * ((double)t_ns - (double)h->ref_ns); /* |d| <= 1e-3 x 1.9e19 */
+    return h->offset_ns + (int64_t)llround(d);
 }
 
 int mw_merge_hosts_present(const char *rundir)
@@ -82,6 +98,11 @@ static int list_hosts(const char *rundir, host_info **out, char *err, size_t err
         char q[4400];
         snprintf(q, sizeof q, "%.4200s/%.63s", p, e->d_name);
         if (lstat(q, &sb) != 0 || !S_ISDIR(sb.st_mode)) continue;
+        if (n == HOSTS_MAX) {
+            closedir(d);
+            free(h);
+            return mw_err(err, errlen, "%s: more than %d host stores", p, HOSTS_MAX);
+        }
         if (n == cap) {
             host_info *g = realloc(h, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *h);
             if (!g) break;
@@ -128,6 +149,7 @@ static int64_t fit_side(const int64_t *off, const int64_t *unc, const int64_t *l
     h->drift = n >= 5 && loc[n - 1] - loc[0] >= 10000000000LL && den > 0
                    ? ((double)n * sxy - sx * sy) / den
                    : 0;
+    if (!(fabs(h->drift) <= DRIFT_MAX)) h->drift = 0; /* NaN too */
     for (int k = 0; k < n; k++)
         tmp[k] = off[k] - (int64_t)llround(h->drift * (double)(loc[k] - h->ref_ns));
     h->offset_ns = median(tmp, n);
@@ -165,9 +187,16 @@ static int host_clock(mw_store *hs, host_info *h)
             if (c) loc = c;
             if (!a || !b || !c) break;
         }
-        loc[n] = sqlite3_column_int64(q, 2);
-        off[n] = -sqlite3_column_int64(q, 0);
-        unc[n++] = sqlite3_column_int64(q, 1);
+        int64_t o = sqlite3_column_int64(q, 0), u = sqlite3_column_int64(q, 1),
+                t = sqlite3_column_int64(q, 2);
+        if (o <= -OFFSET_MAX_NS || o >= OFFSET_MAX_NS || u < 0 || u >= UNC_MAX_NS ||
+            t <= -LOCAL_MAX_NS || t >= LOCAL_MAX_NS) {
+            h->insane++;
+            continue;
+        }
+        loc[n] = t;
+        off[n] = -o;
+        unc[n++] = u;
     }
     sqlite3_finalize(q);
     h->nsync = n;
@@ -232,7 +261,13 @@ static int meters_read(mw_store *hs, int host, chan_list *l)
     if (!c) return -1;
     mw_run_meter m;
     int rc;
+    int mine = 0;
     while ((rc = mw_run_meter_next(c, &m)) == 1) {
+        if (++mine > HOST_METERS_MAX) {
+            rc = mw_store_bad_value(hs, "more than %d meters in one host store",
+                                    HOST_METERS_MAX);
+            break;
+        }
         if (l->nm == l->capm) {
             meter_info *g = realloc(l->m, (size_t)(l->capm = l->capm ? 2 * l->capm : 16) *
                                               sizeof *g);
@@ -263,23 +298,47 @@ static int meter_new(const chan_list *l, int host, int old)
     return 0;
 }
 
+typedef struct {
+    const char *name;
+    int i;
+} named;
+
+static int named_cmp(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* dup[i] = 1 where names[i] is another's too (sorted: n log n, not n^2); 0, or -1 */
+static int find_dups(named *v, int n, char *dup)
+{
+    qsort(v, (size_t)n, sizeof *v, named_cmp);
+    memset(dup, 0, (size_t)n);
+    for (int k = 1; k < n; k++)
+        if (!strcmp(v[k].name, v[k - 1].name)) dup[v[k].i] = dup[v[k - 1].i] = 1;
+    return 0;
+}
+
 /* the meters numbered run-wide, on their host, with the host's clock offset; a name that
  * two hosts use (a board without a serial) becomes "HOST:NAME" */
 static int meters_write(mw_store *out, const chan_list *l, const host_info *h)
 {
-    for (int i = 0; i < l->nm; i++) {
+    named *v = malloc((size_t)(l->nm + 1) * sizeof *v);
+    char *dup = malloc((size_t)l->nm + 1);
+    int rc = v && dup ? 0 : mw_store_bad_value(out, "out of memory");
+    for (int i = 0; !rc && i < l->nm; i++) v[i] = (named){l->m[i].name, i};
+    if (!rc) find_dups(v, l->nm, dup);
+    for (int i = 0; !rc && i < l->nm; i++) {
         const meter_info *x = &l->m[i];
-        int dup = 0;
-        for (int j = 0; j < l->nm && !dup; j++)
-            dup = j != i && !strcmp(l->m[j].name, x->name);
         char name[256];
-        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        snprintf(name, sizeof name, dup[i] ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
         if (mw_store_meter_add(out, i + 1, name, h[x->host].name, x->has_port ? x->port : NULL,
                                h[x->host].offset_ns, h[x->host].unc_ns < 0 ? 0
                                                                             : h[x->host].unc_ns))
-            return -1;
+            rc = -1;
     }
-    return 0;
+    free(v);
+    free(dup);
+    return rc;
 }
 
 static int chans_read(mw_store *hs, int host, chan_list *l)
@@ -288,7 +347,13 @@ static int chans_read(mw_store *hs, int host, chan_list *l)
     if (!c) return -1;
     mw_run_channel ch;
     int rc;
+    int mine = 0;
     while ((rc = mw_run_channel_next(c, &ch)) == 1) {
+        if (++mine > HOST_CHANNELS_MAX) {
+            rc = mw_store_bad_value(hs, "more than %d channels in one host store",
+                                    HOST_CHANNELS_MAX);
+            break;
+        }
         if (l->n == l->cap) {
             chan_info *g = realloc(l->c, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof *g);
             if (!g) {
@@ -314,23 +379,29 @@ static int chans_read(mw_store *hs, int host, chan_list *l)
 /* numbers 1..N in list order and adds them to out, "HOST:NAME" where a name is not unique */
 static int chans_write(mw_store *out, chan_list *l, const host_info *h)
 {
-    for (int i = 0; i < l->n; i++) {
+    named *v = malloc((size_t)(l->n + 1) * sizeof *v);
+    char *dup = malloc((size_t)l->n + 1);
+    int rc = v && dup ? 0 : mw_store_bad_value(out, "out of memory");
+    for (int i = 0; !rc && i < l->n; i++) v[i] = (named){l->c[i].name, i};
+    if (!rc) find_dups(v, l->n, dup);
+    for (int i = 0; !rc && i < l->n; i++) {
         chan_info *x = &l->c[i];
-        int dup = 0;
-        for (int j = 0; j < l->n && !dup; j++)
-            dup = j != i && !strcmp(l->c[j].name, x->name);
         char name[256];
-        snprintf(name, sizeof name, dup ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
+        snprintf(name, sizeof name, dup[i] ? "%s:%s" : "%.0s%s", h[x->host].name, x->name);
         x->new_ = i + 1;
         int m = meter_new(l, x->host, x->meter);
-        if (m < 1) return mw_store_bad_value(out, "host %s: channel %d: no meter %d",
-                                             h[x->host].name, x->old, x->meter);
-        if (mw_store_channel_add_meter(out, x->new_, name, x->has_chost ? x->chost : NULL,
-                                       x->has_pin ? x->pin : NULL, m,
-                                       x->meter_channel > 0 ? x->meter_channel : x->old) != 0)
-            return -1;
+        if (m < 1)
+            rc = mw_store_bad_value(out, "host %s: channel %d: no meter %d", h[x->host].name,
+                                    x->old, x->meter);
+        else if (mw_store_channel_add_meter(out, x->new_, name, x->has_chost ? x->chost : NULL,
+                                            x->has_pin ? x->pin : NULL, m,
+                                            x->meter_channel > 0 ? x->meter_channel
+                                                                 : x->old) != 0)
+            rc = -1;
     }
-    return 0;
+    free(v);
+    free(dup);
+    return rc;
 }
 
 /* ---- the copy ------------------------------------------------------------------------- */
@@ -378,7 +449,7 @@ static const char *const copy_sql[] = {
     " g.end_ns - ?1 - CAST(round(?5 * (g.end_ns - ?6)) AS INTEGER),"
     " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
     " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
-    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || ':' || key, value"
     " FROM h.meta",
     "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
     " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
@@ -399,7 +470,7 @@ static const char *const copy_sql_const[] = {
     " g.end_ns - ?1,"
     " ?3 || ': ' || g.reason, mm.new FROM h.gaps g JOIN temp.mmap mm"
     " ON g.meter IS NULL OR g.meter = mm.old ORDER BY g.start_ns, g.id, mm.new",
-    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || '.' || key, value"
+    "INSERT OR REPLACE INTO main.meta (key, value) SELECT 'host.' || ?3 || ':' || key, value"
     " FROM h.meta",
     "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
     " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM h.clock_sync"
@@ -493,13 +564,19 @@ static void read_host(const char *rundir, host_info *h, int i, chan_list *l, int
         sayf(say, ctx, "host %s lost: its recording did not end (agent or host died); its "
                        "windows up to then are kept", h[i].name);
     }
+    int n0 = l->n, nm0 = l->nm;
     if (host_clock(hs, &h[i]) != 0 || meters_read(hs, i, l) != 0 || chans_read(hs, i, l) != 0) {
         sayf(say, ctx, "host %s lost: %s", h[i].name, mw_store_error(hs));
         h[i].lost = 2;
+        l->n = n0, l->nm = nm0; /* none of its channels or meters */
     } else if (!h[i].nsync) {
         sayf(say, ctx, "host %s: no clock exchange: its windows are kept on its own clock "
                        "(uncertainty unknown)", h[i].name);
     }
+    if (h[i].insane)
+        sayf(say, ctx, "host %s: %d clock exchange%s out of range (|offset| >= 1e15 ns, "
+                       "uncertainty not in [0, 1e12) ns or an absurd time): not used",
+             h[i].name, h[i].insane, h[i].insane == 1 ? "" : "s");
     if (h[i].steps)
         sayf(say, ctx, "host %s: clock stepped by %+.3f s at %.1f s (%d step%s): its windows "
                        "keep the offset of the longer side, uncertainty +%.3f s",
@@ -601,7 +678,7 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     if (!rc) rc = write_meta(out, h, n, status, st, start);
     if (!rc) { /* the rate of the first host's meter stands for the run's (analysis) */
         char key[200], v[64];
-        snprintf(key, sizeof key, "host.%s.meter_rate_hz", h[0].name);
+        snprintf(key, sizeof key, "host.%s:meter_rate_hz", h[0].name);
         if (mw_store_meta_get(out, key, v, sizeof v) == 0)
             rc = mw_store_meta_set(out, "meter_rate_hz", v);
     }
@@ -620,4 +697,94 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     free(l.m);
     free(h);
     return rc;
+}
+
+/* ---- merging again ------------------------------------------------------------------------ */
+
+/* what only the earlier trace.db holds: the launcher's metadata (not the merge's own keys:
+ * those are made afresh), the probe's phases and their clock samples */
+static const char carry_sql[] =
+    "INSERT OR IGNORE INTO main.meta (key, value) SELECT key, value FROM old.meta"
+    " WHERE key NOT LIKE 'host.%' AND key NOT LIKE 'clock!_%' ESCAPE '!';"
+    "INSERT INTO main.phases (id, rank, host, thread, kind, name, start_ns, end_ns, bytes, pid,"
+    " peer) SELECT id, rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, peer"
+    " FROM old.phases;"
+    "INSERT INTO main.phase_names (id, kind, name) SELECT id, kind, name FROM old.phase_names;"
+    "INSERT INTO main.phase_blocks (id, rank, host, pid, thread, start_ns, end_ns, events, data)"
+    " SELECT id, rank, host, pid, thread, start_ns, end_ns, events, data FROM old.phase_blocks;"
+    "INSERT INTO main.clock_sync (rank, host, pid, local_ns, offset_ns, uncertainty_ns)"
+    " SELECT rank, host, pid, local_ns, offset_ns, uncertainty_ns FROM old.clock_sync"
+    " WHERE rank <> -1";
+
+/* renames a -> b with their -wal and -shm (those that exist); 0, or -1 */
+static int rename3(const char *a, const char *b)
+{
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+    for (int k = 0; k < 3; k++) {
+        char x[4400], y[4400];
+        snprintf(x, sizeof x, "%s%s", a, sfx[k]);
+        snprintf(y, sizeof y, "%s%s", b, sfx[k]);
+        if (k) unlink(y);
+        if (rename(x, y) != 0 && (k == 0 || errno != ENOENT)) return -1;
+    }
+    return 0;
+}
+
+static int carry_over(const char *rundir, const char *keep, char *err, size_t errlen)
+{
+    mw_store *out = mw_store_open_write(rundir, err, errlen);
+    if (!out) return -1;
+    sqlite3 *db = mw_store_sqlite(out);
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS old", -1, &q, NULL) == SQLITE_OK ? 0 : -1;
+    if (!rc) {
+        sqlite3_bind_text(q, 1, keep, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(q) == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_finalize(q);
+    if (rc) rc = mw_store_db_error(out, "reading the earlier trace.db");
+    if (!rc) rc = mw_store_write_begin(out);
+    if (!rc) rc = exec(out, carry_sql);
+    if (!rc) rc = mw_store_commit(out);
+    sqlite3_exec(db, "DETACH old", NULL, NULL, NULL);
+    if (rc) mw_store_error_to(out, err, errlen);
+    mw_store_close(out);
+    return rc;
+}
+
+int mw_merge_hosts_again(const char *rundir, mw_merge_hosts_stats *st,
+                         void (*say)(void *ctx, const char *line), void *ctx, char *err,
+                         size_t errlen)
+{
+    char db[4300], keep[4400], status[128] = "";
+    mw_store *old = mw_store_exists(rundir) ? mw_store_open(rundir, err, errlen) : NULL;
+    if (!old) return mw_merge_hosts(rundir, NULL, st, say, ctx, err, errlen); /* none, or junk */
+    mw_store_meta_get(old, "status", status, sizeof status);
+    mw_store_close(old);
+    status[strcspn(status, ",")] = '\0'; /* "interrupted, partial: ..." -> "interrupted" */
+    snprintf(db, sizeof db, "%s/%s", rundir, MW_STORE_DB_NAME);
+    snprintf(keep, sizeof keep, "%s.premerge", db);
+    struct stat sb;
+    if (lstat(keep, &sb) == 0)
+        return mw_err(err, errlen, "%s: exists (an earlier merge cut short?): nothing done; "
+                                   "move it back to %s or remove it", keep, db);
+    if (rename3(db, keep) != 0)
+        return mw_err(err, errlen, "%s: cannot be set aside: %s", db, strerror(errno));
+    int rc = mw_merge_hosts(rundir, status[0] ? status : NULL, st, say, ctx, err, errlen);
+    if (!rc) rc = carry_over(rundir, keep, err, errlen);
+    if (rc) { /* the earlier trace.db back, whole */
+        size_t n = strlen(err);
+        if (rename3(keep, db) == 0)
+            snprintf(err + n, errlen - n, " (the earlier %s kept)", db);
+        else
+            snprintf(err + n, errlen - n, " (the earlier trace.db is %s)", keep);
+        return -1;
+    }
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+    for (int k = 0; k < 3; k++) {
+        char x[4500];
+        snprintf(x, sizeof x, "%s%s", keep, sfx[k]);
+        unlink(x);
+    }
+    return 0;
 }

@@ -7,8 +7,8 @@
  * merge's): every window put on the launching host's clock, its uncertainty the clock
  * model's plus the offset's; channels numbered run-wide 1..N, hosts in name order, each
  * host's channels in their order, named "HOST:NAME" where two hosts use one name; the gaps
- * of each host (reason prefixed "HOST: "); each host's metadata under "host.HOST.KEY"; meta
- * hosts, hosts_lost, clock_offset.HOST_ns, clock_uncertainty.HOST_ns, clock_steps.
+ * of each host (reason prefixed "HOST: "); each host's metadata under "host.HOST:KEY" (":"
+ * is in no host name: two hosts never share a key); meta hosts, hosts_lost, clock_offset.HOST_ns, clock_uncertainty.HOST_ns, clock_steps.
  *
  * Clock: the offset of a host is a line over its own clock, fitted to its exchanges (the
  * exchange of least round trip in each burst): least squares for the drift when 5 or more
@@ -47,6 +47,16 @@ typedef struct {
 int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats *st,
                    void (*say)(void *ctx, const char *line), void *ctx, char *err,
                    size_t errlen);
+
+/* mw_merge_hosts again over a run already merged ("mw merge RUNDIR", e.g. after the hosts'
+ * stores were copied in): RUNDIR/trace.db is set aside as trace.db.premerge, the hosts merged
+ * anew (with the earlier status: complete, interrupted), then what only the earlier one held
+ * is copied in (the launcher's metadata: the command, its span, exit status; the probe's
+ * phases and clock samples) and it is removed; on any failure it is put back whole. A
+ * trace.db that is not a store is simply replaced. 0, or -1 with the message in err. */
+int mw_merge_hosts_again(const char *rundir, mw_merge_hosts_stats *st,
+                         void (*say)(void *ctx, const char *line), void *ctx, char *err,
+                         size_t errlen);
 /* 1 when RUNDIR/hosts is a directory (a run of meters on several hosts) */
 int mw_merge_hosts_present(const char *rundir);
 #endif

@@ -314,6 +314,8 @@ c_agent() { # started by mw record --meter-hosts (test_multihost.sh runs it for 
   refused "agent without --run" "missing --run or --clock" agent
   refused "agent --frob" "unknown argument '--frob'" agent --frob
   refused "agent --clock twice" "'--clock' given twice" agent --run "$TMP/ag" --clock 127.0.0.1:1 --clock 127.0.0.1:2
+  MW_RUN_SECRET= refused "agent without the run's secret" "no run secret" agent --run "$TMP/ag" --clock 127.0.0.1:1
+  MW_RUN_SECRET=xyz refused "agent with a bad secret" "no run secret" agent --wait-fd 3 --clock 127.0.0.1:1
   check "agent: nothing made by refusals" test ! -e "$TMP/ag"
 }
 

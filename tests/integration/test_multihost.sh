@@ -110,16 +110,27 @@ agent_killed() {
 
 interrupted() {
   R=$TMP/int
-  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sleep 60 >"$TMP/int.out" 2>&1 &
+  "$MW" record -o "$R" --meter-hosts "$SPEC" -- sh -c "env >'$TMP/int.env'; exec sleep 60" >"$TMP/int.out" 2>&1 &
   local rec=$!
   for _ in $(seq 100); do grep -q "agents recording" "$TMP/int.out" && break; sleep 0.1; done
-  sleep 1.5
+  # the clock exchange socket answers only the run's secret (in the agents' environment, not
+  # on their command lines, not in CMD's environment)
+  local apid clk key
+  apid=$(pgrep -f "agent --run $R --clock" | head -1)
+  clk=$(tr '\0' '\n' <"/proc/$apid/cmdline" | grep -A1 -x -- --clock | tail -1)
+  key=$(tr '\0' '\n' <"/proc/$apid/environ" | sed -n 's/^MW_RUN_SECRET=//p')
+  expect_eq "secret: 32 hex digits in the agent's environment" "$(printf %s "$key" | grep -cxE '[0-9a-f]{32}')" 1
+  check "secret: on no command line" test -z "$(ps -eo args | grep -F -- "$key" | grep -v grep)"
+  check "secret: not in CMD's environment" test -s "$TMP/int.env" -a -z "$(grep MW_RUN_SECRET "$TMP/int.env")"
+  expect_eq "secret: a request without it is not answered" "$(python3 tests/integration/clk_probe.py "$clk" h1)" silent
+  expect_eq "secret: with it, answered" "$(python3 tests/integration/clk_probe.py "$clk" h1 "$key")" answered
+  sleep 1
   kill -INT "$rec"
   wait "$rec"
   expect_eq "exit (CMD killed by SIGINT)" "$?" 130
   expect_eq "status" "$(q "$R" "select value from meta where key='status'")" interrupted
   expect_eq "no host lost" "$(q "$R" "select value from meta where key='hosts_lost'")" ""
-  expect_eq "both hosts ended their recordings" "$(q "$R" "select group_concat(value, ',') from meta where key like 'host.%.status'")" "complete,complete"
+  expect_eq "both hosts ended their recordings" "$(q "$R" "select group_concat(value, ',') from meta where key like 'host.%:status'")" "complete,complete"
 }
 
 clock_step() {
@@ -143,6 +154,10 @@ bad_usage() {
   expect_mw_usage record "not a name" "'../x' is not a host name" -o "$TMP/b3" --meter-hosts ../x -- true
   expect_mw_usage record "empty meter" "h1=: an empty meter" -o "$TMP/b4" --meter-hosts h1= -- true
   expect_mw_usage record "with --channels" "not with --idle, --channels, --inband or several --meter" -o "$TMP/b7" --meter-hosts h1 --channels a,b -- true
+  expect_mw_usage record "meter with =" "meter 'a=b'" -o "$TMP/b9" --meter-hosts h1=a=b -- true
+  expect_mw_usage record "meter with ," "meter 'x,h2=y'" -o "$TMP/b9" --meter-hosts h1 --meter x,h2=y -- true
+  expect_mw_usage record "meter ':'" "meter ':'" -o "$TMP/b9" --meter-hosts h1=: -- true
+  check "bad meters: nothing made" test ! -e "$TMP/b9"
   check "nothing made" test ! -e "$TMP/b1" -a ! -e "$TMP/b2" -a ! -e "$TMP/b3" -a ! -e "$TMP/b4" -a ! -e "$TMP/b7"
   # a meter host whose meter cannot be used: refused before CMD starts, nothing made
   "$MW" record -o "$TMP/b6" --meter-hosts "h1=$TMP/m1,h2=$TMP/no-such-tty" -- touch "$TMP/b6.ran" \
@@ -151,6 +166,28 @@ bad_usage() {
   expect_grep "missing meter: names the host" "host h2: its meter could not be used" "$TMP/b6.out"
   check "missing meter: CMD not run" test ! -e "$TMP/b6.ran"
   check "missing meter: nothing made" test ! -e "$TMP/b6"
+  # as many hosts as the run takes, through mpirun (a stand-in that says its argument count
+  # and ends): the launcher's command line fits (it overflowed the heap), the run is refused
+  mkdir -p "$TMP/fakebin"
+  printf '#!/bin/sh\necho "fake mpirun: $# arguments"\nexit 1\n' >"$TMP/fakebin/mpirun"
+  chmod +x "$TMP/fakebin/mpirun"
+  MANY=$(seq -f 'h%g' 1 1024 | paste -sd,)
+  PATH="$TMP/fakebin:$PATH" MW_LAUNCHER=mpirun MW_AGENT_START_S=5 \
+    "$MW" record -o "$TMP/b8" --meter-hosts "$MANY" --meter "$TMP/m1" -- touch "$TMP/b8.ran" >"$TMP/b8.out" 2>&1
+  expect_eq "1024 hosts: refused, not a crash" "$?" 2
+  expect_grep "1024 hosts: the whole command line went" "fake mpirun: 1536[0-9] arguments" "$TMP/b8.out"
+  check "1024 hosts: CMD not run, nothing made" test ! -e "$TMP/b8.ran" -a ! -e "$TMP/b8"
+  # --force into a run directory whose hosts/ or hosts/HOST is a link: refused, never followed
+  mkdir -p "$TMP/b10/hosts" "$TMP/elsewhere"
+  ln -s "$TMP/elsewhere" "$TMP/b10/hosts/h1"
+  "$MW" record -o "$TMP/b10" --force --meter-hosts h1 -- touch "$TMP/b10.ran" >/dev/null 2>"$TMP/err.txt"
+  expect_eq "hosts/H a link: exit" "$?" 2
+  expect_grep "hosts/H a link: said" "b10/hosts/h1: not a directory of this user's" "$TMP/err.txt"
+  check "hosts/H a link: CMD not run, nothing written there" test ! -e "$TMP/b10.ran" -a -z "$(ls -A "$TMP/elsewhere")"
+  rm -rf "$TMP/b10" && mkdir "$TMP/b10" && ln -s "$TMP/elsewhere" "$TMP/b10/hosts"
+  "$MW" record -o "$TMP/b10" --force --meter-hosts h1 -- touch "$TMP/b10.ran" >/dev/null 2>"$TMP/err.txt"
+  expect_eq "hosts/ a link: exit" "$?" 2
+  expect_grep "hosts/ a link: said" "b10/hosts: not a directory of this user's" "$TMP/err.txt"
   mkdir "$TMP/b5"
   "$MW" record -o "$TMP/b5" --meter-hosts h1 -- true >/dev/null 2>"$TMP/err.txt"
   expect_eq "existing run directory: exit" "$?" 2
@@ -164,6 +201,11 @@ bad_usage() {
     expect_eq "bad host store: exit" "$?" 0
     expect_grep "bad host store: said" "host h2 lost" "$TMP/m.out"
     expect_eq "bad host store: h1's windows" "$(q "$TMP/bad" "select count(distinct channel) from samples")" 5
+    # the merge again keeps what only the launcher knew (it dropped it with the old trace.db)
+    expect_eq "merge again: the launcher's metadata kept" "$(q "$TMP/bad" "select value from meta where key = 'launcher'")" mpirun
+    expect_eq "merge again: the command's phase kept" "$(q "$TMP/bad" "select count(*) from phases where kind = 'mw' and name = 'command'")" 1
+    expect_eq "merge again: h2 lost now" "$(q "$TMP/bad" "select value from meta where key = 'hosts_lost'")" h2
+    check "merge again: nothing set aside left" test ! -e "$TMP/bad/trace.db.premerge"
   fi
 }
 

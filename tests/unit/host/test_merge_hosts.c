@@ -244,6 +244,134 @@ static void drifting_clock(void **state)
     rm_run();
 }
 
+/* a hostile store's clock exchanges: offsets INT64_MIN / INT64_MAX, an uncertainty of 1e18
+ * ns, a negative one, a local time at INT64_MAX (signed overflow before, which UBSan aborts
+ * on) are refused and said; the host's good exchanges still place its windows exactly; a
+ * clock "drifting" 5000 ppm (no real clock's) is taken as not drifting */
+static void hostile_clock_rows(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x"};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 0};
+    host_spec h2 = {"h2", 7000000, 1, n, "complete", 0, 5000.0};
+    make_host(&h1);
+    make_host(&h2);
+    char dir[300], err[1024];
+    snprintf(dir, sizeof dir, "%s/hosts/h1", run);
+    mw_store *hs = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(hs);
+    assert_int_equal(mw_store_clock_sync_add(hs, -1, "h1", 1, T0, INT64_MIN, 10000), 0);
+    assert_int_equal(mw_store_clock_sync_add(hs, -1, "h1", 1, T0, INT64_MAX, 10000), 0);
+    assert_int_equal(mw_store_clock_sync_add(hs, -1, "h1", 1, T0, -5000000, 1000000000000000000LL), 0);
+    assert_int_equal(mw_store_clock_sync_add(hs, -1, "h1", 1, T0, -5000000, -1), 0);
+    assert_int_equal(mw_store_clock_sync_add(hs, -1, "h1", 1, INT64_MAX, -5000000, 10000), 0);
+    assert_int_equal(mw_store_clock_sync_add(hs, -1, "h1", 1, INT64_MIN, -5000000, 10000), 0);
+    assert_int_equal(mw_store_commit(hs), 0);
+    mw_store_close(hs);
+    mw_merge_hosts_stats st;
+    char lines[4096] = "";
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, said, lines, err, sizeof err), 0);
+    assert_non_null(strstr(lines, "host h1: 6 clock exchanges out of range"));
+    assert_null(strstr(lines, "host h2: "));
+    mw_store *s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    /* h1's windows back on the truth: T0 + i x 250 ms exactly (the good exchanges' median) */
+    assert_int_equal(q1(s, "SELECT count(*) FROM samples s JOIN channels c USING (channel)"
+                           " JOIN meters m ON m.meter = c.meter WHERE m.host = 'h1'"
+                           " AND s.t0_ns = 1795000000000000000 + s.seq * 250000000"), 8);
+    char buf[64];
+    qs(s, "SELECT value FROM meta WHERE key = 'clock_offset.h1_ns'", buf, sizeof buf);
+    assert_string_equal(buf, "5000000");
+    qs(s, "SELECT value FROM meta WHERE key = 'clock_drift.h2_ppm'", buf, sizeof buf);
+    assert_string_equal(buf, "0.000");
+    mw_store_close(s);
+    rm_run();
+}
+
+/* host "a" with meta key "b.x" and host "a.b" with key "x" keep both (they shared
+ * "host.a.b.x"); a host store with 65 channels is lost (said), its channels not in the run */
+static void meta_keys_and_caps(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x"};
+    host_spec ha = {"a", 0, 1, n, "complete", 0, 0}, hb = {"a.b", 0, 1, n, "complete", 0, 0};
+    static const char *many[65];
+    static char names[65][16];
+    for (int k = 0; k < 65; k++) snprintf(names[k], sizeof names[k], "c%d", k), many[k] = names[k];
+    host_spec hc = {"c", 0, 65, many, "complete", 0, 0};
+    make_host(&ha);
+    make_host(&hb);
+    make_host(&hc);
+    char dir[300], err[1024];
+    snprintf(dir, sizeof dir, "%s/hosts/a", run);
+    mw_store *hs = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(hs);
+    assert_int_equal(mw_store_meta_set(hs, "b.x", "from a"), 0);
+    assert_int_equal(mw_store_commit(hs), 0);
+    mw_store_close(hs);
+    snprintf(dir, sizeof dir, "%s/hosts/a.b", run);
+    hs = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(hs);
+    assert_int_equal(mw_store_meta_set(hs, "x", "from a.b"), 0);
+    assert_int_equal(mw_store_commit(hs), 0);
+    mw_store_close(hs);
+    mw_merge_hosts_stats st;
+    char lines[4096] = "";
+    assert_int_equal(mw_merge_hosts(run, NULL, &st, said, lines, err, sizeof err), 0);
+    assert_non_null(strstr(lines, "host c lost: "));
+    assert_non_null(strstr(lines, "more than 64 channels"));
+    mw_store *s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    char buf[64];
+    qs(s, "SELECT value FROM meta WHERE key = 'host.a:b.x'", buf, sizeof buf);
+    assert_string_equal(buf, "from a");
+    qs(s, "SELECT value FROM meta WHERE key = 'host.a.b:x'", buf, sizeof buf);
+    assert_string_equal(buf, "from a.b");
+    assert_int_equal(q1(s, "SELECT count(*) FROM channels"), 2); /* a:x and a.b:x */
+    mw_store_close(s);
+    rm_run();
+}
+
+/* merging again (mw merge over mw record's merge) keeps the launcher's metadata, the run's
+ * status and the phases; the hosts' part is made anew (a host's store changed in between) */
+static void merge_again_keeps(void **state)
+{
+    new_run();
+    static const char *const n[] = {"x"};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 0};
+    make_host(&h1);
+    mw_merge_hosts_stats st;
+    char err[1024];
+    assert_int_equal(mw_merge_hosts(run, "interrupted", &st, NULL, NULL, err, sizeof err), 0);
+    mw_store *s = mw_store_open_write(run, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(mw_store_meta_set(s, "launcher", "mpirun"), 0);
+    mw_store_phase ph = {.rank = -1, .host = "l", .kind = "mw", .name = "command",
+                         .start_ns = T0, .end_ns = T0 + WIN, .pid = 1, .peer = -1};
+    assert_int_equal(mw_store_phase_add(s, &ph), 0);
+    assert_int_equal(mw_store_commit(s), 0);
+    mw_store_close(s);
+    host_spec h2 = {"h2", 0, 1, n, "complete", 0, 0}; /* copied in afterwards */
+    make_host(&h2);
+    assert_int_equal(mw_merge_hosts_again(run, &st, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(st.hosts, 2);
+    s = mw_store_open(run, err, sizeof err);
+    assert_non_null(s);
+    char buf[128];
+    qs(s, "SELECT value FROM meta WHERE key = 'launcher'", buf, sizeof buf);
+    assert_string_equal(buf, "mpirun");
+    qs(s, "SELECT value FROM meta WHERE key = 'status'", buf, sizeof buf);
+    assert_string_equal(buf, "interrupted");
+    assert_int_equal(q1(s, "SELECT count(*) FROM phases WHERE name = 'command'"), 1);
+    assert_int_equal(q1(s, "SELECT count(*) FROM channels"), 2);
+    assert_int_equal(q1(s, "SELECT count(*) FROM meta WHERE key = 'clock_offset.h1_ns'"), 1);
+    mw_store_close(s);
+    char p[300];
+    snprintf(p, sizeof p, "%s/trace.db.premerge", run);
+    assert_int_equal(access(p, F_OK), -1);
+    rm_run();
+}
+
 static void nothing_to_merge(void **state)
 {
     new_run();
@@ -264,6 +392,9 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(two_hosts_on_one_axis),
                                        cmocka_unit_test(lost_hosts_and_a_step),
                                        cmocka_unit_test(drifting_clock),
+                                       cmocka_unit_test(hostile_clock_rows),
+                                       cmocka_unit_test(meta_keys_and_caps),
+                                       cmocka_unit_test(merge_again_keeps),
                                        cmocka_unit_test(nothing_to_merge)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
