@@ -31,6 +31,8 @@
 
 #include "mw_err.h"
 #include "mw_merge_hosts.h"
+
+#include "mw_alloc.h"
 #include "mw_run.h"
 #include "mw_store.h"
 #include "store_internal.h"
@@ -103,10 +105,9 @@ static int list_hosts(const char *rundir, host_info **out, char *err, size_t err
             free(h);
             return mw_err(err, errlen, "%s: more than %d host stores", p, HOSTS_MAX);
         }
-        if (n == cap) {
-            host_info *g = realloc(h, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *h);
-            if (!g) break;
-            h = g;
+        if (n == cap) { /* never NULL: a failed realloc dropped hosts without a word */
+            cap = cap ? 2 * cap : 16;
+            h = mw_xrealloc(h, (size_t)cap * sizeof *h);
         }
         memset(&h[n], 0, sizeof h[n]);
         snprintf(h[n++].name, HOST_MAX, "%.63s", e->d_name);
@@ -178,14 +179,10 @@ static int host_clock(mw_store *hs, host_info *h)
     int64_t *off = NULL, *unc = NULL, *loc = NULL;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            int64_t *a = realloc(off, (size_t)cap * sizeof *a), *b;
-            if (a) off = a;
-            b = realloc(unc, (size_t)cap * sizeof *b);
-            if (b) unc = b;
-            int64_t *c = realloc(loc, (size_t)cap * sizeof *c);
-            if (c) loc = c;
-            if (!a || !b || !c) break;
+            cap = cap ? 2 * cap : 64; /* never NULL: a failure cut the exchanges short */
+            off = mw_xrealloc(off, (size_t)cap * sizeof *off);
+            unc = mw_xrealloc(unc, (size_t)cap * sizeof *unc);
+            loc = mw_xrealloc(loc, (size_t)cap * sizeof *loc);
         }
         int64_t o = sqlite3_column_int64(q, 0), u = sqlite3_column_int64(q, 1),
                 t = sqlite3_column_int64(q, 2);
@@ -268,14 +265,9 @@ static int meters_read(mw_store *hs, int host, chan_list *l)
                                     HOST_METERS_MAX);
             break;
         }
-        if (l->nm == l->capm) {
-            meter_info *g = realloc(l->m, (size_t)(l->capm = l->capm ? 2 * l->capm : 16) *
-                                              sizeof *g);
-            if (!g) {
-                rc = -1;
-                break;
-            }
-            l->m = g;
+        if (l->nm == l->capm) { /* mw_xrealloc: never NULL (mw_alloc.h) */
+            l->capm = l->capm ? 2 * l->capm : 16;
+            l->m = mw_xrealloc(l->m, (size_t)l->capm * sizeof *l->m);
         }
         meter_info *x = &l->m[l->nm++];
         memset(x, 0, sizeof *x);
@@ -354,13 +346,9 @@ static int chans_read(mw_store *hs, int host, chan_list *l)
                                     HOST_CHANNELS_MAX);
             break;
         }
-        if (l->n == l->cap) {
-            chan_info *g = realloc(l->c, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof *g);
-            if (!g) {
-                rc = -1;
-                break;
-            }
-            l->c = g;
+        if (l->n == l->cap) { /* mw_xrealloc: never NULL (mw_alloc.h) */
+            l->cap = l->cap ? 2 * l->cap : 64;
+            l->c = mw_xrealloc(l->c, (size_t)l->cap * sizeof *l->c);
         }
         chan_info *x = &l->c[l->n++];
         memset(x, 0, sizeof *x);
