@@ -5,7 +5,8 @@
 #   build/obj/...       normal (-O2)
 #   build/asan/obj/...  -fsanitize=address,undefined, used to run the unit tests again.
 # libmwprobe's objects are position-independent, in build/pic/... and build/asan/pic/...
-# (collector/probe/probe.mk).
+# (collector/probe/probe.mk), and so are libmw's for libmegawatt, the installed reader
+# library (host/api.mk).
 
 .DEFAULT_GOAL := all
 BUILD    := build
@@ -60,6 +61,7 @@ include models/models.mk
 include plots/plots.mk
 include collector/collector.mk
 include collector/probe/probe.mk
+include host/api.mk
 include slurm/slurm.mk
 # the CUDA layer of the probe, only where nvcc is (it needs no GPU to build); scripts/nvcc.sh
 # holds the one rule for finding it
@@ -229,6 +231,7 @@ install: all
 	install -m 755 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(PROBE_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(MEGAWATT_INSTALL)
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/man/man1 $(MAN_DIR)/man1/*.1
 	install -D -m 644 $(MAN_DIR)/completion/mw $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mw
 	$(if $(SPANK_SO),install -D -m 755 $(SPANK_SO) $(DESTDIR)$(PREFIX)/lib/slurm/mw_spank.so)
