@@ -238,7 +238,7 @@ install: all
 	$(if $(SPANK_SO),install -D -m 644 slurm/mw_spank.8 $(DESTDIR)$(PREFIX)/share/man/man8/mw_spank.8)
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt README.md CITATION.cff
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs docs/*.md
-	cd docs && find demo-report models-sweep -type f -exec \
+	cd docs && find demo-report models-sweep examples -type f -exec \
 	  install -D -m 644 {} $(DESTDIR)$(PREFIX)/share/doc/megawatt/docs/{} \;
 
 format:
