@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libmegawatt as a user gets it: `make install DESTDIR=... PREFIX=/usr/local` (the real rule),
 # then, with PKG_CONFIG_PATH and PKG_CONFIG_SYSROOT_DIR pointing into that root, the example
-# of docs/api.md (docs/examples/mw_energy.c, as installed) built with the very command the
+# of docs/api.md (docs/examples/mw_energy.c, as installed; the docs' listing is that file) built with the very command the
 # docs give, run on a run recorded from the simulated board (the real firmware in simavr).
 # Its energy per channel must equal Σ P·Δt over `mw export --format csv`'s windows, summed
 # here by awk; its time in the recorder's phases the CSV's. The same program linked against
@@ -52,6 +52,10 @@ exports_only_the_api() {
 
 # the build line of docs/api.md, run as written in a folder holding the installed example
 builds_as_documented() {
+  # the listing in docs/api.md is the file, from its #include on
+  expect_eq "docs/api.md lists docs/examples/mw_energy.c" \
+    "$(awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' docs/api.md)" \
+    "$(sed -n '/^#include <megawatt/,$p' docs/examples/mw_energy.c)"
   local line; line=$(grep -m1 '^cc mw_energy.c ' docs/api.md)
   expect_eq "docs/api.md's build line" "$line" 'cc mw_energy.c $(pkg-config --cflags --libs megawatt) -o mw_energy'
   mkdir -p "$EX"
