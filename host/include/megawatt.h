@@ -5,7 +5,7 @@
  * without SQL: open a run read-only, walk its channels, its windows (the meter's power
  * readings) and its phases (what the measured program did) with cursors, one typed row at a
  * time, in constant memory. It never writes the run and may read one that is still being
- * recorded (each cursor then sees one consistent snapshot, taken at its first row).
+ * recorded (a cursor then reads what was committed when it started).
  *
  * This is a thin layer over libmw's internal read API (mw_run.h), with its own structures:
  * their layout and the functions below are the library's ABI (soname libmegawatt.so.1);
