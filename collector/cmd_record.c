@@ -54,6 +54,7 @@
 #include "channels.h"
 #include "cli.h"
 #include "meter_spec.h"
+#include "mw_fs.h"
 #include "mw_merge.h"
 #include "mw_record.h"
 #include "mw_runlock.h"
@@ -228,6 +229,26 @@ static void on_command(void *ctx, pid_t pid, const char *traffic_dir)
     if (cluster) mw_simcluster_follow(cluster, pid, traffic_dir);
 }
 
+/* A simulated cluster's traffic directory RUN/traffic, where the processes' probes write
+ * their byte counters (MW_TRAFFIC_DIR): made fresh by the recorder before the command starts,
+ * so that nothing planted there (a link to another directory, links named like pids) is
+ * written through. Where it cannot be made the command runs without it (the switch sees no
+ * MPI traffic), said on standard error. */
+static void prepare_traffic_dir(rec_t *r, mw_record_command *c)
+{
+    char traffic[PATH_MAX + 300], err[PATH_MAX + 600];
+    int replaced = 0;
+    snprintf(traffic, sizeof traffic, "%s/traffic", r->o.rundir);
+    if (mw_fs_fresh_dir(traffic, &replaced, err, sizeof err) != 0) {
+        fprintf(stderr, "mw record: %s; the switch channel will not follow MPI traffic\n", err);
+        c->traffic = 0;
+    } else if (replaced)
+        fprintf(stderr,
+                "mw record: %s: was not a directory of mw's (a link?); replaced by a new one, "
+                "its target untouched\n",
+                traffic);
+}
+
 /* ---- the end ------------------------------------------------------------------------- */
 
 static void finish_store(rec_t *r, const char *status)
@@ -365,6 +386,7 @@ int cmd_record(int argc, char **argv)
         .news = mw_rec_on_news,
         .command = on_command,
     };
+    if (c.traffic) prepare_traffic_dir(r, &c);
     mw_record_outcome out;
     mw_rec_inband_start(&r->o.inband, r->st, r->o.rundir, r->host, r->o.quiet); /* said */
     mw_record_run(r->rec, &c, &out); /* what was not stored was said */

@@ -200,6 +200,30 @@ int mw_fs_remove_dir(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+int mw_fs_fresh_dir(const char *path, int *replaced, char *err, size_t errlen)
+{
+    struct stat st;
+    *replaced = 0;
+    if (lstat(path, &st) == 0) {
+        *replaced = S_ISDIR(st.st_mode) ? 0 : 1;
+        int bad = S_ISDIR(st.st_mode) ? mw_fs_remove_dir(path, err, errlen)
+                                      : unlink(path); /* the link itself, never its target */
+        if (bad) {
+            if (err && !S_ISDIR(st.st_mode))
+                snprintf(err, errlen, "%s: cannot remove it: %s", path, strerror(errno));
+            return -1;
+        }
+    } else if (errno != ENOENT) {
+        if (err) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (mkdir(path, 0700) != 0) { /* mkdir never follows a link: EEXIST if one came back */
+        if (err) snprintf(err, errlen, "%s: cannot create it: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 mode_t mw_fs_umask(void)
 {
     FILE *f = fopen("/proc/self/status", "r");

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Hostile links (docs/reliability.md, "Hardening"): a link planted in a run or output
 # directory, where mw writes or removes a file of its own, is never followed.
-#   traffic_link   RUN/traffic, the simulated cluster's traffic directory that mw record
-#                  removes at the end, is a link to another directory: that directory keeps
-#                  its files, the link is left and the message names RUN/traffic
+#   traffic_link   RUN/traffic, the simulated cluster's traffic directory (MW_TRAFFIC_DIR,
+#                  where the processes' probes write), is a link to another directory: mw
+#                  record replaces the link by a directory of its own before the command
+#                  starts (the message names RUN/traffic), nothing is written into or removed
+#                  from the other directory; a stale RUN/traffic holding a link named like a
+#                  pid is emptied first, the link's target untouched
 #   plot_links     RUN/plots/trace.gp, trace.tsv and trace.png are links to files elsewhere:
 #                  mw plot replaces the links with its own files, the targets are unchanged
 #                  (gnuplot draws into a private directory; everything is renamed into place)
@@ -33,12 +36,26 @@ traffic_link() {
   mkdir -p "$TMP/victimdir" "$TMP/runT"
   echo keep >"$TMP/victimdir/precious"
   ln -s "$TMP/victimdir" "$TMP/runT/traffic"
-  "$MW" record -q --force -o "$TMP/runT" --meter sim:cluster -- sleep 1 >/dev/null \
-    2>"$TMP/traffic.err"
+  # the command writes its traffic file where MW_TRAFFIC_DIR says, as the probe does
+  "$MW" record -q --force -o "$TMP/runT" --meter sim:cluster -- \
+    sh -c 'test -d "$MW_TRAFFIC_DIR" -a ! -L "$MW_TRAFFIC_DIR" && echo own >"$MW_TRAFFIC_DIR/4242"' \
+    >/dev/null 2>"$TMP/traffic.err"
+  expect_eq "record: exit (MW_TRAFFIC_DIR a directory, not the link)" "$?" 0
   check "victimdir/precious kept" test -f "$TMP/victimdir/precious"
-  check "the link left in place" test -L "$TMP/runT/traffic"
-  expect_grep "the message names the link" "$TMP/runT/traffic: is a symbolic link" \
+  expect_eq "nothing written into victimdir" "$(ls "$TMP/victimdir")" precious
+  check "the link replaced, the directory removed at the end" test ! -e "$TMP/runT/traffic"
+  expect_grep "the message names the link" "$TMP/runT/traffic: was not a directory of mw's" \
     "$TMP/traffic.err"
+  # a stale directory RUN/traffic with a link named like a pid in it, pointing at a file
+  # elsewhere: the recorder empties it first (the link removed, not followed)
+  mkdir -p "$TMP/runT/traffic"
+  echo victim >"$TMP/victimdir/file"
+  ln -s "$TMP/victimdir/file" "$TMP/runT/traffic/4242"
+  "$MW" record -q --force -o "$TMP/runT" --meter sim:cluster -- \
+    sh -c 'test ! -e "$MW_TRAFFIC_DIR/4242" && echo own >"$MW_TRAFFIC_DIR/4242"' \
+    >/dev/null 2>"$TMP/traffic2.err"
+  expect_eq "record 2: exit (the planted link gone before the command)" "$?" 0
+  expect_eq "victimdir/file untouched" "$(cat "$TMP/victimdir/file")" victim
 }
 
 plot_links() {
