@@ -7,6 +7,10 @@
 #                  starts (the message names RUN/traffic), nothing is written into or removed
 #                  from the other directory; a stale RUN/traffic holding a link named like a
 #                  pid is emptied first, the link's target untouched
+#   probe_link     RUN/probe, where the probes write their spill files, is a link to another
+#                  directory: mw record replaces it by its own before the command starts (one
+#                  line), an instrumented program's events still reach the run, and the other
+#                  directory gains no spill file (the old code wrote HOST.PID.mwp into it)
 #   plot_links     RUN/plots/trace.gp, trace.tsv and trace.png are links to files elsewhere:
 #                  mw plot replaces the links with its own files, the targets are unchanged
 #                  (gnuplot draws into a private directory; everything is renamed into place)
@@ -58,6 +62,21 @@ traffic_link() {
   expect_eq "victimdir/file untouched" "$(cat "$TMP/victimdir/file")" victim
 }
 
+probe_link() {
+  mkdir -p "$TMP/victimP" "$TMP/runP"
+  echo keep >"$TMP/victimP/precious"
+  ln -s "$TMP/victimP" "$TMP/runP/probe"
+  "$MW" record -q --force -o "$TMP/runP" --meter sim -- "$BUILD/bin/mwb-idle" --seconds 1 \
+    >/dev/null 2>"$TMP/probe.err"
+  expect_eq "record: exit" "$?" 0
+  expect_eq "nothing written into victimP" "$(ls "$TMP/victimP")" precious
+  expect_grep "the message names the link" "$TMP/runP/probe: was not a directory of mw's" \
+    "$TMP/probe.err"
+  expect_eq "only the store and the lock left in the run" "$(ls -A "$TMP/runP" | tr '\n' ' ')" ".lock trace.db "
+  expect_eq "the program's phase merged" \
+    "$(sqlite3 -readonly "$TMP/runP/trace.db" "select count(*) from phases where name = 'idle'")" 1
+}
+
 plot_links() {
   check "record the fixture" record_fixture
   mkdir -p "$RUN/plots"
@@ -101,6 +120,7 @@ export_link() {
 }
 
 run_case traffic_link
+run_case probe_link
 run_case plot_links
 run_case report_link
 run_case export_link
