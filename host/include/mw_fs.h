@@ -43,6 +43,13 @@ FILE *mw_fs_fopen_tmp(const char *dir, const char *name, char *tmp, size_t tmple
  * set and "DIR/NAME: reason" in err (err may be NULL). */
 int mw_fs_commit(const char *tmp, const char *dir, const char *name, char *err, size_t errlen);
 
+/* The same for an output file named by a path (a command's -o/--table/--profile-out FILE):
+ * the temporary DIR/.NAME.XXXXXX beside it, then renamed over path (a link there is
+ * replaced, never written through; an error leaves path as it was). NULL/-1 with errno set
+ * and "PATH: reason" in err. */
+FILE *mw_fs_fopen_replace(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
+int mw_fs_commit_replace(const char *tmp, const char *path, char *err, size_t errlen);
+
 /* Removes directory path that mw made, with the plain files in it, without following any
  * link: a link (or anything not a directory) at path is left alone and reported; entries are
  * unlinked by name relative to a descriptor of the directory (a link inside is removed, not

@@ -16,6 +16,10 @@
 #                  (gnuplot draws into a private directory; everything is renamed into place)
 #   report_link    OUT/index.html and OUT/index.html.tmp (the old temporary name) are links:
 #                  mw report writes its page in place of the link, the targets unchanged
+#   log_link       mw vmeter --log-frames FILE where FILE is a link: refused (exit 2, the
+#                  log grows in place while the meter runs, so it is opened O_NOFOLLOW), the
+#                  target unchanged (mw pareto --profile-out and mw fit --table replace a link:
+#                  test_pareto_runs.sh)
 #   export_link    mw export -o FILE where FILE is a link: the link is replaced, its target
 #                  unchanged (already so: a regression guard)
 # Each case but export_link fails with the mw of fd82aef (before the fix).
@@ -77,6 +81,16 @@ probe_link() {
     "$(sqlite3 -readonly "$TMP/runP/trace.db" "select count(*) from phases where name = 'idle'")" 1
 }
 
+log_link() {
+  plant frames.log
+  ln -sf "$TMP/elsewhere/frames.log" "$TMP/frames-link.log"
+  "$MW" vmeter --seconds 1 --link "$TMP/vm-link.tty" --log-frames "$TMP/frames-link.log" \
+    >/dev/null 2>"$TMP/log.err"
+  expect_eq "vmeter: exit" "$?" 2
+  expect_grep "says why" "frames-link.log: Too many levels of symbolic links" "$TMP/log.err"
+  untouched frames.log
+}
+
 plot_links() {
   check "record the fixture" record_fixture
   mkdir -p "$RUN/plots"
@@ -123,5 +137,6 @@ run_case traffic_link
 run_case probe_link
 run_case plot_links
 run_case report_link
+run_case log_link
 run_case export_link
 finish
