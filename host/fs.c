@@ -248,7 +248,7 @@ int mw_fs_fresh_dir(const char *path, int *replaced, char *err, size_t errlen)
         if (err) snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    if (mkdir(path, 0700) != 0) { /* mkdir never follows a link: EEXIST if one came back */
+    if (mkdir(path, 0777) != 0) { /* mkdir never follows a link: EEXIST if one came back */
         if (err) snprintf(err, errlen, "%s: cannot create it: %s", path, strerror(errno));
         return -1;
     }

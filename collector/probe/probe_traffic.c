@@ -66,7 +66,7 @@ static void open_counter(void)
     snprintf(name, sizeof name, "%d", (int)getpid());
     if (dir && *dir &&
         snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path) {
-        mkdir(dir, 0700); /* mw record made it; never follows a link */
+        mkdir(dir, 0775); /* mw record made it; never follows a link, never o+w */
         /* the directory and the file each opened without following a link: a link planted
          * in their place is refused, not written through */
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

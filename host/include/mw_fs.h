@@ -57,11 +57,12 @@ int mw_fs_commit_replace(const char *tmp, const char *path, char *err, size_t er
  * exist), or -1 with errno set and "PATH: reason" in err (err may be NULL). */
 int mw_fs_remove_dir(const char *path, char *err, size_t errlen);
 
-/* Makes path a new, empty directory of mw's own (mode 0700), whatever was there: a link or
+/* Makes path a new, empty directory of mw's own, whatever was there: a link or
  * other non-directory in its place is unlinked (the link itself, never its target; *replaced
  * = 1, for a warning), a directory is emptied and removed as mw_fs_remove_dir does (a link
- * inside is removed, not followed), then mkdir, which never follows a link. For a directory
- * other processes then write into (the simulated cluster's RUN/traffic). Returns 0, or -1
+ * inside is removed, not followed), then mkdir (mode 0777 less the umask), which never
+ * follows a link. For a directory other processes then write into (RUN/probe, the simulated
+ * cluster's RUN/traffic). Returns 0, or -1
  * with errno set and "PATH: reason" in err (err may be NULL). */
 int mw_fs_fresh_dir(const char *path, int *replaced, char *err, size_t errlen);
 
