@@ -19,14 +19,17 @@
  * Exit 0; 2 for bad usage, an unreadable run, a missing parameter (the message names it and
  * how to get it) or a fit with too few runs. No NaN or inf is printed: an undefined figure is
  * "-" in text and null in JSON. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "cli.h"
 #include "escobar_study.h"
+#include "mw_fs.h"
 #include "longopt.h"
 #include "textout.h"
 #include "json_schema.h"
@@ -332,14 +335,16 @@ static int row_order(const void *a, const void *b)
 
 static int write_table(const char *path, const mw_escobar_study_row *rows, int n)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[PATH_MAX + 16], err[PATH_MAX + 300];
+    FILE *f = mw_fs_fopen_replace(path, tmp, sizeof tmp, err, sizeof err); /* never via a link */
     if (!f) {
-        fprintf(stderr, "mw fit: --table %s: cannot write it\n", path);
+        fprintf(stderr, "mw fit: --table %s: cannot write it\n", err);
         return MW_EXIT_USAGE;
     }
     const mw_escobar_study_row **s = malloc((size_t)(n > 0 ? n : 1) * sizeof *s);
     if (!s) {
         fclose(f);
+        unlink(tmp);
         fprintf(stderr, "mw fit: out of memory\n");
         return 1;
     }
@@ -358,7 +363,12 @@ static int write_table(const char *path, const mw_escobar_study_row *rows, int n
                 tnum(b[3], 32, s[i]->pr.energy_j, "%.9g"), s[i]->run->dir);
     free(s);
     if (fclose(f)) {
+        unlink(tmp);
         fprintf(stderr, "mw fit: --table %s: write failed\n", path);
+        return MW_EXIT_USAGE;
+    }
+    if (mw_fs_commit_replace(tmp, path, err, sizeof err)) {
+        fprintf(stderr, "mw fit: --table %s\n", err);
         return MW_EXIT_USAGE;
     }
     return 0;

@@ -25,13 +25,16 @@
  * checked finite input through functions that return -1 rather than NaN. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "cli.h"
+#include "mw_fs.h"
 #include "mw_profile.h"
 #include "pareto.h"
 #include "pareto_out.h"
@@ -279,11 +282,17 @@ static int load(pd_opts *o, mw_pareto_runs *runs, mw_profile *p, mw_pareto_devic
     if (in) fclose(in);
     if (rc >= 0) fprintf(stderr, "mw pareto: %s\n", err);
     if (rc < 0 && o->profile_out) {
-        FILE *f = fopen(o->profile_out, "w");
+        char tmp[PATH_MAX + 16], ferr[PATH_MAX + 300];
+        FILE *f = mw_fs_fopen_replace(o->profile_out, tmp, sizeof tmp, ferr, sizeof ferr);
         int werr = !f || fputs(text, f) == EOF;
         if (f && fclose(f)) werr = 1;
-        if (werr) {
-            fprintf(stderr, "mw pareto: --profile-out %s: %s\n", o->profile_out, strerror(errno));
+        if (f && werr) {
+            snprintf(ferr, sizeof ferr, "%s: %s", o->profile_out, strerror(errno));
+            unlink(tmp);
+        }
+        if (!werr && mw_fs_commit_replace(tmp, o->profile_out, ferr, sizeof ferr)) werr = 1;
+        if (werr) { /* a link at the name is replaced, never written through (mw_fs.h) */
+            fprintf(stderr, "mw pareto: --profile-out %s\n", ferr);
             rc = MW_EXIT_USAGE;
         }
     }

@@ -8,12 +8,14 @@
  * the option table, one case in parse_args() (or, for an analog input, in
  * mw_vmeter_parse_analog(), vmeter_opts.c) and one line in usage(). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "cli.h"
@@ -237,7 +239,11 @@ static int serve_pty(mw_sim *sim, const mw_vmeter_opts *o)
     mw_simpty_set_reset_on_open(pty, !o->no_reset);
     frame_log fl = {0};
     if (o->log_frames) {
-        fl.f = fopen(o->log_frames, "w");
+        /* a link planted at the name is refused, never written through (O_NOFOLLOW); the
+         * log grows while the meter runs, so it is written in place */
+        int lfd = open(o->log_frames, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+        fl.f = lfd < 0 ? NULL : fdopen(lfd, "w");
+        if (lfd >= 0 && !fl.f) close(lfd);
         if (!fl.f) {
             fprintf(stderr, "mw vmeter: --log-frames: %s: %s\n", o->log_frames, strerror(errno));
             mw_simpty_close(pty);

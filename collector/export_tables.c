@@ -2,13 +2,17 @@
  * what each table holds and how numbers are written). A small row writer takes each row
  * as an array of fields (text, number or null) and lays it out as a CSV line or a JSON
  * object, so each table is only its cursor and its list of fields; meta is the exception
- * (JSON: one object of key/value pairs rather than an array). */
+ * (JSON: one object of key/value pairs rather than an array). A JSON document is one object
+ * that names its schema first: {"schema": "megawatt.export/1", "what": TABLE, "rows": [...]}
+ * ("meta": {...} for meta). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "csvout.h"
 #include "export_tables.h"
+#include "mw_alloc.h"
 #include "mw_run.h"
 #include "mw_store.h"
 #include "textout.h"
@@ -45,14 +49,23 @@ typedef struct {
     FILE *out;
     int json;
     mw_csv_formulas *fx; /* formula-like text fields (csvout.h) */
+    const char *what; /* the table's name (JSON: "what") */
     const char *const *names;
     int n;
     long rows;
 } writer;
 
+/* JSON: the document's head, schema first (docs/schemas/megawatt.export-1.schema.json). */
+static void json_head(FILE *out, const char *what, const char *key)
+{
+    fprintf(out, "{\"schema\": \"%s\", \"what\": \"%s\", \"%s\": ", MW_EXPORT_JSON_SCHEMA,
+            what, key);
+}
+
 static void writer_begin(writer *w)
 {
     if (w->json) {
+        json_head(w->out, w->what, "rows");
         fputc('[', w->out);
         return;
     }
@@ -95,7 +108,7 @@ static void writer_row(writer *w, const field *f)
 static int writer_end(writer *w, mw_store *s, int rc)
 {
     if (rc < 0) fprintf(stderr, "mw export: %s\n", mw_store_error(s));
-    if (w->json) fputs("\n]\n", w->out);
+    if (w->json) fputs("\n]}\n", w->out);
     return rc < 0 ? -1 : 0;
 }
 
@@ -190,11 +203,85 @@ static int export_gaps(mw_store *s, writer *w, int64_t origin)
     return writer_end(w, s, rc);
 }
 
+/* The name of each meter by number (meters table; "meter N" where it has no row). */
+typedef struct {
+    char **name;
+    int n;
+} meter_names;
+
+static int meter_names_load(mw_store *s, meter_names *m)
+{
+    mw_run_cursor *c = mw_run_meters(s);
+    if (!c) return -1;
+    mw_run_meter x;
+    int rc;
+    while ((rc = mw_run_meter_next(c, &x)) == 1) {
+        if (x.meter < 1 || x.meter > 1000000) continue; /* a forged number: no name */
+        if (x.meter > m->n) {
+            m->name = mw_xrealloc(m->name, (size_t)x.meter * sizeof *m->name);
+            for (int i = m->n; i < x.meter; i++)
+                m->name[i] = NULL;
+            m->n = x.meter;
+        }
+        free(m->name[x.meter - 1]);
+        m->name[x.meter - 1] = mw_xstrdup(x.name ? x.name : "");
+    }
+    mw_run_close(c);
+    return rc;
+}
+
+static void meter_names_free(meter_names *m)
+{
+    for (int i = 0; i < m->n; i++)
+        free(m->name[i]);
+    free(m->name);
+}
+
+static const char *const channel_names[] = {"channel", "name",  "host",
+                                            "pin",     "meter", "meter_channel"};
+
+/* channels: each channel's name, host, pin and the meter (by name) and the meter's channel
+ * that measure it (store v5; an older run: meter 1). */
+static int export_channels(mw_store *s, writer *w)
+{
+    meter_names m = {0};
+    if (meter_names_load(s, &m) < 0) {
+        meter_names_free(&m);
+        return open_error(s);
+    }
+    mw_run_cursor *c = mw_run_channels(s);
+    if (!c) {
+        meter_names_free(&m);
+        return open_error(s);
+    }
+    writer_begin(w);
+    mw_run_channel x;
+    char n[3][32];
+    int rc;
+    while ((rc = mw_run_channel_next(c, &x)) == 1) {
+        const char *meter = x.meter >= 1 && x.meter <= m.n ? m.name[x.meter - 1] : NULL;
+        if (!meter) snprintf(n[1], sizeof n[1], "meter %d", x.meter);
+        const field f[] = {
+            {integer(n[0], x.channel), 0},
+            {x.name, 1},
+            {x.host, 1},
+            {x.pin, 1},
+            {meter ? meter : n[1], 1},
+            {x.meter_channel > 0 ? integer(n[2], x.meter_channel) : NULL, 0},
+        };
+        writer_row(w, f);
+    }
+    mw_run_close(c);
+    meter_names_free(&m);
+    return writer_end(w, s, rc);
+}
+
 /* meta: CSV key,value rows; JSON one object {"key": "value", ...}. */
 static int export_meta(mw_store *s, FILE *out, int json, mw_csv_formulas *fx)
 {
     mw_run_cursor *c = mw_run_meta(s);
     if (!c) return open_error(s);
+    if (json) json_head(out, "meta", "meta");
     fputs(!json ? "key,value\n" : "{", out);
     int rc, rows = 0;
     const char *k, *v; /* v NULL: a NULL value */
@@ -219,7 +306,7 @@ static int export_meta(mw_store *s, FILE *out, int json, mw_csv_formulas *fx)
         rows++;
     }
     mw_run_close(c);
-    if (json) fputs("\n}\n", out);
+    if (json) fputs("\n}}\n", out);
     if (rc < 0) fprintf(stderr, "mw export: %s\n", mw_store_error(s));
     return rc < 0 ? -1 : 0;
 }
@@ -232,15 +319,23 @@ int mw_export_table_write(mw_store *s, FILE *out, mw_export_table what, int json
     mw_store_start_ns(s, &origin); /* a run with neither start_ns nor samples: origin 0 */
     writer w = {.out = out, .json = json, .fx = fx};
     switch (what) {
+    case MW_EXPORT_CHANNELS:
+        w.what = "channels";
+        w.names = channel_names;
+        w.n = 6;
+        return export_channels(s, &w);
     case MW_EXPORT_SAMPLES:
+        w.what = "samples";
         w.names = sample_names;
         w.n = 12;
         return export_samples(s, &w, origin);
     case MW_EXPORT_PHASES:
+        w.what = "phases";
         w.names = phase_names;
         w.n = 8;
         return export_phases(s, &w, origin);
     default:
+        w.what = "gaps";
         w.names = gap_names;
         w.n = 3;
         return export_gaps(s, &w, origin);

@@ -1,6 +1,8 @@
 /* export_perfetto — a run as Chrome/Perfetto trace-event JSON (mw_export.h says what goes
  * where), the format ui.perfetto.dev and chrome://tracing open: one object
- * {"displayTimeUnit", "otherData", "traceEvents": [...]}.
+ * {"displayTimeUnit", "otherData", "traceEvents": [...]}. The schema's name and version
+ * (docs/cli.md, "JSON schemas") is otherData.schema: Perfetto's JSON importer stops at a
+ * top-level key it does not know, so the top level holds only the format's own keys.
  *
  * A process per host (pid 1, 2, ... in order of first sight: the phases' hosts, then the
  * channels'; a channel of no host goes to a process "meter (no host)"), named by metadata
@@ -8,9 +10,9 @@
  * thread, its GPU work apart, and further lanes for phases that overlap without nesting),
  * named "rank R thread T" (tids above every pid: write_threads). Every string from the run (host, kind, name, channel), made valid
  * UTF-8 when read (export_internal.h), is escaped once by json-c and kept. Numbers are written from the stored
- * integers with integer arithmetic: ts and dur in µs with 3 decimals (exact ns) since the
- * run's earliest time (otherData.origin_ns, CLOCK_REALTIME ns), power in W with 3 decimals
- * (exact mW). The windows stream through mw_run_powers in the meter's order (one scan). */
+ * integers with integer arithmetic: ts and dur in µs with up to 3 decimals (exact ns, no
+ * trailing zeros) since the run's earliest time (otherData.origin_ns, CLOCK_REALTIME ns),
+ * power in W with up to 3 decimals (exact mW). The windows stream through mw_run_powers in the meter's order (one scan). */
 #include <inttypes.h>
 #include <json.h>
 #include <stdio.h>
@@ -52,11 +54,12 @@ static const char *esc(pf_job *j, uint32_t id)
     return j->esc[id];
 }
 
-/* v / 1000 with 3 decimals, exactly: ns as µs, mW as W. */
+static char *put_milli(char *p, int64_t v);
+
+/* v / 1000 exactly, with the decimals it needs (put_milli): ns as µs, mW as W. */
 static const char *milli(char buf[32], int64_t v)
 {
-    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    snprintf(buf, 32, "%s%" PRIu64 ".%03u", v < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+    *put_milli(buf, v) = '\0';
     return buf;
 }
 
@@ -130,12 +133,19 @@ static uint32_t channel_pid(pf_job *j, size_t k)
     return host_pid(j, mw_exp_strings_id(&j->x.str, host ? host : "meter (no host)"));
 }
 
+/* The longest counter head copied into an event's buffer; a longer one (a hostile store's
+ * long channel name) is written apart. */
+#define MW_PF_HEAD_MAX 2048
+
 typedef struct {
     int64_t prev_t1; /* the end of the channel's last window; INT64_MIN: none yet */
     char *head;      /* {"ph":"C","pid":P,"name":NAME,"ts": */
+    size_t head_len;
 } pf_track;
 
-/* Appends v / 1000 with 3 decimals (as milli) at p; returns the new end. */
+/* Appends v / 1000 at p, exactly, with the decimals it needs (none to 3: 250000000 ns is
+ * "250000" µs, 183450 mW "183.45" W); returns the new end. The trailing zeros carry nothing
+ * and are a tenth of a day's trace. */
 static char *put_milli(char *p, int64_t v)
 {
     uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, ip = a / 1000;
@@ -149,26 +159,37 @@ static char *put_milli(char *p, int64_t v)
     } while (ip);
     while (n)
         *p++ = d[--n];
-    *p++ = '.';
-    *p++ = (char)('0' + fp / 100);
-    *p++ = (char)('0' + fp / 10 % 10);
-    *p++ = (char)('0' + fp % 10);
+    if (fp) {
+        *p++ = '.';
+        *p++ = (char)('0' + fp / 100);
+        if (fp % 100) *p++ = (char)('0' + fp / 10 % 10);
+        if (fp % 10) *p++ = (char)('0' + fp % 10);
+    }
     return p;
 }
 
-/* One counter value; the hot loop of a day's run (millions), so formatted by hand. */
+/* One counter value; the hot loop of a day's run (millions), so formatted by hand into one
+ * buffer and written with one call, without stdio's lock (one thread writes out). */
 static void counter(pf_job *j, const pf_track *t, int64_t t_ns, int64_t power_mw)
 {
     static const char mid[] = ",\"args\":{\"W\":";
-    char b[96], *p = b;
-    event_sep(j);
-    fputs(t->head, j->out);
+    char b[MW_PF_HEAD_MAX + 96], *p = b;
+    if (j->events++) *p++ = ',';
+    *p++ = '\n';
+    if (t->head_len <= MW_PF_HEAD_MAX) {
+        memcpy(p, t->head, t->head_len);
+        p += t->head_len;
+    } else { /* a hostile store's long name: the head apart */
+        fwrite_unlocked(b, 1, (size_t)(p - b), j->out);
+        fwrite_unlocked(t->head, 1, t->head_len, j->out);
+        p = b;
+    }
     p = put_milli(p, since(t_ns, j->origin));
     memcpy(p, mid, sizeof mid - 1);
     p = put_milli(p + sizeof mid - 1, power_mw);
     *p++ = '}';
     *p++ = '}';
-    fwrite(b, 1, (size_t)(p - b), j->out);
+    fwrite_unlocked(b, 1, (size_t)(p - b), j->out);
 }
 
 /* Tracks for channels [*n, upto]. */
@@ -182,7 +203,7 @@ static void add_tracks(pf_job *j, pf_track **t, size_t *n, size_t upto)
         char *head = mw_xcalloc(len, 1);
         snprintf(head, len, "{\"ph\":\"C\",\"pid\":%u,\"name\":%s,\"ts\":", pid, name);
         free(name);
-        (*t)[*n] = (pf_track){.prev_t1 = INT64_MIN, .head = head};
+        (*t)[*n] = (pf_track){.prev_t1 = INT64_MIN, .head = head, .head_len = strlen(head)};
     }
 }
 
@@ -264,9 +285,9 @@ int mw_export_perfetto(mw_store *s, FILE *out, char *err, size_t errlen)
         return -1;
     }
     fprintf(out,
-            "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"megawatt %s\","
-            "\"origin_ns\":\"%" PRId64 "\"},\"traceEvents\":[",
-            MW_VERSION, j.origin);
+            "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"schema\":\"%s\","
+            "\"generator\":\"megawatt %s\",\"origin_ns\":\"%" PRId64 "\"},\"traceEvents\":[",
+            MW_EXPORT_PERFETTO_SCHEMA, MW_VERSION, j.origin);
     write_threads(&j);
     write_phases(&j);
     int rc = write_counters(&j, s, err, errlen);

@@ -151,6 +151,37 @@ int mw_fs_commit(const char *tmp, const char *dir, const char *name, char *err, 
     return -1;
 }
 
+FILE *mw_fs_fopen_replace(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)
+{
+    char dir[PATH_MAX], name[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!*path || (slash && !slash[1])) { /* "" or "dir/": no file name */
+        if (err) snprintf(err, errlen, "%s: not a file name", path);
+        errno = EISDIR;
+        return NULL;
+    }
+    int dn = !slash ? snprintf(dir, sizeof dir, ".")
+             : slash == path ? snprintf(dir, sizeof dir, "/")
+                             : snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if ((size_t)snprintf(name, sizeof name, "%s", slash ? slash + 1 : path) >= sizeof name ||
+        (size_t)dn >= sizeof dir) {
+        if (err) snprintf(err, errlen, "%s: %s", path, strerror(ENAMETOOLONG));
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    return mw_fs_fopen_tmp(dir, name, tmp, tmplen, err, errlen);
+}
+
+int mw_fs_commit_replace(const char *tmp, const char *path, char *err, size_t errlen)
+{
+    if (rename(tmp, path) == 0) return 0;
+    int e = errno;
+    unlink(tmp);
+    if (err) snprintf(err, errlen, "%s: %s", path, strerror(e));
+    errno = e;
+    return -1;
+}
+
 /* Unlinks every entry of the open directory dfd but . and ..; a sub-directory is kept (the
  * count of those kept returned, errno EISDIR/ENOTEMPTY then up to the caller). */
 static int empty_dir(int dfd)
@@ -195,6 +226,30 @@ int mw_fs_remove_dir(const char *path, char *err, size_t errlen)
         int e = kept > 0 ? ENOTEMPTY : errno;
         if (err) snprintf(err, errlen, "%s: cannot remove it: %s", path, strerror(e));
         errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int mw_fs_fresh_dir(const char *path, int *replaced, char *err, size_t errlen)
+{
+    struct stat st;
+    *replaced = 0;
+    if (lstat(path, &st) == 0) {
+        *replaced = S_ISDIR(st.st_mode) ? 0 : 1;
+        int bad = S_ISDIR(st.st_mode) ? mw_fs_remove_dir(path, err, errlen)
+                                      : unlink(path); /* the link itself, never its target */
+        if (bad) {
+            if (err && !S_ISDIR(st.st_mode))
+                snprintf(err, errlen, "%s: cannot remove it: %s", path, strerror(errno));
+            return -1;
+        }
+    } else if (errno != ENOENT) {
+        if (err) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (mkdir(path, 0777) != 0) { /* mkdir never follows a link: EEXIST if one came back */
+        if (err) snprintf(err, errlen, "%s: cannot create it: %s", path, strerror(errno));
         return -1;
     }
     return 0;

@@ -851,7 +851,7 @@ static int probe_init(void)
         else if (!g_out && !(g_out = malloc(MW_OUT_BYTES)))
             why = "out of memory";
         else if (mkdir_p(pdir) != 0 ||
-                 (g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) <
+                 (g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644)) <
                      0)
             why = strerror(errno);
         if (why) {

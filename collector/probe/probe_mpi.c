@@ -111,7 +111,7 @@ static void receive_spill(int from)
     snprintf(path, sizeof path, "%s/probe", run ? run : ".");
     mkdir(path, 0775); /* never o+w, whatever the remote umask */
     snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", name);
-    int fd = len >= 0 ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    int fd = len >= 0 ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
     char *buf = malloc(CHUNK);
     for (long long got = 0; len > 0 && got < len;) {
         int n = (int)(len - got < CHUNK ? len - got : CHUNK);
@@ -161,7 +161,7 @@ static void copy_own_spill(void)
     snprintf(dst + strlen(dst), sizeof dst - strlen(dst), "/%s", base ? base + 1 : path);
     if (!strcmp(dst, path)) return;
     int in = open(path, O_RDONLY | O_CLOEXEC);
-    int out = in >= 0 ? open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    int out = in >= 0 ? open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
     char buf[65536];
     ssize_t n;
     while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)

@@ -4,7 +4,9 @@
  * the magic "mwtx0001", then the byte count, little-endian uint64) shared and adds each
  * send's bytes to it with an atomic add; the recorder reads the files while the program
  * runs. Without MW_TRAFFIC_DIR, or when the file cannot be made, every call is a load and a
- * branch. A forked child starts a file of its own. Each byte that crosses between ranks is
+ * branch. The directory (made fresh by mw record) and the file are opened with O_NOFOLLOW:
+ * a link planted in their place is refused, never written through. A forked child starts a
+ * file of its own. Each byte that crosses between ranks is
  * counted once: point-to-point by its sender, a collective's by each rank's part of it
  * (Bcast and Scatter by the ranks the root's data reaches). */
 #include <fcntl.h>
@@ -60,11 +62,18 @@ static void open_counter(void)
     }
     int state = -1;
     const char *dir = getenv("MW_TRAFFIC_DIR");
-    char path[PATH_MAX];
+    char path[PATH_MAX], name[32];
+    snprintf(name, sizeof name, "%d", (int)getpid());
     if (dir && *dir &&
-        snprintf(path, sizeof path, "%s/%d", dir, (int)getpid()) < (int)sizeof path) {
-        mkdir(dir, 0755);
-        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path) {
+        mkdir(dir, 0775); /* mw record made it; never follows a link, never o+w */
+        /* the directory and the file each opened without following a link: a link planted
+         * in their place is refused, not written through */
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int fd = dfd < 0 ? -1
+                         : openat(dfd, name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                                  0644);
+        if (dfd >= 0) close(dfd);
         if (fd >= 0 && ftruncate(fd, 16) == 0) {
             void *m = mmap(NULL, 16, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             if (m != MAP_FAILED) {

@@ -23,7 +23,7 @@
  *   events is the channels' energy, window by window.
  * Times: OTF2 in CLOCK_REALTIME ns (timer resolution 1e9, global offset the earliest
  * time); Perfetto in µs since the run's earliest time (its start, first phase or first
- * window; otherData.origin_ns holds it in CLOCK_REALTIME ns), written with 3 decimals, so
+ * window; otherData.origin_ns holds it in CLOCK_REALTIME ns), written with up to 3 decimals, so
  * exactly. */
 #ifndef MW_EXPORT_H
 #define MW_EXPORT_H
@@ -40,5 +40,8 @@ int mw_export_otf2(mw_store *s, const char *dir, char *err, size_t errlen);
 
 /* Writes the run as Chrome/Perfetto trace-event JSON to out. Returns 0, or -1 with the
  * message in err (a read error; out's own write errors are the caller's to check). */
+/* The schema name and version of the Perfetto JSON, in its otherData.schema
+ * (docs/schemas/megawatt.perfetto-1.schema.json). */
+#define MW_EXPORT_PERFETTO_SCHEMA "megawatt.perfetto/1"
 int mw_export_perfetto(mw_store *s, FILE *out, char *err, size_t errlen);
 #endif

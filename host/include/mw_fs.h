@@ -43,12 +43,28 @@ FILE *mw_fs_fopen_tmp(const char *dir, const char *name, char *tmp, size_t tmple
  * set and "DIR/NAME: reason" in err (err may be NULL). */
 int mw_fs_commit(const char *tmp, const char *dir, const char *name, char *err, size_t errlen);
 
+/* The same for an output file named by a path (a command's -o/--table/--profile-out FILE):
+ * the temporary DIR/.NAME.XXXXXX beside it, then renamed over path (a link there is
+ * replaced, never written through; an error leaves path as it was). NULL/-1 with errno set
+ * and "PATH: reason" in err. */
+FILE *mw_fs_fopen_replace(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
+int mw_fs_commit_replace(const char *tmp, const char *path, char *err, size_t errlen);
+
 /* Removes directory path that mw made, with the plain files in it, without following any
  * link: a link (or anything not a directory) at path is left alone and reported; entries are
  * unlinked by name relative to a descriptor of the directory (a link inside is removed, not
  * followed; a sub-directory is left, and so is path then). Returns 0 (also when path does not
  * exist), or -1 with errno set and "PATH: reason" in err (err may be NULL). */
 int mw_fs_remove_dir(const char *path, char *err, size_t errlen);
+
+/* Makes path a new, empty directory of mw's own, whatever was there: a link or
+ * other non-directory in its place is unlinked (the link itself, never its target; *replaced
+ * = 1, for a warning), a directory is emptied and removed as mw_fs_remove_dir does (a link
+ * inside is removed, not followed), then mkdir (mode 0777 less the umask), which never
+ * follows a link. For a directory other processes then write into (RUN/probe, the simulated
+ * cluster's RUN/traffic). Returns 0, or -1
+ * with errno set and "PATH: reason" in err (err may be NULL). */
+int mw_fs_fresh_dir(const char *path, int *replaced, char *err, size_t errlen);
 
 /* The process's umask without changing it (a library may share the process with threads
  * creating files): /proc/self/status "Umask:", else the set-and-restore of umask(2). */

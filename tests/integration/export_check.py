@@ -194,7 +194,7 @@ def perfetto_check(path, origin_ns, channels):
 
 def main():
     fmt, trace, phases_csv, samples_csv, meta_json, ch_json, p2p_json = sys.argv[1:8]
-    origin_ns = int(json.load(open(meta_json))["start_ns"])
+    origin_ns = int(json.load(open(meta_json))["meta"]["start_ns"])
     channels = json.load(open(ch_json))
     p2p = json.load(open(p2p_json)) if fmt == "otf2" else []
     want_ph = csv_phases(read_csv(phases_csv))

@@ -112,6 +112,8 @@ c_export() {
   refused "export --format xml" "--format: 'xml'" export "$BASE" --format xml
   refused "export NOTDB" "file is not a database" export "$NOTDB" --format csv
   refused "export --format twice" "--format given twice" export "$BASE" --format csv --format json
+  rc_is "export --what channels" 0 export "$BASE" --format json --what channels
+  refused "export --what frob" "--what: 'frob' is not samples, channels" export "$BASE" --format csv --what frob
 }
 
 c_ls() {
@@ -267,7 +269,9 @@ c_plot() {
   refused "plot GARBAGE profile" "$GARBAGE:1:" plot "$GARBAGE" -o "$TMP/p7"
   refused "plot --freqs 0x10" "--freqs: '0x10' is not a frequency" \
     plot "$BASE" --kind dvfs --freqs 0x10 -o "$TMP/p8"
-  check "plot: nothing made by refusals" test ! -e "$TMP/p7" -a ! -e "$TMP/p8"
+  refused "plot --freqs nan,1" "--freqs: 'nan' is not a frequency" \
+    plot "$BASE" --kind dvfs --freqs nan,1 -o "$TMP/p9" # issue 19 case 7: exited 0, freed bytes in the figure
+  check "plot: nothing made by refusals" test ! -e "$TMP/p7" -a ! -e "$TMP/p8" -a ! -e "$TMP/p9"
   refused "plot -o twice" "--output given twice" plot "$BASE" -o "$TMP/p4" -o "$TMP/p5"
   rc_is "plot --kind twice (repeatable)" 0 plot "$BASE" --kind trace --kind histogram -o "$TMP/p6"
 }

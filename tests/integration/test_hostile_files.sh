@@ -25,6 +25,10 @@
 #                    exit 0; JSON does not warn (the old code said nothing)
 #   merge_fifo       a FIFO planted as RUN/probe/x.mwp: mw merge skips it ("not a regular
 #                    file") instead of blocking for ever in open
+#   file_size_limit  under ulimit -f, mw import and mw export -o: the write past the limit
+#                    fails (SIGXFSZ caught), one message, exit 1, no run, no temporary
+#                    directory or file left (the old code died of SIGXFSZ, exit 153, and left
+#                    RUN.import-XXXXXX behind)
 # Each case but pipe_works fails with the mw of d123255 (before the fix).
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
@@ -214,6 +218,24 @@ merge_fifo() {
   expect_grep "the FIFO skipped" "probe/x.mwp: not a regular file (file skipped)" "$TMP/m.err"
 }
 
+file_size_limit() {
+  mkdir -p "$TMP/fsz"
+  python3 -c 'print("time_s,channel,power_w"); [print(f"{i * 0.25:.2f},a,{100 + i % 7}") for i in range(60000)]' \
+    >"$TMP/fsz/big.csv"
+  ( ulimit -f 200; "$MW" import --format csv "$TMP/fsz/big.csv" -o "$TMP/fsz/imp" ) \
+    >/dev/null 2>"$TMP/fsz-imp.err"
+  expect_eq "import: exit 1 (not 153: killed by SIGXFSZ)" "$?" 1
+  expect_grep "import: says where" "fsz/imp.import-.*/trace.db" "$TMP/fsz-imp.err"
+  expect_eq "import: nothing left" "$(ls "$TMP/fsz")" big.csv
+  "$MW" import --format csv "$TMP/fsz/big.csv" -o "$TMP/fsz/run" 2>/dev/null
+  expect_eq "import without the limit" "$?" 0
+  ( ulimit -f 100; "$MW" export "$TMP/fsz/run" --format csv -o "$TMP/fsz/out.csv" ) \
+    >/dev/null 2>"$TMP/fsz-exp.err"
+  expect_eq "export: exit 1" "$?" 1
+  expect_grep "export: says why" "out.csv: write error" "$TMP/fsz-exp.err"
+  expect_eq "export: no file, no temporary" "$(ls "$TMP/fsz" | grep -c out)" 0
+}
+
 run_case endless_inputs
 run_case long_line
 run_case fifo_inputs
@@ -223,4 +245,5 @@ run_case channels_errors
 run_case figure_names
 run_case csv_formulas
 run_case merge_fifo
+run_case file_size_limit
 finish

@@ -125,7 +125,7 @@ spec.loader.exec_module(h)
 fw, build = h.NAMES[sys.argv[2]]; r = sys.argv[3]
 db = sqlite3.connect("file:%s/trace.db?mode=ro" % r, uri=True)
 meta = dict(db.execute("select key, value from meta"))
-j = json.load(open(r + ".json"))
+j = json.load(open(r + ".json"))["meta"]
 c = {row[0]: row[1] for row in csv.reader(open(r + ".csv", newline="")) if len(row) == 2}
 tables = {t for (t,) in db.execute("select name from sqlite_master where type='table'")}
 ok = (meta["meter_firmware"] == fw and meta["meter_build"] == build and j["meter_firmware"] == fw

@@ -4,7 +4,9 @@
 # python3-jsonschema (tests/integration/validate_json.py, which also refuses NaN, Infinity and
 # bytes that are not UTF-8): mw analyze (one run, several runs, a run with hostile names), mw
 # align, mw dvfs, mw stats, mw fit (eeg-mofs runs) and mw pareto (a profile with a linear and a
-# measured device, each kind of query). The commands that take --json are found from their
+# measured device, each kind of query), mw export --format json (every table) and --format
+# perfetto (its schema in otherData.schema: the trace-event format's top level is fixed). The
+# commands that write JSON (--json, or a --format that offers json) are found from their
 # --help, so a new one without a schema here fails the test.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/../.." || exit 2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 VALIDATE=tests/integration/validate_json.py
 PROG=$TMP/mpi_phases
-TESTED="align analyze dvfs fit jobs pareto stats" # mw jobs: validated in test_slurm.sh (it needs Slurm job runs)
+TESTED="align analyze dvfs export fit jobs pareto stats" # mw jobs: validated in test_slurm.sh (it needs Slurm job runs)
 
 # valid FILE...: every file valid under its schema
 valid() {
@@ -24,7 +26,7 @@ valid() {
 every_json_command_tested() {
   local cmd found=
   for cmd in $("$MW" --help | awk '/^  [a-z]+  / { print $1 }'); do
-    "$MW" "$cmd" --help 2>/dev/null | grep -q -- '--json' && found="$found $cmd"
+    "$MW" "$cmd" --help 2>/dev/null | grep -qE -- '--json|--format [a-z|]*json' && found="$found $cmd"
   done
   expect_eq "the commands with --json" "$(echo $found | tr ' ' '\n' | sort | tr '\n' ' ')" "$TESTED "
 }
@@ -50,6 +52,33 @@ runs() {
   valid "$TMP"/analyze1.json "$TMP"/analyze2.json "$TMP"/align.json "$TMP"/dvfs.json \
     "$TMP"/stats.json "$TMP"/stats1.json
   expect_eq "schema first" "$(head -c 28 "$TMP/dvfs.json")" '{"schema": "megawatt.dvfs/1"'
+}
+
+export_documents() {
+  local w
+  for w in samples channels phases gaps meta; do
+    "$MW" export "$TMP/a" --format json --what "$w" -o "$TMP/export-$w.json"
+    expect_eq "export --what $w: exit" "$?" 0
+  done
+  "$MW" export "$TMP/a" --format perfetto -o "$TMP/export.perfetto.json"
+  expect_eq "export perfetto: exit" "$?" 0
+  valid "$TMP"/export-*.json "$TMP/export.perfetto.json"
+  expect_eq "export: schema first" "$(head -c 31 "$TMP/export-gaps.json")" '{"schema": "megawatt.export/1",'
+  # the same rows as the CSV, and the channels' meters as the store has them
+  "$MW" export "$TMP/a" --format csv --what channels -o "$TMP/export-channels.csv"
+  expect_eq "channels: JSON rows = CSV rows = the store's" "$(python3 - "$TMP" <<'PY'
+import csv, json, sqlite3, sys
+t = sys.argv[1]
+j = json.load(open(f"{t}/export-channels.json"))["rows"]
+c = list(csv.DictReader(open(f"{t}/export-channels.csv", newline="")))
+db = sqlite3.connect(f"file:{t}/a/trace.db?mode=ro", uri=True)
+want = [(str(ch), n, m, str(mc)) for ch, n, m, mc in db.execute(
+    "select c.channel, c.name, m.name, c.meter_channel from channels c join meters m on m.meter = c.meter order by c.channel")]
+got_j = [(str(r["channel"]), r["name"], r["meter"], str(r["meter_channel"])) for r in j]
+got_c = [(r["channel"], r["name"], r["meter"], r["meter_channel"]) for r in c]
+print("same" if want == got_j == got_c and want else f"differ: {want} {got_j} {got_c}")
+PY
+)" same
 }
 
 hostile_names() {
@@ -117,6 +146,7 @@ PY
 
 run_case every_json_command_tested
 run_case runs
+run_case export_documents
 run_case hostile_names
 run_case fit_runs
 run_case pareto

@@ -66,6 +66,14 @@ case_synthetic() {
   expect_eq "run both" "$(awk '$6 ~ /both$/ { print $1, $2, $3, $4, $5, $7 }' "$TMP/out.txt")" "N2,N3 100 10 940 150 (together)"
   # additivity at 100 units: |500 + 400 - 940| / 940 = 4.255 %
   expect_grep "additivity" "differ by 4.26 % on average over 1 size" "$TMP/out.txt"
+  # a link planted at --profile-out FILE is replaced by the profile, its target untouched
+  echo victim >"$TMP/victim.txt"
+  ln -s "$TMP/victim.txt" "$TMP/prof-link.txt"
+  "$MW" pareto "${R[@]}" --units products --n 300 --profile-out "$TMP/prof-link.txt" >/dev/null 2>&1
+  expect_eq "--profile-out over a link: exit" "$?" 0
+  expect_eq "the link's target untouched" "$(cat "$TMP/victim.txt")" victim
+  check "the profile in place of the link" test -f "$TMP/prof-link.txt" -a ! -L "$TMP/prof-link.txt"
+  check "the same profile" cmp -s "$TMP/prof.txt" "$TMP/prof-link.txt"
   # the profile, numbers to 1e-12 (written with 17 digits, so some show float rounding)
   local prof
   prof=$(python3 - "$TMP/prof.txt" <<'PY'

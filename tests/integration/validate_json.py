@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """validate_json — checks JSON documents of mw against the schema each names: strict JSON
-(UTF-8; NaN and Infinity refused), a top-level "schema": "megawatt.COMMAND/VERSION", and
+(UTF-8; NaN and Infinity refused), a top-level "schema": "megawatt.COMMAND/VERSION" (in a
+Perfetto trace: otherData.schema, as the trace-event format has a fixed top level), and
 validity under docs/schemas/megawatt.COMMAND-VERSION.schema.json (JSON Schema 2020-12, with
 Debian's python3-jsonschema; the schema is itself checked against the metaschema).
 
@@ -23,6 +24,8 @@ def check(path):
     with open(path, encoding="utf-8") as f:
         doc = json.load(f, parse_constant=refuse)
     name = doc.get("schema") if isinstance(doc, dict) else None
+    if name is None and isinstance(doc, dict) and isinstance(doc.get("otherData"), dict):
+        name = doc["otherData"].get("schema")  # a Perfetto trace: its top level is fixed
     m = re.fullmatch(r"megawatt\.([a-z]+)/([0-9]+)", name or "")
     if not m:
         return f"no \"schema\": \"megawatt.COMMAND/VERSION\" at the top (got {name!r})"

@@ -13,6 +13,7 @@
 #include "../unit.h"
 
 #include <dirent.h>
+#include <sqlite3.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -165,19 +166,20 @@ static void samples_json(void **state)
 {
     assert_int_equal(run_mw((char *[]){"mw", "export", run, "--format", "json", NULL}), 0);
     const char *first =
+        "{\"schema\": \"megawatt.export/1\", \"what\": \"samples\", \"rows\": "
         "[\n{\"time_s\":0.750000,\"channel\":\"node0\",\"power_w\":100.000,\"vrms_v\":230.000,"
         "\"irms_a\":0.434783,\"pf\":1.000,\"energy_j\":25.000,\"start_s\":0.500000,\"seq\":0,"
         "\"segment\":0,\"flags\":16,\"uncertainty_ms\":0.050000},\n";
     const char *last =
         ",\n{\"time_s\":3.250000,\"channel\":\"switch\",\"power_w\":12.500,\"vrms_v\":230.000,"
         "\"irms_a\":0.108696,\"pf\":0.500,\"energy_j\":34.375,\"start_s\":3.000000,\"seq\":10,"
-        "\"segment\":0,\"flags\":0,\"uncertainty_ms\":0.050000}\n]\n";
+        "\"segment\":0,\"flags\":0,\"uncertainty_ms\":0.050000}\n]}\n";
     if (strncmp(out, first, strlen(first)) || strcmp(out + strlen(out) - strlen(last), last))
         fail_msg("got:\n%s", out);
     int objects = 0;
     for (const char *p = out; (p = strchr(p, '{')); p++)
         objects++;
-    assert_int_equal(objects, 20);
+    assert_int_equal(objects, 21); /* 20 rows in the document */
 }
 
 static void phases_gaps_meta(void **state)
@@ -188,16 +190,18 @@ static void phases_gaps_meta(void **state)
                   "1,n1,2,mpi,\"MPI_Send, \"\"big\"\"\nx\",1.250000,1.250500,1048576\n",
                   (char *[]){"mw", "export", run, "--format", "csv", "--what", "phases", NULL});
     expect_output(0,
+                  "{\"schema\": \"megawatt.export/1\", \"what\": \"phases\", \"rows\": "
                   "[\n{\"rank\":0,\"host\":\"n0\",\"thread\":0,\"kind\":\"user\",\"name\":"
                   "\"solve\",\"start_s\":1.000000,\"end_s\":2.500000,\"bytes\":0},\n"
                   "{\"rank\":1,\"host\":\"n1\",\"thread\":2,\"kind\":\"mpi\",\"name\":"
                   "\"MPI_Send, \\\"big\\\"\\nx\",\"start_s\":1.250000,\"end_s\":1.250500,"
-                  "\"bytes\":1048576}\n]\n",
+                  "\"bytes\":1048576}\n]}\n",
                   (char *[]){"mw", "export", run, "--format", "json", "--what", "phases", NULL});
     expect_output(0, "start_s,end_s,reason\n1.500000,1.750000,sequence gap\n",
                   (char *[]){"mw", "export", run, "--format", "csv", "--what", "gaps", NULL});
     expect_output(0,
-                  "[\n{\"start_s\":1.500000,\"end_s\":1.750000,\"reason\":\"sequence gap\"}\n]\n",
+                  "{\"schema\": \"megawatt.export/1\", \"what\": \"gaps\", \"rows\": "
+                  "[\n{\"start_s\":1.500000,\"end_s\":1.750000,\"reason\":\"sequence gap\"}\n]}\n",
                   (char *[]){"mw", "export", run, "--format", "json", "--what", "gaps", NULL});
     expect_output(0,
                   "key,value\n"
@@ -209,13 +213,44 @@ static void phases_gaps_meta(void **state)
                   "status,complete\n",
                   (char *[]){"mw", "export", run, "--format", "csv", "--what", "meta", NULL});
     expect_output(0,
+                  "{\"schema\": \"megawatt.export/1\", \"what\": \"meta\", \"meta\": "
                   "{\n\"command\":\"mw record -- ./app \\\"x,y\\\"\",\n"
                   "\"created_ns\":\"1699999999000000000\",\n"
                   "\"end_ns\":\"1700000003250000000\",\n"
                   "\"schema_version\":\"5\",\n"
                   "\"start_ns\":\"1700000000000000000\",\n"
-                  "\"status\":\"complete\"\n}\n",
+                  "\"status\":\"complete\"\n}}\n",
                   (char *[]){"mw", "export", run, "--format", "json", "--what", "meta", NULL});
+}
+
+/* channels: the fixture's two channels (host, pin), both on the run's one meter ("meter": no
+ * meter_usb in its meta), each its channel of the same number (mw_store_channel_add); then a
+ * second meter written here with SQL and the switch moved onto it as its channel 3 */
+static void channels_table(void **state)
+{
+    expect_output(0,
+                  "channel,name,host,pin,meter,meter_channel\n"
+                  "1,node0,n0,A1,meter,1\n"
+                  "2,switch,,A2,meter,2\n",
+                  (char *[]){"mw", "export", run, "--format", "csv", "--what", "channels", NULL});
+    char db[600];
+    snprintf(db, sizeof db, "%s/trace.db", run);
+    sqlite3 *h = NULL;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h,
+                                  "INSERT INTO meters(meter, name) VALUES (2, 'sim-2');"
+                                  "UPDATE channels SET meter = 2, meter_channel = 3 "
+                                  "WHERE channel = 2",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+    expect_output(0,
+                  "{\"schema\": \"megawatt.export/1\", \"what\": \"channels\", \"rows\": [\n"
+                  "{\"channel\":1,\"name\":\"node0\",\"host\":\"n0\",\"pin\":\"A1\","
+                  "\"meter\":\"meter\",\"meter_channel\":1},\n"
+                  "{\"channel\":2,\"name\":\"switch\",\"host\":null,\"pin\":\"A2\","
+                  "\"meter\":\"sim-2\",\"meter_channel\":3}\n]}\n",
+                  (char *[]){"mw", "export", run, "--format", "json", "--what", "channels", NULL});
 }
 
 /* Without start_ns, times count from the first sample's start (S + 0.5 s). */
@@ -393,6 +428,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(samples_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_json, setup, teardown),
         cmocka_unit_test_setup_teardown(phases_gaps_meta, setup, teardown),
+        cmocka_unit_test_setup_teardown(channels_table, setup, teardown),
         cmocka_unit_test_setup_teardown(origin_without_start, setup, teardown),
         cmocka_unit_test_setup_teardown(output_file, setup, teardown),
         cmocka_unit_test_setup_teardown(export_bad_usage, setup, teardown),

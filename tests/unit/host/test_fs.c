@@ -175,10 +175,94 @@ static void remove_dir_leaves_links_alone(void **state)
     assert_int_equal(rmdir(base), 0);
 }
 
+/* mw_fs_fresh_dir: a link in place of the directory is replaced (the link, not its target),
+ * a stale directory is emptied without following the links in it, nothing there is fine */
+static void fresh_dir_replaces_links(void **state)
+{
+    (void)state;
+    char base[] = "/tmp/mw-fs-XXXXXX", p[600], d[256], v[256], err[512];
+    int replaced = -1;
+    assert_non_null(mkdtemp(base));
+    snprintf(v, sizeof v, "%s/victimdir", base);
+    assert_int_equal(mkdir(v, 0755), 0);
+    snprintf(p, sizeof p, "%s/precious", v);
+    write_text(p, "keep\n");
+    snprintf(d, sizeof d, "%s/traffic", base);
+    assert_int_equal(symlink(v, d), 0);
+    assert_int_equal(mw_fs_fresh_dir(d, &replaced, err, sizeof err), 0);
+    assert_int_equal(replaced, 1);
+    struct stat st;
+    assert_int_equal(lstat(d, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0777 & ~mw_fs_umask());
+    assert_int_equal(access(p, F_OK), 0); /* the target keeps its file */
+    /* a stale directory of ours with a link to the victim's file in it */
+    char l[600];
+    snprintf(l, sizeof l, "%s/4242", d);
+    assert_int_equal(symlink(p, l), 0);
+    assert_int_equal(mw_fs_fresh_dir(d, &replaced, err, sizeof err), 0);
+    assert_int_equal(replaced, 0);
+    assert_int_equal(lstat(l, &st), -1); /* the link went, not its target */
+    assert_int_equal(access(p, F_OK), 0);
+    /* nothing there */
+    assert_int_equal(rmdir(d), 0);
+    assert_int_equal(mw_fs_fresh_dir(d, &replaced, err, sizeof err), 0);
+    assert_int_equal(replaced, 0);
+    assert_int_equal(rmdir(d), 0);
+    unlink(p);
+    rmdir(v);
+    assert_int_equal(rmdir(base), 0);
+}
+
+/* mw_fs_fopen_replace + mw_fs_commit_replace: a link at the path is replaced, its target
+ * keeps its text; a bare name is made in the current directory; "DIR/" is no file name */
+static void replace_path_replaces_a_link(void **state)
+{
+    (void)state;
+    char base[] = "/tmp/mw-fs-XXXXXX", p[600], v[600], tmp[700], err[512], cwd[600];
+    assert_non_null(mkdtemp(base));
+    snprintf(v, sizeof v, "%s/victim", base);
+    write_text(v, "keep\n");
+    snprintf(p, sizeof p, "%s/out.txt", base);
+    assert_int_equal(symlink(v, p), 0);
+    FILE *f = mw_fs_fopen_replace(p, tmp, sizeof tmp, err, sizeof err);
+    assert_non_null(f);
+    fputs("new\n", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(mw_fs_commit_replace(tmp, p, err, sizeof err), 0);
+    char got[16] = "";
+    FILE *r = fopen(v, "r");
+    assert_non_null(fgets(got, sizeof got, r));
+    fclose(r);
+    assert_string_equal(got, "keep\n");
+    struct stat st;
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    /* a bare name: in the current directory */
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(base), 0);
+    f = mw_fs_fopen_replace("bare.txt", tmp, sizeof tmp, err, sizeof err);
+    assert_non_null(f);
+    assert_int_equal(strncmp(tmp, "./.bare.txt.", 12), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(mw_fs_commit_replace(tmp, "bare.txt", err, sizeof err), 0);
+    assert_int_equal(unlink("bare.txt"), 0);
+    assert_int_equal(chdir(cwd), 0);
+    /* no file name */
+    snprintf(p, sizeof p, "%s/", base);
+    assert_null(mw_fs_fopen_replace(p, tmp, sizeof tmp, err, sizeof err));
+    snprintf(p, sizeof p, "%s/out.txt", base);
+    unlink(p);
+    unlink(v);
+    assert_int_equal(rmdir(base), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(makes_and_counts),
                                        cmocka_unit_test(tmp_and_commit_replace_a_link),
-                                       cmocka_unit_test(remove_dir_leaves_links_alone)};
+                                       cmocka_unit_test(remove_dir_leaves_links_alone),
+                                       cmocka_unit_test(fresh_dir_replaces_links),
+                                       cmocka_unit_test(replace_path_replaces_a_link)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
