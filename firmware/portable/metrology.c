@@ -49,7 +49,8 @@ static float measure_freq(const mw_sums *s, uint8_t m, uint8_t *ok)
  * MW_INTERP_MAX_RAD; 16 channels). With six, f, 4f and 7f: nodes spread over the band of
  * the 3rd to the 7th, whose errors there are then all small (at 60 Hz with 1 V + 5 I at
  * most 0.9 / 1.7 / 0 % at the 3rd / 5th / 7th, where f, 3f, 5f leaves 7.5 % at the 7th and
- * four taps 14 %); f, 3f, 5f where the 7th is too near Nyquist. */
+ * four taps 14 %) while 7 theta < 2.2 rad; f, 3f, 5f beyond, while 5 theta < 2.6 rad (1 V
+ * + 7 I at 60 Hz: 7 theta = 2.47 rad, where f, 4f, 7f would leave 13 % at the 5th). */
 #define MW_INTERP_MAX_RAD 2.2f
 #define MW_INTERP6_MAX_RAD 2.6f
 #if MW_LAG_LO != -2 || MW_LAG_HI != 3
@@ -74,7 +75,7 @@ static uint8_t choose_harmonics(mw_interp *ip, float theta, uint8_t ntaps)
     static const uint8_t six[2][3] = {{1, 4, 7}, {1, 3, 5}}, four[2][2] = {{1, 5}, {1, 3}};
     if (ntaps == 6) {
         for (uint8_t q = 0; q < 2; q++)
-            if ((float)six[q][2] * theta < MW_INTERP6_MAX_RAD) {
+            if ((float)six[q][2] * theta < (q ? MW_INTERP6_MAX_RAD : MW_INTERP_MAX_RAD)) {
                 ip->nt = 6;
                 ip->nh = 3;
                 for (uint8_t k = 0; k < 3; k++)

@@ -48,7 +48,7 @@ int16_t mw_metrology_vmean(const mw_sums *s);
 /* The interpolation filter: weights w[j] of the voltage samples v(s + MW_LAG_LO + j) that
  * give the voltage at fraction a of the set interval past v(s), theta = 2 pi f x (set
  * interval). ntaps = 6 (lags -2..3, sets of at most MW_SET6_MAX_CONV conversions): exact
- * at the fundamental and at 4 f and 7 f where 7 theta < 2.6 rad, so that the error is
+ * at the fundamental and at 4 f and 7 f where 7 theta < 2.2 rad, so that the error is
  * small across the 3rd, 5th and 7th together (docs/firmware.md, "Choosing the
  * interpolation"), else at f, 3 f and 5 f where 5 theta < 2.6 rad, else as with four. ntaps
  * = 4 (lags -1..2; w[0] = w[5] = 0): exact at the fundamental and at the 5th harmonic, or

@@ -273,13 +273,13 @@ static double response_error(const float *w, double theta, double a, int h)
 }
 
 /* The harmonics the filter is claimed exact at (metrology.h): six taps (sets of at most
- * MW_SET6_MAX_CONV conversions) f, 4f, 7f where 7 theta < 2.6 rad, else f, 3f, 5f where
+ * MW_SET6_MAX_CONV conversions) f, 4f, 7f where 7 theta < 2.2 rad, else f, 3f, 5f where
  * 5 theta < 2.6; four taps f and 5f where 5 theta < 2.2, else f and 3f. Returns how many
  * (0: the two-tap fallback), the harmonics in h[]. Written from the docs, not the code. */
 static int claimed(int m, double theta, int *h)
 {
     if (m <= MW_SET6_MAX_CONV) {
-        if (7 * theta < 2.6) return h[0] = 1, h[1] = 4, h[2] = 7, 3;
+        if (7 * theta < 2.2) return h[0] = 1, h[1] = 4, h[2] = 7, 3;
         if (5 * theta < 2.6) return h[0] = 1, h[1] = 3, h[2] = 5, 3;
     }
     if (5 * theta < 2.2) return h[0] = 1, h[1] = 5, 2;
