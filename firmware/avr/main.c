@@ -145,6 +145,9 @@ static void restart_sampling(void)
     conv_base = 0;
     conv_last = 0;
     first_pending = 1;
+    /* the first window's filters while it runs (at the last frequency measured, or 50
+     * Hz): made in its line hold they could make it late (six taps) */
+    mw_metrology_prepare(cfg.nchan_i, cfg.cal, freq_last);
 }
 
 static void load_config(void)
@@ -380,6 +383,8 @@ int main(void)
                 uart_write(out, n);
                 handle_command(r);
             }
+            /* the next window's filters, now, outside its line hold */
+            mw_metrology_prepare(cfg.nchan_i, cfg.cal, freq_last);
         }
     }
 }

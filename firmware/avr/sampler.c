@@ -45,15 +45,22 @@ static volatile uint32_t conv; /* conversions completed since start (meter time 
 /* History for the lagged products: vh[j] = v(t - j) of the set t now running, ih[j][k] =
  * i_k(t - 1 - j); hist = complete sets in a row before t (saturated), so a product with a
  * lag beyond hist is left out (after a start or resync) together with its voltage sum */
-#define NVH 2 /* max(MW_LAG_HI, -MW_LAG_LO) */
+#define NVH 2 /* -MW_LAG_LO: the earliest voltage sample a current sample needs */
 static int16_t vh[NVH + 1];
 typedef struct {
-    int16_t i1, i2; /* i(t - 1), i(t - 2) */
+    int16_t i1, i2, i3; /* i(t - 1), i(t - 2), i(t - 3) */
+    int16_t pad;        /* 8 bytes: its address is a shift */
 } ihist;
-static ihist ih[MW_MAX_CHANNELS]; /* by conversion position: ih[0] unused */
+static ihist ih[MW_MAX_CHANNELS]; /* by channel (1..15): ih[0] unused */
+_Static_assert(sizeof(ihist) == 8 && MW_MAX_CHANNELS <= 16, "current_sample's history offset");
 static uint8_t hist;
+/* the outer lags (-2 and +3) in sets of at most MW_SET6_MAX_CONV conversions (sums.h);
+ * lag_hi: the latest lag summed, the sets of the next window a closing one waits for */
+static uint8_t taps6, lag_hi;
 static uint8_t nset_cur; /* sets begun in the window being filled (saturated at 255) */
 static mw_sums *wlag[MW_LAG_HI + 1]; /* wlag[j]: the window of set t - j (j >= 1) */
+_Static_assert(MW_LAG_LO == -2 && MW_LAG_HI == 3, "the ISR is written for lags -2..3");
+#define LAG(j) ((j) - MW_LAG_LO) /* the index of lag j in svi[] and svl[] */
 static int16_t prev_x;
 static uint8_t armed, armed_f; /* a rising, a falling crossing may come */
 static uint8_t snap; /* 0, 1: snapshot x1 in this set's current slots, 2: x0 and x1 */
@@ -98,6 +105,8 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     mux5_of[POS_DUMMY] = 0;
     m = (uint8_t)MW_SET_CONV(nchan_i);
     mlast = nchan_i;
+    taps6 = MW_NTAPS(m) == 6;
+    lag_hi = taps6 ? 3u : 2u;
     conv = 0;
     wseq = 0;
     resync = 0;
@@ -146,9 +155,9 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
 #define ISR_PART static inline __attribute__((always_inline))
 
 /* Conversion idx (a voltage sample) opens a new window: the one being filled is handed
- * over (as the tail: the products of its last two sets with the next voltage samples are
- * still to come, unless the history was reset) and the next begun, or, when the main loop
- * holds every buffer, dropped. Returns the buffer now being filled. */
+ * over (as the tail: the products of its last lag_hi sets with the next voltage samples
+ * are still to come, unless the history was reset) and the next begun, or, when the main
+ * loop holds every buffer, dropped. Returns the buffer now being filled. */
 ISR_PART mw_sums *open_window(mw_sums *w, uint32_t idx)
 {
     uint8_t nb = free_buffer();
@@ -243,17 +252,24 @@ ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
     vh[1] = vh[0];
     vh[0] = x;
     /* the voltage sums of each lag, over the sets whose products include it: set t - j
-     * for lag j >= 0 (this sample), set t for lag -1 (the previous one); lags -1..2 */
+     * for lag j >= 0 (this sample), set t for lags -1, -2 (the earlier ones); lags -1..2,
+     * and -2 and 3 in short sets (taps6) */
     mw_sums *tw = tail == NONE ? w : &bufs[tail];
     mw_sums *w1 = nset_cur > 1 ? w : tw, *w2 = nset_cur > 2 ? w : tw;
     wlag[1] = w1;
     wlag[2] = w2;
-    w->svl[1] += x;
+    w->svl[LAG(0)] += x;
     uint8_t h = hist;
     if (h) {
-        w->svl[0] += vh[1];
-        w1->svl[2] += x;
-        if (h >= 2) w2->svl[3] += x;
+        w->svl[LAG(-1)] += vh[1];
+        w1->svl[LAG(1)] += x;
+        if (h >= 2) w2->svl[LAG(2)] += x;
+    }
+    if (taps6) {
+        mw_sums *w3 = nset_cur > 3 ? w : tw;
+        wlag[3] = w3;
+        if (h >= 2) w->svl[LAG(-2)] += vh[2];
+        if (h >= 3) w3->svl[LAG(3)] += x;
     }
 }
 
@@ -261,11 +277,9 @@ ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
  * after the voltage and the dummy): its own sums and its products
  * with the earlier voltage samples go to this window; the products of the channel's
  * earlier samples with this set's voltage sample, to their windows (wlag). Written out
- * for lags -1..2 (one pointer per window, no loops): every cycle here is spent on 15 of
+ * for lags -2..3 (one pointer per window, no loops; lags -2 and 3 only in sets of at most
+ * MW_SET6_MAX_CONV conversions, sums.h): every cycle here is spent on 15 of
  * every 16 conversions. */
-#if MW_LAG_LO != -1 || MW_LAG_HI != 2
-#error "current_sample is written for lags -1..2"
-#endif
 #define CH_AT(win, off) ((mw_chsums *)((char *)(win) + (off)))
 _Static_assert(sizeof(mw_chsums) == 32 && MW_MAX_CHANNELS <= 16, "current_sample's offset");
 
@@ -297,6 +311,48 @@ static inline __attribute__((always_inline)) int32_t mul16s(int16_t a, int16_t b
             : "r0");
     return r;
 }
+/* *(int32_t *)(p + d) += a * b, the same product accumulated in place: the sum is loaded
+ * with a displacement from the Y or Z pointer, so no pointer is moved to and fro (the
+ * compiler's code for `*acc += mul16s(a, b)` through X spent 8 cycles per product on it)
+ * and no 32-bit product is held in registers. The "+m" operand only tells the compiler
+ * which memory the instruction changes. */
+static inline __attribute__((always_inline)) void mac16s(void *p, uint8_t d, int16_t a, int16_t b)
+{
+    uint8_t t0, t1, t2, t3, z;
+    __asm__("ldd   %[t0], %a[p]+%[d]\n\t"
+            "ldd   %[t1], %a[p]+%[d]+1\n\t"
+            "ldd   %[t2], %a[p]+%[d]+2\n\t"
+            "ldd   %[t3], %a[p]+%[d]+3\n\t"
+            "clr   %[z]\n\t"
+            "mul   %A[a], %A[b]\n\t"
+            "add   %[t0], r0\n\t"
+            "adc   %[t1], r1\n\t"
+            "adc   %[t2], %[z]\n\t"
+            "adc   %[t3], %[z]\n\t"
+            "muls  %B[a], %B[b]\n\t"
+            "add   %[t2], r0\n\t"
+            "adc   %[t3], r1\n\t"
+            "mulsu %B[a], %A[b]\n\t"
+            "sbc   %[t3], %[z]\n\t"
+            "add   %[t1], r0\n\t"
+            "adc   %[t2], r1\n\t"
+            "adc   %[t3], %[z]\n\t"
+            "mulsu %B[b], %A[a]\n\t"
+            "sbc   %[t3], %[z]\n\t"
+            "add   %[t1], r0\n\t"
+            "adc   %[t2], r1\n\t"
+            "adc   %[t3], %[z]\n\t"
+            "std   %a[p]+%[d], %[t0]\n\t"
+            "std   %a[p]+%[d]+1, %[t1]\n\t"
+            "std   %a[p]+%[d]+2, %[t2]\n\t"
+            "std   %a[p]+%[d]+3, %[t3]\n\t"
+            "clr   __zero_reg__"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [z] "=&r"(z),
+              "+m"(*(int32_t *)((char *)p + d))
+            : [p] "b"(p), [d] "I"(d), [a] "a"(a), [b] "a"(b)
+            : "r0");
+}
+#define SVI(j) ((uint8_t)(offsetof(mw_chsums, svi) + 4u * LAG(j)))
 ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
 {
     /* channel done's sums at offsetof(ch) + (done - 1) x 32: done x 16 by a nibble swap
@@ -304,26 +360,33 @@ ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
     uint16_t off = (uint16_t)((offsetof(mw_sums, ch) - sizeof(mw_chsums)) +
                               ((uint16_t)(uint8_t)(done << 4) << 1));
     mw_chsums *c = CH_AT(w, off);
-    ihist *hp = &ih[done];
+    /* &ih[done]: done x 8 in one byte (done <= 15), where the index compiled to a loop */
+    ihist *hp = (ihist *)((char *)ih + (uint8_t)(done << 3));
     if (snap) { /* before this set's sample: the sum over the sets before the crossing */
-        c->x1_si = c->si;
-        if (snap == 2) c->x0_si = c->si;
+        int32_t si = c->si;
+        w->x1_si[done - 1u] = si;
+        if (snap == 2) w->x0_si[done - 1u] = si;
     }
     int16_t v0 = vh[0];
     c->si += x;
-    c->sii += mul16s(x, x);
-    c->svi[1] += mul16s(x, v0);
+    mac16s(c, offsetof(mw_chsums, sii), x, x);
+    mac16s(c, SVI(0), x, v0);
     uint8_t h = hist;
     if (h) {
-        c->svi[0] += mul16s(x, vh[1]);
-        CH_AT(wlag[1], off)->svi[2] += mul16s(hp->i1, v0);
-        if (h >= 2) CH_AT(wlag[2], off)->svi[3] += mul16s(hp->i2, v0);
+        mac16s(c, SVI(-1), x, vh[1]);
+        mac16s(CH_AT(wlag[1], off), SVI(1), hp->i1, v0);
+        if (h >= 2) mac16s(CH_AT(wlag[2], off), SVI(2), hp->i2, v0);
+    }
+    if (taps6) { /* the outer lags, in short sets only */
+        if (h >= 2) mac16s(c, SVI(-2), x, vh[2]);
+        if (h >= 3) mac16s(CH_AT(wlag[3], off), SVI(3), hp->i3, v0);
+        hp->i3 = hp->i2;
     }
     hp->i2 = hp->i1;
     hp->i1 = x;
     if (done == mlast) { /* the set is complete */
-        if (h < NVH) hist = (uint8_t)(h + 1u);
-        if (tail != NONE && nset_cur >= MW_LAG_HI) { /* its last lagged product is in */
+        if (h < MW_LAG_HI) hist = (uint8_t)(h + 1u);
+        if (tail != NONE && nset_cur >= lag_hi) { /* its last lagged product is in */
             publish(tail);
             tail = NONE;
         }

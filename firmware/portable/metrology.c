@@ -43,49 +43,74 @@ static float measure_freq(const mw_sums *s, uint8_t m, uint8_t *ok)
     return 1.0f / seconds;
 }
 
-/* Harmonics at which the interpolation is made exact: the fundamental and the odd one
- * that real mains carries most, the 5th, or the 3rd where the 5th comes too near the
- * voltage samples' Nyquist frequency (h theta >= MW_INTERP_MAX_RAD; 16 channels). */
+/* Harmonics at which the interpolation is made exact (mw_interp, metrology.h): with four
+ * taps the fundamental and the odd one that real mains carries most, the 5th, or the 3rd
+ * where the 5th comes too near the voltage samples' Nyquist frequency (h theta >=
+ * MW_INTERP_MAX_RAD; 16 channels). With six, f, 4f and 7f: nodes spread over the band of
+ * the 3rd to the 7th, whose errors there are then all small (at 60 Hz with 1 V + 5 I at
+ * most 0.9 / 1.7 / 0 % at the 3rd / 5th / 7th, where f, 3f, 5f leaves 7.5 % at the 7th and
+ * four taps 14 %) while 7 theta < 2.2 rad; f, 3f, 5f beyond, while 5 theta < 2.6 rad (1 V
+ * + 7 I at 60 Hz: 7 theta = 2.47 rad, where f, 4f, 7f would leave 13 % at the 5th). */
 #define MW_INTERP_MAX_RAD 2.2f
-#if MW_NLAG != 4
-#error "mw_interp is written for four taps, lags -1..2"
+#define MW_INTERP6_MAX_RAD 2.6f
+#if MW_LAG_LO != -2 || MW_LAG_HI != 3
+#error "mw_interp is written for lags -2..3"
 #endif
 
-void mw_interp_init(mw_interp *ip, float theta, float c1, float s1)
+/* (c + i s)^h, h >= 1: powers instead of a sine each */
+static void cpowu(float c, float s, uint8_t h, float *ch, float *sh)
 {
-    ip->ok = 0;
-    ip->theta = theta;
-    ip->h2 = 5.0f * theta < MW_INTERP_MAX_RAD ? 5 : 3;
-    if (3.0f * theta >= MW_INTERP_MAX_RAD) return;
-    /* rows: Re and Im of sum_j w_j exp(i h theta lag_j) for h = 1, h2; lags -1..2 */
-    float (*a)[MW_NLAG] = ip->lu;
-    /* exp(i h2 theta) as a power of exp(i theta): no sine */
-    float c2 = c1 * c1 - s1 * s1, s2 = 2.0f * c1 * s1;
-    float ch = c2 * c1 - s2 * s1, sh = s2 * c1 + c2 * s1; /* h = 3 */
-    if (ip->h2 == 5) {
-        float t = ch * c2 - sh * s2;
-        sh = sh * c2 + ch * s2;
-        ch = t;
+    float rc = c, rs = s;
+    for (uint8_t k = 1; k < h; k++) {
+        float t = rc * c - rs * s;
+        rs = rs * c + rc * s;
+        rc = t;
     }
-    for (uint8_t q = 0; q < 2; q++) {
-        float c = q ? ch : c1, sn = q ? sh : s1;
-        float re[MW_NLAG] = {c, 1.0f, c, c * c - sn * sn};
-        float im[MW_NLAG] = {-sn, 0.0f, sn, 2.0f * c * sn};
-        for (uint8_t j = 0; j < MW_NLAG; j++) {
-            a[2 * q][j] = re[j];
-            a[2 * q + 1][j] = im[j];
+    *ch = rc;
+    *sh = rs;
+}
+
+static uint8_t choose_harmonics(mw_interp *ip, float theta, uint8_t ntaps)
+{
+    static const uint8_t six[2][3] = {{1, 4, 7}, {1, 3, 5}}, four[2][2] = {{1, 5}, {1, 3}};
+    if (ntaps == 6) {
+        for (uint8_t q = 0; q < 2; q++)
+            if ((float)six[q][2] * theta < (q ? MW_INTERP6_MAX_RAD : MW_INTERP_MAX_RAD)) {
+                ip->nt = 6;
+                ip->nh = 3;
+                for (uint8_t k = 0; k < 3; k++)
+                    ip->h[k] = six[q][k];
+                return 1;
+            }
+    }
+    for (uint8_t q = 0; q < 2; q++)
+        if ((float)four[q][1] * theta < MW_INTERP_MAX_RAD) {
+            ip->nt = 4;
+            ip->nh = 2;
+            ip->h[0] = four[q][0];
+            ip->h[1] = four[q][1];
+            ip->h[2] = 0;
+            return 1;
         }
-    }
-    /* LU with partial pivoting, once per window; each channel then only substitutes */
-    for (uint8_t r = 0; r < MW_NLAG; r++)
+    ip->nt = 4;
+    return 0;
+}
+
+/* LU with partial pivoting of the nt x nt system in ip->lu, once per window; each channel
+ * then only substitutes. 0 if singular. */
+static uint8_t factorise(mw_interp *ip)
+{
+    uint8_t nt = ip->nt;
+    float(*a)[MW_NLAG] = ip->lu;
+    for (uint8_t r = 0; r < nt; r++)
         ip->perm[r] = r;
-    for (uint8_t c = 0; c < MW_NLAG; c++) {
+    for (uint8_t c = 0; c < nt; c++) {
         uint8_t p = c;
-        for (uint8_t r = (uint8_t)(c + 1u); r < MW_NLAG; r++)
+        for (uint8_t r = (uint8_t)(c + 1u); r < nt; r++)
             if (fabsf(a[r][c]) > fabsf(a[p][c])) p = r;
-        if (fabsf(a[p][c]) < 1e-6f) return;
+        if (fabsf(a[p][c]) < 1e-7f) return 0;
         if (p != c) {
-            for (uint8_t j = 0; j < MW_NLAG; j++) {
+            for (uint8_t j = 0; j < nt; j++) {
                 float t = a[c][j];
                 a[c][j] = a[p][j];
                 a[p][j] = t;
@@ -94,61 +119,139 @@ void mw_interp_init(mw_interp *ip, float theta, float c1, float s1)
             ip->perm[c] = ip->perm[p];
             ip->perm[p] = t;
         }
-        for (uint8_t r = (uint8_t)(c + 1u); r < MW_NLAG; r++) {
+        for (uint8_t r = (uint8_t)(c + 1u); r < nt; r++) {
             a[r][c] /= a[c][c];
-            for (uint8_t j = (uint8_t)(c + 1u); j < MW_NLAG; j++)
+            for (uint8_t j = (uint8_t)(c + 1u); j < nt; j++)
                 a[r][j] -= a[r][c] * a[c][j];
         }
     }
-    for (uint8_t r = 0; r < MW_NLAG; r++)
+    for (uint8_t r = 0; r < nt; r++)
         ip->rdiag[r] = 1.0f / a[r][r];
-    ip->ok = 1;
+    return 1;
 }
 
-void mw_interp_weights(const mw_interp *ip, float a, float c, float sn, float *w)
+void mw_interp_init(mw_interp *ip, float theta, uint8_t ntaps)
 {
-    float theta = ip->theta;
-    if (!ip->ok) { /* the two-tap sinusoidal interpolation, exact for the fundamental */
-        float st = sinf(theta);
-        for (uint8_t j = 0; j < MW_NLAG; j++)
-            w[j] = 0;
-        if (fabsf(st) > 1e-4f) {
-            w[-MW_LAG_LO] = sinf((1.0f - a) * theta) / st;
-            w[1 - MW_LAG_LO] = sinf(a * theta) / st;
-        } else {
-            w[-MW_LAG_LO] = 1.0f - a;
-            w[1 - MW_LAG_LO] = a;
+    ip->ok = 0;
+    ip->theta = theta;
+    ip->c1 = cosf(theta);
+    ip->s1 = sinf(theta);
+    if (!choose_harmonics(ip, theta, ntaps)) return;
+    /* rows: Re and Im of sum_u w_u exp(i h theta lag_u) for each exact h; the taps' lags
+     * run from lo = -nt / 2 + 1 */
+    int8_t lo = (int8_t)(1 - (int8_t)(ip->nt / 2u));
+    for (uint8_t q = 0; q < ip->nh; q++) {
+        float ch, sh;
+        cpowu(ip->c1, ip->s1, ip->h[q], &ch, &sh);
+        /* exp(i h theta lo) = conj(exp(i h theta))^-lo */
+        float pc, ps;
+        cpowu(ch, -sh, (uint8_t)-lo, &pc, &ps);
+        for (uint8_t u = 0; u < ip->nt; u++) {
+            ip->lu[2 * q][u] = pc;
+            ip->lu[2 * q + 1][u] = ps;
+            float t = pc * ch - ps * sh;
+            ps = ps * ch + pc * sh;
+            pc = t;
         }
+    }
+    ip->ok = factorise(ip);
+}
+
+/* The two-tap sinusoidal interpolation between v(s) and v(s + 1), exact for the
+ * fundamental only: where no better filter can be made. */
+static void two_taps(float theta, float a, float *w)
+{
+    float st = sinf(theta);
+    for (uint8_t j = 0; j < MW_NLAG; j++)
+        w[j] = 0;
+    if (fabsf(st) > 1e-4f) {
+        w[-MW_LAG_LO] = sinf((1.0f - a) * theta) / st;
+        w[1 - MW_LAG_LO] = sinf(a * theta) / st;
+    } else {
+        w[-MW_LAG_LO] = 1.0f - a;
+        w[1 - MW_LAG_LO] = a;
+    }
+}
+
+void mw_interp_weights(const mw_interp *ip, float a, float *w)
+{
+    if (!ip->ok) {
+        two_taps(ip->theta, a, w);
         return;
     }
-    /* right-hand side exp(i h theta a) for h = 1 and h2 (a power of the first) */
-    float c2 = c * c - sn * sn, s2 = 2.0f * c * sn; /* h = 2 */
-    float c3 = c2 * c - s2 * sn, s3 = s2 * c + c2 * sn;
-    float ch = c3, sh = s3;
-    if (ip->h2 == 5) {
-        ch = c3 * c2 - s3 * s2;
-        sh = s3 * c2 + c3 * s2;
-    }
-    float rhs[MW_NLAG] = {c, sn, ch, sh}, y[MW_NLAG];
-    for (uint8_t r = 0; r < MW_NLAG; r++) {
+    /* right-hand side exp(i h theta a) for each exact h (powers of the first) */
+    float c = cosf(ip->theta * a), sn = sinf(ip->theta * a);
+    float rhs[MW_NLAG], y[MW_NLAG], x[MW_NLAG];
+    for (uint8_t q = 0; q < ip->nh; q++)
+        cpowu(c, sn, ip->h[q], &rhs[2 * q], &rhs[2 * q + 1]);
+    uint8_t nt = ip->nt;
+    for (uint8_t r = 0; r < nt; r++) {
         float v = rhs[ip->perm[r]];
         for (uint8_t j = 0; j < r; j++)
             v -= ip->lu[r][j] * y[j];
         y[r] = v;
     }
-    for (int8_t r = MW_NLAG - 1; r >= 0; r--) {
+    for (int8_t r = (int8_t)(nt - 1u); r >= 0; r--) {
         float v = y[r];
-        for (uint8_t j = (uint8_t)(r + 1); j < MW_NLAG; j++)
-            v -= ip->lu[r][j] * w[j];
-        w[r] = v * ip->rdiag[r];
+        for (uint8_t j = (uint8_t)(r + 1); j < nt; j++)
+            v -= ip->lu[r][j] * x[j];
+        x[r] = v * ip->rdiag[r];
+    }
+    /* tap u has lag 1 - nt / 2 + u, at index lag - MW_LAG_LO */
+    uint8_t off = (uint8_t)(1 - nt / 2 - MW_LAG_LO);
+    for (uint8_t j = 0; j < MW_NLAG; j++)
+        w[j] = 0;
+    for (uint8_t u = 0; u < nt; u++)
+        w[off + u] = x[u];
+}
+
+void mw_metrology_weights(float theta, float a, uint8_t ntaps, float *w)
+{
+    mw_interp ip;
+    mw_interp_init(&ip, theta, ntaps);
+    mw_interp_weights(&ip, a, w);
+}
+
+/* The filters of each channel, kept from window to window. */
+static mw_wcache wc;
+
+/* Makes wc hold every channel's filter for theta (m conversions per set): those made for
+ * a theta within tol (relative) of it, with the channel's phase unchanged, are kept. */
+static void weights_for(uint8_t m, uint8_t nchan_i, const mw_cal *cal, float theta, float tol)
+{
+    if (m != wc.m || !(fabsf(theta - wc.theta) <= tol * wc.theta)) {
+        wc.m = m;
+        wc.theta = theta;
+        for (uint8_t k = 0; k < MW_MAX_I; k++)
+            wc.valid[k] = 0;
+    }
+    mw_interp ip;
+    uint8_t ip_ready = 0;
+    /* phase_deg at the mains frequency f is phase_deg / (360 f) seconds, 2 pi phase_deg /
+     * (360 theta) of the set interval */
+    float a_cal = 2.0f * MW_PI_F / (360.0f * wc.theta);
+    for (uint8_t k = 0; k < nchan_i; k++) {
+        float ph = cal[1 + k].phase_deg;
+        if (wc.valid[k] && wc.phase_deg[k] == ph) continue;
+        if (!ip_ready) {
+            mw_interp_init(&ip, wc.theta, (uint8_t)MW_NTAPS(m));
+            ip_ready = 1;
+        }
+        /* fraction of the set interval from v(s) to the voltage instant we want */
+        float a = (float)MW_SET_POS(k) / (float)m + ph * a_cal;
+        mw_interp_weights(&ip, a, wc.w[k]);
+        wc.phase_deg[k] = ph;
+        wc.valid[k] = 1;
     }
 }
 
-void mw_metrology_weights(float theta, float a, float *w)
+void mw_metrology_prepare(uint8_t nchan_i, const mw_cal *cal, float hz)
 {
-    mw_interp ip;
-    mw_interp_init(&ip, theta, cosf(theta), sinf(theta));
-    mw_interp_weights(&ip, a, cosf(theta * a), sinf(theta * a), w);
+    uint8_t m = (uint8_t)MW_SET_CONV(nchan_i);
+    float theta = 2.0f * MW_PI_F * hz * (float)m * (float)MW_CONV_US * 1e-6f;
+    /* re-centred when a quarter of the tolerance away, so that the next windows, whose
+     * frequency moves little, find their filters made */
+    weights_for(m, nchan_i, cal, theta, 5e-5f);
 }
 
 void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, float fallback_hz,
@@ -175,19 +278,11 @@ void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, 
     float theta = 2.0f * MW_PI_F * out->freq_hz * t_set;
     /* the filters of the last windows serve while the frequency stays within 0.02 % of
      * theirs (their response then moves by < 1e-6 at the fundamental, < 1e-5 at the 5th
-     * with 1 + 5 channels): the main loop's time per window stays what it was */
-    static mw_wcache wc;
-    if (m != wc.m || fabsf(theta - wc.theta) > 2e-4f * wc.theta) {
-        wc.m = m;
-        wc.theta = theta;
-        for (uint8_t k = 0; k < MW_MAX_I; k++)
-            wc.valid[k] = 0;
-    }
-    mw_interp ip;
-    uint8_t ip_ready = 0;
+     * with 1 + 5 channels), and mw_metrology_prepare has usually made them already */
+    weights_for(m, nchan_i, cal, theta, 2e-4f);
 
     /* per channel, multiplications only (a float division costs ~4 of them on the AVR) */
-    float inv_n = 1.0f / n, inv_nd = 1.0f / nd, a_cal = 1.0f / (360.0f * out->freq_hz * t_set);
+    float inv_n = 1.0f / n, inv_nd = 1.0f / nd;
     float mvl[MW_NLAG];
     for (uint8_t j = 0; j < MW_NLAG; j++)
         mvl[j] = (float)s->svl[j] * inv_n;
@@ -195,21 +290,9 @@ void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, 
         const mw_cal *c = &cal[1 + k];
         const mw_chsums *cs = &s->ch[k];
         float mi = (float)cs->si * inv_n;
-        float di = whole ? (float)(cs->x1_si - cs->x0_si) * inv_nd : mi;
+        float di = whole ? (float)(s->x1_si[k] - s->x0_si[k]) * inv_nd : mi;
         float var_i = (float)cs->sii * inv_n - 2.0f * di * mi + di * di;
-        /* fraction of the set interval from v(s) to the voltage instant we want */
-        /* phase_deg at the mains frequency is phase_deg / (360 f) seconds */
-        float *w = wc.w[k];
-        if (!wc.valid[k] || wc.phase_deg[k] != c->phase_deg) {
-            if (!ip_ready) {
-                mw_interp_init(&ip, wc.theta, cosf(wc.theta), sinf(wc.theta));
-                ip_ready = 1;
-            }
-            float a = (float)MW_SET_POS(k) / (float)m + c->phase_deg * a_cal;
-            mw_interp_weights(&ip, a, cosf(wc.theta * a), sinf(wc.theta * a), w);
-            wc.phase_deg[k] = c->phase_deg;
-            wc.valid[k] = 1;
-        }
+        const float *w = wc.w[k];
         /* sum_j w_j mean((i - di)(v(s + lag_j) - dv)) */
         float pv = 0, pm = 0, pw = 0;
         for (uint8_t j = 0; j < MW_NLAG; j++) {

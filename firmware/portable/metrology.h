@@ -5,9 +5,9 @@
  * first and last rising crossing (no filter, no start-up transient, and no bias from a
  * window that holds a non-integer number of cycles); the plain window means without mains.
  * Real power: the voltage at the instant of each current sample (shifted by the channel's
- * phase calibration) is reconstructed from the four voltage samples around it, v(s-1) ..
- * v(s+2), with a filter made exact at the measured mains frequency and at its 5th (or 3rd)
- * harmonic; applied to the ISR's lagged correlations after the fact (docs/firmware.md,
+ * phase calibration) is reconstructed from the six voltage samples around it, v(s-2) ..
+ * v(s+3) (four, v(s-1) .. v(s+2), in sets of more than MW_SET6_MAX_CONV conversions), with
+ * a filter made exact at the measured mains frequency and at harmonics (mw_interp); applied to the ISR's lagged correlations after the fact (docs/firmware.md,
  * "Metrology", compares the methods). Units: volts, amps, watts, hertz. */
 #ifndef MW_METROLOGY_H
 #define MW_METROLOGY_H
@@ -35,26 +35,37 @@ typedef struct {
 void mw_metrology_compute(const mw_sums *s, uint8_t nchan_i, const mw_cal *cal, float fallback_hz,
                           mw_metrology *out);
 
+/* Makes the filters (below) of every channel for a mains frequency hz ahead of time, in
+ * the main loop's idle time: mw_metrology_compute keeps them while the window's measured
+ * frequency is within 0.02 % of hz, and otherwise makes them itself (up to ~15 ms of the
+ * AVR's time with six taps and five channels, inside the window's line hold). */
+void mw_metrology_prepare(uint8_t nchan_i, const mw_cal *cal, float hz);
+
 /* Mean of the voltage samples (ADC code - 512) in the window, rounded: the threshold the
  * ISR uses to detect crossings in the next window. */
 int16_t mw_metrology_vmean(const mw_sums *s);
 
 /* The interpolation filter: weights w[j] of the voltage samples v(s + MW_LAG_LO + j) that
  * give the voltage at fraction a of the set interval past v(s), theta = 2 pi f x (set
- * interval). Exact at the fundamental and at the 5th harmonic, or the 3rd where 5 theta
- * >= 2.2 rad (too near the voltage samples' Nyquist frequency); two-tap sinusoidal
- * beyond. Prepared once per window (the system depends on theta only: LU-factorised),
- * then solved for each channel's a. */
+ * interval). ntaps = 6 (lags -2..3, sets of at most MW_SET6_MAX_CONV conversions): exact
+ * at the fundamental and at 4 f and 7 f where 7 theta < 2.2 rad, so that the error is
+ * small across the 3rd, 5th and 7th together (docs/firmware.md, "Choosing the
+ * interpolation"), else at f, 3 f and 5 f where 5 theta < 2.6 rad, else as with four. ntaps
+ * = 4 (lags -1..2; w[0] = w[5] = 0): exact at the fundamental and at the 5th harmonic, or
+ * the 3rd where 5 theta >= 2.2 rad (too near the voltage samples' Nyquist frequency); the
+ * two-tap sinusoidal interpolation beyond. Prepared once per window (the system depends on
+ * theta only: LU-factorised), then solved for each channel's a. */
+#define MW_INTERP_MAXH 3 /* exact harmonics */
 typedef struct {
-    float theta;
-    uint8_t ok, h2;
+    float theta, c1, s1; /* theta, cos and sin of it */
+    uint8_t ok, nt, nh;  /* usable, taps, exact harmonics */
+    uint8_t h[MW_INTERP_MAXH];
     uint8_t perm[MW_NLAG];
     float lu[MW_NLAG][MW_NLAG];
     float rdiag[MW_NLAG]; /* 1 / lu[r][r] */
 } mw_interp;
-void mw_interp_init(mw_interp *ip, float theta, float cos_theta, float sin_theta);
-/* c, sn: cos and sin of theta a (the caller may have them cheaper than a sine each) */
-void mw_interp_weights(const mw_interp *ip, float a, float c, float sn, float *w);
+void mw_interp_init(mw_interp *ip, float theta, uint8_t ntaps);
+void mw_interp_weights(const mw_interp *ip, float a, float *w);
 /* The filters of each current channel, kept from window to window (metrology.c). */
 typedef struct {
     float theta;
@@ -64,6 +75,6 @@ typedef struct {
     float w[MW_MAX_I][MW_NLAG];
 } mw_wcache;
 /* Both at once. */
-void mw_metrology_weights(float theta, float a, float *w);
+void mw_metrology_weights(float theta, float a, uint8_t ntaps, float *w);
 
 #endif

@@ -11,7 +11,7 @@
  * these neighbouring voltage samples (metrology.h), after the fact, at the frequency it
  * measured. A product with a later voltage sample belongs to the window of its current
  * sample, so a closing window keeps receiving them during the first MW_LAG_HI sets of the
- * next one. sum(v(s + j)) over the same sets is kept for each lag, for the DC offsets. At
+ * next one (two in sets without the outer lags). sum(v(s + j)) over the same sets is kept for each lag, for the DC offsets. At
  * each rising voltage crossing the ISR also snapshots sum(v) and sum(i), so the DC offsets
  * can be taken over a whole number of mains cycles of the window's own samples. */
 #ifndef MW_SUMS_H
@@ -27,18 +27,24 @@
 #define MW_SET_CONV(nchan_i) ((nchan_i) + 2)
 #define MW_SET_POS(k) ((k) + 2)
 
-/* The lags of the voltage samples correlated with each current sample: v(s-1) .. v(s+2),
- * four taps around the current sample's instant (between v(s) and v(s+1)). */
-#define MW_LAG_LO (-1)
-#define MW_LAG_HI 2
+/* The lags of the voltage samples correlated with each current sample: v(s-2) .. v(s+3),
+ * six taps around the current sample's instant (between v(s) and v(s+1)). The outer two,
+ * v(s-2) and v(s+3), only in sets of at most MW_SET6_MAX_CONV conversions (1 V + up to 7
+ * I): there they let the filter be exact at the 7th harmonic too (the voltage samples
+ * are close enough for it: 7 theta < 2.6 rad at 60 Hz); in longer sets the 7th is above
+ * or near the voltage samples' Nyquist frequency and no filter can rebuild it, so the ISR
+ * saves the two products (16 channels: the ISR budget) and the filter uses v(s-1) ..
+ * v(s+2) (MW_NTAPS). */
+#define MW_LAG_LO (-2)
+#define MW_LAG_HI 3
 #define MW_NLAG (MW_LAG_HI - MW_LAG_LO + 1)
+#define MW_SET6_MAX_CONV 9
+#define MW_NTAPS(m) ((m) <= MW_SET6_MAX_CONV ? 6 : 4)
 
 /* One current channel's sums (one block, so the ISR addresses them from one pointer). */
 typedef struct {
     int32_t si, sii;
-    int32_t svi[MW_NLAG]; /* sum i(s) * v(s + MW_LAG_LO + j) */
-    /* sum i over the sets before the first / last crossing (see mw_sums) */
-    int32_t x0_si, x1_si;
+    int32_t svi[MW_NLAG]; /* sum i(s) * v(s + MW_LAG_LO + j); the outer two 0 in long sets */
 } mw_chsums;
 
 /* One kind of crossing (rising or falling), for a least-squares line through all of them:
@@ -67,6 +73,7 @@ typedef struct {
     /* sums over the sets before the first / last crossing: their differences cover whole
      * mains cycles, from which the DC offsets are taken without bias */
     int32_t x0_sv, x1_sv;
+    int32_t x0_si[MW_MAX_I], x1_si[MW_MAX_I]; /* the same for each current channel */
     mw_chsums ch[MW_MAX_I];
 } mw_sums;
 

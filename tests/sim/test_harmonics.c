@@ -272,8 +272,10 @@ static void harmonics_60(void **s)
     sc.m.ph[5] = 2.5;
     sc.m.a[7] = 0.02;
     sc.m.ph[7] = -0.7;
-    /* the 7th (420 Hz) is reconstructed 8 % off at 60 Hz with four taps: up to 0.1 % */
-    set_tols(&sc, 3e-3, 1.5e-3);
+    /* issue 20's goal, 0.05 %: the six-tap filter (exact at f, 4f, 7f) is within 0.9 / 1.7
+     * / 0 % at the 3rd / 5th / 7th (measured: +0.043 % on the worst channel); with four
+     * taps (exact at f and 5f) the 7th came out 14 % off: -0.131 % */
+    set_tols(&sc, 3e-3, 5e-4);
     run_scene(&sc);
 }
 
@@ -345,6 +347,8 @@ static void frequency(void **s)
 static void isr_budget(void **s)
 {
     static const char *maps[] = {"CH 0 1 2 3 4 5", "CH 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"};
+    uint64_t worst[2];
+    double cpu_of[2];
     for (int i = 0; i < 2; i++) {
         h_board *h = h_open();
         assert_string_equal(h_cmd(h, maps[i]), "OK,CH");
@@ -363,10 +367,17 @@ static void isr_budget(void **s)
             assert_int_equal(h->win[w].missed, 0);
             assert_false(h->win[w].flags & MW_FLAG_OVERRUN);
         }
-        assert_true(max <= 1250);
-        assert_true(cpu <= 0.36); /* issue 20: not above 36 % with 16 channels */
+        worst[i] = max;
+        cpu_of[i] = cpu;
         h_close(h);
     }
+    for (int i = 0; i < 2; i++)
+        assert_true(worst[i] <= 1250);
+    /* issue 20: not above 36 % with 16 channels (measured 34.5 %); 1 V + 5 I pays for the
+     * two outer lags of its six-tap filter (measured 38.6 %, 32.9 % with four taps), with
+     * the 16-channel main loop's work to spare */
+    assert_true(cpu_of[1] <= 0.36);
+    assert_true(cpu_of[0] <= 0.40);
 }
 
 int main(void)
@@ -377,5 +388,7 @@ int main(void)
         cmocka_unit_test(frequency),      cmocka_unit_test(sixteen_channels),
         cmocka_unit_test(isr_budget),
     };
+    const char *only = getenv("MW_TEST_FILTER"); /* e.g. "isr_budget": one case, by name */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests_name("harmonics", tests, NULL, NULL);
 }
