@@ -17,8 +17,8 @@
  * are merged into RUNDIR/trace.db (mw_merge_hosts.h). RUNDIR is made with one mkdir (an
  * existing one is refused without --force); an existing hosts/ or hosts/HOST must be a
  * directory of this user's (lstat: a link is refused). Only datagrams carrying the run's
- * secret (record_hosts.h; MW_RUN_SECRET in the launcher's environment, not CMD's) are
- * answered or heeded. */
+ * MAC under the run's key (record_hosts.h; MW_RUN_SECRET in the launcher's environment,
+ * not CMD's) and a fresh seq are answered or heeded. */
 #include <errno.h>
 #include <ftw.h>
 #include <netdb.h>
@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
+#include <sodium.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,7 +58,8 @@ typedef struct {
     int fd, thread_on; /* thread_on: th runs (joined by clock_end) */
     atomic_int stop, quit;
     pthread_t th;
-    uint8_t key[MW_RUN_SECRET_LEN]; /* the run's secret (record_hosts.h) */
+    uint8_t key[MW_RUN_SECRET_LEN]; /* the run's key (record_hosts.h) */
+    uint64_t last_seq[MW_HOSTS_MAX][3]; /* per host and kind: the last heeded request's seq */
     char *spec; /* malloc'd copy */
 } hosts_t;
 
@@ -71,11 +73,29 @@ static int64_t now_ns(clockid_t c)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int mw_hosts_key_eq(const uint8_t *a, const uint8_t *b)
+int mw_hosts_sign(void *msg, size_t len, const uint8_t key[MW_RUN_SECRET_LEN])
 {
-    volatile uint8_t d = 0;
-    for (int i = 0; i < MW_RUN_SECRET_LEN; i++) d |= (uint8_t)(a[i] ^ b[i]);
-    return d == 0;
+    if (len < MW_CLK_TAG_LEN || sodium_init() < 0) return -1;
+    uint8_t *m = msg;
+    crypto_auth(m + len - MW_CLK_TAG_LEN, m, len - MW_CLK_TAG_LEN, key);
+    return 0;
+}
+
+int mw_hosts_verify(const void *msg, size_t len, const uint8_t key[MW_RUN_SECRET_LEN])
+{
+    const uint8_t *m = msg;
+    if (len < MW_CLK_TAG_LEN || sodium_init() < 0) return 0;
+    return crypto_auth_verify(m + len - MW_CLK_TAG_LEN, m, len - MW_CLK_TAG_LEN, key) == 0;
+}
+
+uint64_t mw_hosts_next_seq(void)
+{
+    static _Atomic uint64_t last;
+    uint64_t t = (uint64_t)now_ns(CLOCK_MONOTONIC), prev = atomic_load(&last), next;
+    do
+        next = t > prev ? t : prev + 1;
+    while (!atomic_compare_exchange_weak(&last, &prev, next));
+    return next;
 }
 
 int mw_hosts_secret_get(uint8_t key[MW_RUN_SECRET_LEN])
@@ -155,19 +175,26 @@ static void *clock_server(void *arg)
         struct sockaddr_storage from;
         socklen_t fl = sizeof from;
         ssize_t n = recvfrom(h->fd, &q, sizeof q, 0, (struct sockaddr *)&from, &fl);
-        if (n != (ssize_t)sizeof q || q.magic != MW_CLK_MAGIC || !mw_hosts_key_eq(q.key, h->key))
+        if (n != (ssize_t)sizeof q || q.magic != MW_CLK_MAGIC || q.kind > MW_CLK_FAILED ||
+            !mw_hosts_verify(&q, sizeof q, h->key))
             continue; /* not from one of this run's agents */
         q.host[MW_HOST_NAME_MAX] = '\0';
         mw_clk_reply r = {.magic = MW_CLK_MAGIC, .seq = q.seq, .stop = (uint32_t)h->stop};
-        memcpy(r.key, h->key, sizeof r.key);
+        int replay = 0;
         for (int i = 0; i < h->n; i++)
             if (!strcmp(h->name[i], q.host)) {
                 r.known = 1;
+                if (q.seq <= h->last_seq[i][q.kind]) {
+                    replay = 1; /* an earlier request again (a replay, or reordered) */
+                    break;
+                }
+                h->last_seq[i][q.kind] = q.seq;
                 if (q.kind == MW_CLK_FAILED) h->failed[i] = 1;
                 if (q.kind == MW_CLK_READY) h->ready[i] = 1;
             }
-        if (q.kind != MW_CLK_EXCHANGE) continue;
+        if (replay || q.kind != MW_CLK_EXCHANGE) continue;
         r.t2_ns = now_ns(CLOCK_REALTIME);
+        if (mw_hosts_sign(&r, sizeof r, h->key) != 0) continue;
         sendto(h->fd, &r, sizeof r, 0, (struct sockaddr *)&from, fl);
     }
     return NULL;
@@ -210,7 +237,7 @@ static void clock_end(hosts_t *h)
     h->fd = -1;
 }
 
-/* the run's secret into h->key and the environment (MW_RUN_SECRET, inherited by the
+/* the run's key into h->key and the environment (MW_RUN_SECRET, inherited by the
  * launcher and so by the agents: never on a command line); 0, or -1 */
 static int make_secret(hosts_t *h)
 {
