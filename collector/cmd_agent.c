@@ -322,6 +322,7 @@ int cmd_agent(int argc, char **argv)
     if (pid < 0) return MW_EXIT_FAIL;
     if (pid == 0) { /* the read end goes through mw record to its command */
         fcntl(p[0], F_SETFD, 0);
+        setenv("MW_AGENT_HOST", host, 1); /* record_slurm.c: the merge maps nodes */
         execv(mw, av);
         _exit(127);
     }

@@ -302,6 +302,9 @@ static void build_launch(argv_t *a, hosts_t *h, const char *mw, const char *rund
         }
         add(a, "srun"), add(a, "--overlap"), add(a, nn), add(a, nt);
         add(a, "--ntasks-per-node=1"), add(a, nl), add(a, "--kill-on-bad-exit=0");
+        /* the agents need MW_RUN_SECRET (and PATH, MW_*): whatever a site's SLURM_EXPORT_ENV
+         * (e.g. NONE) or the allocation's --export says, the option overrides it */
+        add(a, "--export=ALL");
         agent_common(a, mw, rundir, clock, force);
         nodes[0] = '\0';
         for (int i = 0; i < h->n; i++) { /* HOST=METER,... */
@@ -424,8 +427,27 @@ static int run_cmd(char **cmd, const char *rundir, int64_t *t0, int64_t *t1)
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
+/* a Slurm job or step id from the environment: a whole number, else NULL */
+static const char *slurm_id(const char *var)
+{
+    const char *v = getenv(var);
+    if (!v || !*v || strlen(v) > 20 || strspn(v, "0123456789") != strlen(v)) return NULL;
+    return v;
+}
+
+/* the launcher's own Slurm job and step (the merge took the job's nodes and the node to
+ * channel map from the host stores, mw_merge_hosts.h); 0, or -1 */
+static int note_slurm(mw_store *st)
+{
+    const char *job = slurm_id("SLURM_JOB_ID"), *step = slurm_id("SLURM_STEP_ID");
+    if (!job) return 0;
+    int rc = mw_store_meta_set(st, "slurm_job_id", job);
+    if (step) rc |= mw_store_meta_set(st, "slurm_step_id", step);
+    return rc;
+}
+
 /* what the launching host knows into the merged run: the machine, the command, its span
- * (phase "command" of kind "mw") and exit status, the launcher */
+ * (phase "command" of kind "mw") and exit status, the launcher, its Slurm job */
 static void note_run(const char *rundir, char **cmd, char **argv, int64_t t0, int64_t t1,
                      int code)
 {
@@ -444,6 +466,7 @@ static void note_run(const char *rundir, char **cmd, char **argv, int64_t t0, in
     snprintf(b, sizeof b, "%d", code);
     rc |= mw_store_meta_set(st, "exit_status", b);
     rc |= mw_store_meta_set(st, "launcher", use_srun() ? "srun" : "mpirun");
+    rc |= note_slurm(st);
     mw_store_phase ph = {.rank = -1, .host = host, .kind = "mw", .name = "command",
                          .start_ns = t0, .end_ns = t1, .pid = getpid(), .peer = -1};
     if (t0) rc |= mw_store_phase_add(st, &ph);

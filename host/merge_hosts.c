@@ -631,6 +631,68 @@ static const char make_idx[] =
     "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM samples"
     " HAVING count(*) > 0";
 
+/* ---- the Slurm job ----------------------------------------------------------------------- */
+
+/* The job the host stores were recorded in (their slurm_* meta, record_slurm.c) as the merged
+ * run's, so that mw jobs counts it: slurm_job_id, slurm_cluster, slurm_job_nodelist and
+ * slurm_nodes when every host store that has the key agrees (none is taken when they differ:
+ * stores of several jobs), and slurm_node_channels / slurm_nodes_without_channel made anew
+ * over the merged channels: a channel measures node N when its host is N, or, without a host,
+ * when its meter's host is N (a meter measures the host it hangs on). The hosts' own step
+ * (the agents') is left as host.HOST:slurm_step_id; mw record --meter-hosts adds its own. */
+static const char slurm_same_sql[] =
+    "SELECT count(DISTINCT value), min(value) FROM meta WHERE key LIKE 'host.%:' || ?1";
+static const char slurm_map_sql[] =
+    "SELECT group_concat(name, '+') FROM (SELECT c.name FROM channels c"
+    " JOIN meters m ON m.meter = c.meter WHERE coalesce(c.host, m.host) = ?1"
+    " ORDER BY c.channel)";
+
+static int one_text(mw_store *out, const char *sql, const char *arg, char *v, size_t n)
+{
+    sqlite3_stmt *q;
+    v[0] = '\0';
+    if (sqlite3_prepare_v2(mw_store_sqlite(out), sql, -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "merging");
+    sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(q);
+    int col = sqlite3_column_count(q) - 1; /* the last column; the first a count if two */
+    if (rc == SQLITE_ROW && (col == 0 || sqlite3_column_int(q, 0) == 1) &&
+        sqlite3_column_text(q, col))
+        snprintf(v, n, "%s", (const char *)sqlite3_column_text(q, col));
+    sqlite3_finalize(q);
+    return rc == SQLITE_ROW ? 0 : mw_store_db_error(out, "merging");
+}
+
+static int slurm_meta(mw_store *out)
+{
+    static const char *const keys[] = {"slurm_job_id", "slurm_cluster", "slurm_job_nodelist",
+                                       "slurm_nodes"};
+    static char v[65536], map[65536], missing[16384];
+    int rc = 0;
+    for (size_t k = 0; !rc && k < sizeof keys / sizeof *keys; k++) {
+        rc = one_text(out, slurm_same_sql, keys[k], v, sizeof v);
+        if (!rc && v[0]) rc = mw_store_meta_set(out, keys[k], v);
+        if (!rc && k == 0 && !v[0]) return 0; /* not one job's */
+    }
+    if (rc || mw_store_meta_get(out, "slurm_nodes", v, sizeof v) != 0 || !v[0]) return rc;
+    size_t lm = 0, lx = 0;
+    map[0] = missing[0] = '\0';
+    for (char *save = NULL, *node = strtok_r(v, ",", &save); !rc && node;
+         node = strtok_r(NULL, ",", &save)) {
+        char ch[4096];
+        rc = one_text(out, slurm_map_sql, node, ch, sizeof ch);
+        int w = snprintf(map + lm, sizeof map - lm, "%s%s=%s", lm ? " " : "", node,
+                         ch[0] ? ch : "-");
+        if (w > 0 && (size_t)w < sizeof map - lm) lm += (size_t)w;
+        if (ch[0]) continue;
+        w = snprintf(missing + lx, sizeof missing - lx, "%s%s", lx ? "," : "", node);
+        if (w > 0 && (size_t)w < sizeof missing - lx) lx += (size_t)w;
+    }
+    if (!rc) rc = mw_store_meta_set(out, "slurm_node_channels", map);
+    if (!rc) rc = mw_store_meta_set(out, "slurm_nodes_without_channel", missing);
+    return rc;
+}
+
 int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats *st,
                    void (*say)(void *ctx, const char *line), void *ctx, char *err,
                    size_t errlen)
@@ -670,6 +732,7 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
         if (mw_store_meta_get(out, key, v, sizeof v) == 0)
             rc = mw_store_meta_set(out, "meter_rate_hz", v);
     }
+    if (!rc) rc = slurm_meta(out);
     if (!rc) rc = mw_store_commit(out);
     if (!rc) rc = exec(out, make_idx);
     mw_run_counts c;

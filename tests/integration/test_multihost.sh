@@ -213,6 +213,16 @@ bad_usage() {
 }
 
 # the same run with the agents started by a real srun job step on two slurmd nodes
+# node_map RUN: "n1=CH+CH n2=CH+CH" from the merged channels by their meters' hosts (the
+# vmeters' channels all measure the host they hang on)
+node_map() {
+  local n out=""
+  for n in n1 n2; do
+    out="$out${out:+ }$n=$(q "$1" "select group_concat(c.name, '+') from (select c.name from channels c join meters m using (meter) where m.host = '$n' order by c.channel) c")"
+  done
+  printf '%s' "$out"
+}
+
 slurm_step() {
   . tests/integration/slurm_lib.sh
   if ! slurm_start 2 >"$TMP/slurm.out" 2>&1; then
@@ -220,11 +230,35 @@ slurm_step() {
     return 0
   fi
   R=$TMP/slurm_run
-  MW_TEST_LAUNCH_HOST= timeout 120 salloc -N 2 -Q "$MW" record -o "$R" --meter-hosts "n1=$TMP/m1,n2=$TMP/m2" -- sleep 3 >"$TMP/srun.out" 2>&1
-  expect_eq "exit" "$?" 0
+  # a site's SLURM_EXPORT_ENV=NONE: srun would pass the agents no environment (no run key,
+  # no PATH); the launcher's own srun line overrides it. The job id: CMD's own SLURM_JOB_ID.
+  SLURM_EXPORT_ENV=NONE MW_TEST_LAUNCH_HOST= timeout 120 salloc -N 2 -Q "$MW" record -o "$R" --meter-hosts "n1=$TMP/m1,n2=$TMP/m2" -- sh -c "echo \$SLURM_JOB_ID >'$TMP/jobid'; sleep 3" >"$TMP/srun.out" 2>&1
+  expect_eq "exit (SLURM_EXPORT_ENV=NONE)" "$?" 0
   expect_eq "launcher" "$(q "$R" "select value from meta where key='launcher'")" srun
   expect_eq "meters on n1, n2" "$(q "$R" "select group_concat(host, ' ') from meters")" "n1 n2"
   expect_eq "status" "$(q "$R" "select value from meta where key='status'")" complete
+  # the merged run is the job's: its slurm_* meta, so that mw jobs counts it
+  local job; job=$(cat "$TMP/jobid")
+  check "CMD saw a job id" test -n "$job"
+  expect_eq "merged slurm_job_id" "$(q "$R" "select value from meta where key='slurm_job_id'")" "$job"
+  expect_eq "merged slurm_nodes" "$(q "$R" "select value from meta where key='slurm_nodes'")" "n1,n2"
+  expect_eq "merged slurm_node_channels: each node its own meter's channels" \
+    "$(q "$R" "select value from meta where key='slurm_node_channels'")" "$(node_map "$R")"
+  expect_eq "no node without a channel" "$(q "$R" "select value from meta where key='slurm_nodes_without_channel'")" ""
+  "$MW" jobs "$R" >"$TMP/mwjobs.txt" 2>&1
+  expect_eq "mw jobs: exit" "$?" 0
+  expect_grep "mw jobs counts the merged run under its job" "job $job " "$TMP/mwjobs.txt"
+  expect_eq "mw jobs: every node measured (each by its meter's channels)" "$(grep -c "nodes no channel measures" "$TMP/mwjobs.txt")" 0
+  expect_eq "mw jobs: the job's nodes' total is every channel's" \
+    "$(awk '/total, the job.s nodes/ { print $(NF - 1) }' "$TMP/mwjobs.txt")" \
+    "$(awk '/total, all channels/ { print $(NF - 1) }' "$TMP/mwjobs.txt")"
+  # the condition is real: under SLURM_EXPORT_ENV=NONE this Slurm's srun passes no variable
+  MW_MARK=1 SLURM_EXPORT_ENV=NONE timeout 60 salloc -N 1 -Q srun /usr/bin/env >"$TMP/none.env" 2>&1
+  expect_eq "SLURM_EXPORT_ENV=NONE strips srun's environment here (the step ran: 1, MW_MARK: 0)" "$(grep -c "^SLURM_JOB_ID=" "$TMP/none.env") $(grep -c "^MW_MARK=" "$TMP/none.env")" "1 0"
+  # mw merge over it anew keeps them
+  "$MW" merge "$R" >/dev/null 2>&1
+  expect_eq "mw merge again: slurm_job_id" "$(q "$R" "select value from meta where key='slurm_job_id'")" "$job"
+  expect_eq "mw merge again: slurm_node_channels" "$(q "$R" "select value from meta where key='slurm_node_channels'")" "$(node_map "$R")"
   slurm_stop
 }
 
