@@ -548,9 +548,11 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
         code = code ? code : MW_EXIT_FAIL;
     } else {
         note_run(rundir, cmd, argv, t0, t1, code);
+        char al[200];
+        mw_merge_hosts_align_text(&ms, al, sizeof al);
         if (!quiet)
-            fprintf(stderr, "mw record: %d hosts merged: %d channels, %lld windows (%s)\n",
-                    ms.hosts, ms.channels, ms.samples, ms.status);
+            fprintf(stderr, "mw record: %d hosts merged: %d channels, %lld windows (%s); %s\n",
+                    ms.hosts, ms.channels, ms.samples, ms.status, al);
         if (ms.lost && code == 0) code = MW_EXIT_FAIL;
     }
     free(nodes);
