@@ -85,6 +85,11 @@ two_hosts() {
   expect_eq "analyze: exit" "$?" 0
   expect_num "analyze: h1:ch1 mean power (W)" "$(awk '$1 == "h1:ch1" && $NF != "" { for (i = 1; i <= NF; i++) if ($i == "W" && !seen++) print $(i-1) }' "$TMP/an.txt" | head -1)" 97 103
   expect_num "analyze: h2:ch1 mean power (W)" "$(awk '$1 == "h2:ch1" { for (i = 1; i <= NF; i++) if ($i == "W" && !seen++) print $(i-1) }' "$TMP/an.txt" | head -1)" 194 206
+  # the report's metadata has a row per meter host with its clock (offset, bound, p99)
+  "$MW" report "$R" -o "$TMP/rep" --no-figures -q >/dev/null 2>&1
+  expect_eq "report: exit" "$?" 0
+  expect_eq "report: a Meter hosts table, rows h1 and h2, each with its alignment p99" \
+    "$(grep -A8 '<h3>Meter hosts</h3>' "$TMP/rep/index.html" | grep -oE '<tr><td>h[12]</td>(<td class="n">[-0-9.]+ µs</td>){3}' | grep -oE 'h[12]' | tr '\n' ' ')" "h1 h2 "
   # mw merge by hand gives the same trace again
   local n; n=$(q "$R" "select count(*) from samples")
   "$MW" merge "$R" >"$TMP/merge.out" 2>&1
