@@ -15,7 +15,7 @@ VERSION  := 0.1.0
 GIT_ID   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # pkg-config is evaluated lazily (=), after `make deps` has had a chance to install things.
-PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl json-c otf2
+PKGS      = simavr libserialport libusb-1.0 sqlite3 gsl json-c otf2 libsodium
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lpthread -lutil -lm
 

@@ -18,8 +18,9 @@
  * for the store. It exits 0 whatever became of the recorder, so that the launcher (mpirun
  * aborts a job when one process fails) leaves the other hosts' agents alone; a recorder
  * that failed (its meter could not be used) is said to the launcher at once. Every datagram
- * carries the run's secret (MW_RUN_SECRET from the environment, record_hosts.h); replies
- * without it are ignored, requests start from a random seq, and an exchange waits at most
+ * carries a MAC under the run's key (MW_RUN_SECRET from the environment, record_hosts.h);
+ * replies whose tag does not verify or that answer another request are ignored, each
+ * request has a fresh, increasing seq, and an exchange waits at most
  * 200 ms in all, whatever arrives.
  * MW_TEST_CLOCK_STEP_NS=N with MW_TEST_CLOCK_STEP_AT_S=S (tests only) adds N ns to this
  * host's clock readings in the exchanges from S s after the agent started (only on host H
@@ -31,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -97,12 +97,13 @@ static int64_t host_now(const fake_clock *f)
 
 /* one exchange: 1 answered (offset, uncertainty, stop out), 0 no answer in 200 ms (a fixed
  * deadline: datagrams that are not the answer cannot keep it waiting) */
-static int exchange(int fd, const agent_opts *o, uint32_t seq, const fake_clock *f,
+static int exchange(int fd, const agent_opts *o, const fake_clock *f,
                     int64_t *mid_ns, int64_t *offset_ns, int64_t *unc_ns, int *stop)
 {
-    mw_clk_request q = {.magic = MW_CLK_MAGIC, .seq = seq};
-    memcpy(q.key, o->key, sizeof q.key);
+    mw_clk_request q = {.magic = MW_CLK_MAGIC, .kind = MW_CLK_EXCHANGE};
     snprintf(q.host, sizeof q.host, "%s", o->host);
+    q.seq = mw_hosts_next_seq();
+    if (mw_hosts_sign(&q, sizeof q, o->key) != 0) return 0; /* before t1: not in the round trip */
     int64_t t1 = host_now(f), end = now_ns(CLOCK_MONOTONIC) + 200000000LL;
     if (send(fd, &q, sizeof q, 0) != (ssize_t)sizeof q) return 0;
     struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -111,9 +112,9 @@ static int exchange(int fd, const agent_opts *o, uint32_t seq, const fake_clock 
         if (left_ms <= 0 || poll(&p, 1, (int)left_ms) <= 0) return 0;
         mw_clk_reply r;
         if (recv(fd, &r, sizeof r, 0) != (ssize_t)sizeof r || r.magic != MW_CLK_MAGIC ||
-            !mw_hosts_key_eq(r.key, o->key))
+            !mw_hosts_verify(&r, sizeof r, o->key))
             continue; /* not the launcher's */
-        if (r.seq != seq) continue; /* a late answer to an earlier request */
+        if (r.seq != q.seq) continue; /* a late (or replayed) answer to an earlier request */
         int64_t t3 = host_now(f);
         *mid_ns = t1 + (t3 - t1) / 2;
         *offset_ns = *mid_ns - r.t2_ns;
@@ -130,10 +131,11 @@ static void notice(const agent_opts *o, const char *host, uint32_t kind)
     int fd = connect_clock(o->clock);
     if (fd < 0) return;
     mw_clk_request q = {.magic = MW_CLK_MAGIC, .kind = kind};
-    memcpy(q.key, o->key, sizeof q.key);
     snprintf(q.host, sizeof q.host, "%s", host);
-    for (int i = 0; i < 3; i++)
-        if (send(fd, &q, sizeof q, 0) < 0) break;
+    for (int i = 0; i < 3; i++) { /* each its own seq: the launcher heeds the first to come */
+        q.seq = mw_hosts_next_seq();
+        if (mw_hosts_sign(&q, sizeof q, o->key) != 0 || send(fd, &q, sizeof q, 0) < 0) break;
+    }
     close(fd);
 }
 
@@ -167,14 +169,12 @@ static int clock_loop(const agent_opts *o, int fd, pid_t rec, xrows *x, int *ws)
     fake_clock f = {s ? strtoll(s, NULL, 10) : 0, at ? (int64_t)(atof(at) * 1e9) : 0,
                     now_ns(CLOCK_MONOTONIC)};
     int64_t last_answer = now_ns(CLOCK_MONOTONIC);
-    uint32_t seq = 0; /* from a random start: not to be guessed from outside */
-    if (getrandom(&seq, sizeof seq, 0) != (ssize_t)sizeof seq) seq = (uint32_t)getpid();
     for (int stop = 0; !stop;) {
         int64_t best_mid = 0, best_off = 0, best_unc = INT64_MAX;
         for (int k = 0; k < 4 && fd >= 0; k++) {
             int64_t mid, off, unc;
             int st_k = 0;
-            if (exchange(fd, o, ++seq, &f, &mid, &off, &unc, &st_k) && unc < best_unc)
+            if (exchange(fd, o, &f, &mid, &off, &unc, &st_k) && unc < best_unc)
                 best_mid = mid, best_off = off, best_unc = unc;
             stop |= st_k;
         }
@@ -287,7 +287,7 @@ int cmd_agent(int argc, char **argv)
         return mw_cli_usage_error("agent", "no usable host name ('%s')", host);
     o.host = host;
     int no_key = mw_hosts_secret_get(o.key) != 0;
-    const char *no_key_msg = "no run secret (MW_RUN_SECRET: 32 hex digits, given by mw "
+    const char *no_key_msg = "no run secret (MW_RUN_SECRET: 64 hex digits, given by mw "
                              "record --meter-hosts through the environment)";
     if (o.wait_fd) {
         int64_t fd;
@@ -322,6 +322,7 @@ int cmd_agent(int argc, char **argv)
     if (pid < 0) return MW_EXIT_FAIL;
     if (pid == 0) { /* the read end goes through mw record to its command */
         fcntl(p[0], F_SETFD, 0);
+        setenv("MW_AGENT_HOST", host, 1); /* record_slurm.c: the merge maps nodes */
         execv(mw, av);
         _exit(127);
     }

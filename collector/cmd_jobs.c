@@ -7,7 +7,8 @@
  * left out. Each run is read once (run_summary.c: the exact sum of power_mw x window length
  * per channel, in pJ); a job's energy per channel is the sum over its steps' runs, matched by
  * channel name, in J and Wh (1 Wh = 3600 J). A channel is "of the job" when what it measures
- * (its host, else its name: the rule of record_slurm.c) is one of the job's nodes; the totals
+ * (its host, else its name: the rule of record_slurm.c; in a run merged from meter hosts,
+ * mw record --meter-hosts, its host, else its meter's host) is one of the job's nodes; the totals
  * are given for the job's nodes and for every channel (switches, other nodes). A job's
  * duration is the sum of its steps' recorded spans (first window's start to last window's
  * end); steps whose spans overlap are flagged: their energies count the same time twice
@@ -63,8 +64,9 @@ static void usage(FILE *out)
             "runs, e.g. the DIR of srun --mw-record=DIR (one run per job step, DIR/JOB.STEP)\n"
             "or runs made by mw record inside salloc/sbatch; runs without a Slurm job are left\n"
             "out. A job's energy per channel is the sum over its steps, in J and Wh; a channel\n"
-            "is of the job when the host it measures (NAME@HOST, else its name) is one of the\n"
-            "job's nodes. Steps recorded at the same time are flagged (their energies overlap).\n"
+            "is of the job when the host it measures (NAME@HOST, else its name; in a run of\n"
+            "meters on several hosts, else its meter's host) is one of the job's nodes.\n"
+            "Steps recorded at the same time are flagged (their energies overlap).\n"
             "docs/slurm.md.\n\n"
             "  --json       one JSON document (docs/schemas/megawatt.jobs-1.schema.json)\n"
             "  -h, --help   this text\n\n"
@@ -147,6 +149,26 @@ static int slurm_keys(mw_store *s, char *id, char *step, char *cluster, char **n
 }
 
 /* one run into a; the exit code */
+/* a run merged from meter hosts (mw_merge_hosts.h): a channel without a host measures its
+ * meter's host (the meters' hosts are the nodes there); 0, or -1 on a read error */
+static int meter_hosts(mw_store *s, mw_runsum_run *r)
+{
+    char from[64];
+    if (mw_store_meta_get(s, "channels_from", from, sizeof from) != 0 ||
+        strcmp(from, "hosts (mw merge)") != 0)
+        return 0;
+    mw_run_cursor *c = mw_run_meters(s);
+    if (!c) return -1;
+    mw_run_meter m;
+    int rc;
+    while ((rc = mw_run_meter_next(c, &m)) == 1)
+        for (int i = 0; m.host && i < r->nch; i++)
+            if (r->ch[i].meter == m.meter && !strcmp(r->ch[i].host, "-"))
+                snprintf(r->ch[i].host, sizeof r->ch[i].host, "%s", m.host);
+    mw_run_close(c);
+    return rc < 0 ? -1 : 0;
+}
+
 static int read_run(jobs_all *a, const char *dir)
 {
     int code = MW_EXIT_OK;
@@ -165,6 +187,8 @@ static int read_run(jobs_all *a, const char *dir)
     } else if (k == 0 && mw_runsum_read("jobs", s, &r)) /* only a job's run is read; a damaged
                                                           * one is bad input, 2 (docs/cli.md) */
         code = mw_store_bad_input(s) ? MW_EXIT_USAGE : MW_EXIT_FAIL;
+    else if (k == 0 && meter_hosts(s, &r) != 0)
+        code = (mw_runsum_fail("jobs", s), MW_EXIT_FAIL);
     mw_run_snapshot_end(s);
     mw_store_close(s);
     if (k != 0 || code) {

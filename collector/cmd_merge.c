@@ -58,8 +58,11 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "mw merge: %s\n", err);
             return MW_EXIT_FAIL;
         }
-        printf("mw merge: %s: %d host%s, %d channels, %lld windows, %lld gaps: %s\n", argv[1],
-               hs.hosts, hs.hosts == 1 ? "" : "s", hs.channels, hs.samples, hs.gaps, hs.status);
+        char al[200];
+        mw_merge_hosts_align_text(&hs, al, sizeof al);
+        printf("mw merge: %s: %d host%s, %d channels, %lld windows, %lld gaps: %s; %s\n", argv[1],
+               hs.hosts, hs.hosts == 1 ? "" : "s", hs.channels, hs.samples, hs.gaps, hs.status,
+               al);
     }
     if (!mw_store_exists(argv[1])) {
         fprintf(stderr, "mw merge: %s: not a run (no trace.db)\n", argv[1]);

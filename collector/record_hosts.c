@@ -17,8 +17,8 @@
  * are merged into RUNDIR/trace.db (mw_merge_hosts.h). RUNDIR is made with one mkdir (an
  * existing one is refused without --force); an existing hosts/ or hosts/HOST must be a
  * directory of this user's (lstat: a link is refused). Only datagrams carrying the run's
- * secret (record_hosts.h; MW_RUN_SECRET in the launcher's environment, not CMD's) are
- * answered or heeded. */
+ * MAC under the run's key (record_hosts.h; MW_RUN_SECRET in the launcher's environment,
+ * not CMD's) and a fresh seq are answered or heeded. */
 #include <errno.h>
 #include <ftw.h>
 #include <netdb.h>
@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
+#include <sodium.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,7 +58,8 @@ typedef struct {
     int fd, thread_on; /* thread_on: th runs (joined by clock_end) */
     atomic_int stop, quit;
     pthread_t th;
-    uint8_t key[MW_RUN_SECRET_LEN]; /* the run's secret (record_hosts.h) */
+    uint8_t key[MW_RUN_SECRET_LEN]; /* the run's key (record_hosts.h) */
+    uint64_t last_seq[MW_HOSTS_MAX][3]; /* per host and kind: the last heeded request's seq */
     char *spec; /* malloc'd copy */
 } hosts_t;
 
@@ -71,11 +73,29 @@ static int64_t now_ns(clockid_t c)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int mw_hosts_key_eq(const uint8_t *a, const uint8_t *b)
+int mw_hosts_sign(void *msg, size_t len, const uint8_t key[MW_RUN_SECRET_LEN])
 {
-    volatile uint8_t d = 0;
-    for (int i = 0; i < MW_RUN_SECRET_LEN; i++) d |= (uint8_t)(a[i] ^ b[i]);
-    return d == 0;
+    if (len < MW_CLK_TAG_LEN || sodium_init() < 0) return -1;
+    uint8_t *m = msg;
+    crypto_auth(m + len - MW_CLK_TAG_LEN, m, len - MW_CLK_TAG_LEN, key);
+    return 0;
+}
+
+int mw_hosts_verify(const void *msg, size_t len, const uint8_t key[MW_RUN_SECRET_LEN])
+{
+    const uint8_t *m = msg;
+    if (len < MW_CLK_TAG_LEN || sodium_init() < 0) return 0;
+    return crypto_auth_verify(m + len - MW_CLK_TAG_LEN, m, len - MW_CLK_TAG_LEN, key) == 0;
+}
+
+uint64_t mw_hosts_next_seq(void)
+{
+    static _Atomic uint64_t last;
+    uint64_t t = (uint64_t)now_ns(CLOCK_MONOTONIC), prev = atomic_load(&last), next;
+    do
+        next = t > prev ? t : prev + 1;
+    while (!atomic_compare_exchange_weak(&last, &prev, next));
+    return next;
 }
 
 int mw_hosts_secret_get(uint8_t key[MW_RUN_SECRET_LEN])
@@ -155,19 +175,26 @@ static void *clock_server(void *arg)
         struct sockaddr_storage from;
         socklen_t fl = sizeof from;
         ssize_t n = recvfrom(h->fd, &q, sizeof q, 0, (struct sockaddr *)&from, &fl);
-        if (n != (ssize_t)sizeof q || q.magic != MW_CLK_MAGIC || !mw_hosts_key_eq(q.key, h->key))
+        if (n != (ssize_t)sizeof q || q.magic != MW_CLK_MAGIC || q.kind > MW_CLK_FAILED ||
+            !mw_hosts_verify(&q, sizeof q, h->key))
             continue; /* not from one of this run's agents */
         q.host[MW_HOST_NAME_MAX] = '\0';
         mw_clk_reply r = {.magic = MW_CLK_MAGIC, .seq = q.seq, .stop = (uint32_t)h->stop};
-        memcpy(r.key, h->key, sizeof r.key);
+        int replay = 0;
         for (int i = 0; i < h->n; i++)
             if (!strcmp(h->name[i], q.host)) {
                 r.known = 1;
+                if (q.seq <= h->last_seq[i][q.kind]) {
+                    replay = 1; /* an earlier request again (a replay, or reordered) */
+                    break;
+                }
+                h->last_seq[i][q.kind] = q.seq;
                 if (q.kind == MW_CLK_FAILED) h->failed[i] = 1;
                 if (q.kind == MW_CLK_READY) h->ready[i] = 1;
             }
-        if (q.kind != MW_CLK_EXCHANGE) continue;
+        if (replay || q.kind != MW_CLK_EXCHANGE) continue;
         r.t2_ns = now_ns(CLOCK_REALTIME);
+        if (mw_hosts_sign(&r, sizeof r, h->key) != 0) continue;
         sendto(h->fd, &r, sizeof r, 0, (struct sockaddr *)&from, fl);
     }
     return NULL;
@@ -210,7 +237,7 @@ static void clock_end(hosts_t *h)
     h->fd = -1;
 }
 
-/* the run's secret into h->key and the environment (MW_RUN_SECRET, inherited by the
+/* the run's key into h->key and the environment (MW_RUN_SECRET, inherited by the
  * launcher and so by the agents: never on a command line); 0, or -1 */
 static int make_secret(hosts_t *h)
 {
@@ -275,6 +302,9 @@ static void build_launch(argv_t *a, hosts_t *h, const char *mw, const char *rund
         }
         add(a, "srun"), add(a, "--overlap"), add(a, nn), add(a, nt);
         add(a, "--ntasks-per-node=1"), add(a, nl), add(a, "--kill-on-bad-exit=0");
+        /* the agents need MW_RUN_SECRET (and PATH, MW_*): whatever a site's SLURM_EXPORT_ENV
+         * (e.g. NONE) or the allocation's --export says, the option overrides it */
+        add(a, "--export=ALL");
         agent_common(a, mw, rundir, clock, force);
         nodes[0] = '\0';
         for (int i = 0; i < h->n; i++) { /* HOST=METER,... */
@@ -397,8 +427,27 @@ static int run_cmd(char **cmd, const char *rundir, int64_t *t0, int64_t *t1)
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
+/* a Slurm job or step id from the environment: a whole number, else NULL */
+static const char *slurm_id(const char *var)
+{
+    const char *v = getenv(var);
+    if (!v || !*v || strlen(v) > 20 || strspn(v, "0123456789") != strlen(v)) return NULL;
+    return v;
+}
+
+/* the launcher's own Slurm job and step (the merge took the job's nodes and the node to
+ * channel map from the host stores, mw_merge_hosts.h); 0, or -1 */
+static int note_slurm(mw_store *st)
+{
+    const char *job = slurm_id("SLURM_JOB_ID"), *step = slurm_id("SLURM_STEP_ID");
+    if (!job) return 0;
+    int rc = mw_store_meta_set(st, "slurm_job_id", job);
+    if (step) rc |= mw_store_meta_set(st, "slurm_step_id", step);
+    return rc;
+}
+
 /* what the launching host knows into the merged run: the machine, the command, its span
- * (phase "command" of kind "mw") and exit status, the launcher */
+ * (phase "command" of kind "mw") and exit status, the launcher, its Slurm job */
 static void note_run(const char *rundir, char **cmd, char **argv, int64_t t0, int64_t t1,
                      int code)
 {
@@ -417,6 +466,7 @@ static void note_run(const char *rundir, char **cmd, char **argv, int64_t t0, in
     snprintf(b, sizeof b, "%d", code);
     rc |= mw_store_meta_set(st, "exit_status", b);
     rc |= mw_store_meta_set(st, "launcher", use_srun() ? "srun" : "mpirun");
+    rc |= note_slurm(st);
     mw_store_phase ph = {.rank = -1, .host = host, .kind = "mw", .name = "command",
                          .start_ns = t0, .end_ns = t1, .pid = getpid(), .peer = -1};
     if (t0) rc |= mw_store_phase_add(st, &ph);
@@ -498,9 +548,11 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
         code = code ? code : MW_EXIT_FAIL;
     } else {
         note_run(rundir, cmd, argv, t0, t1, code);
+        char al[200];
+        mw_merge_hosts_align_text(&ms, al, sizeof al);
         if (!quiet)
-            fprintf(stderr, "mw record: %d hosts merged: %d channels, %lld windows (%s)\n",
-                    ms.hosts, ms.channels, ms.samples, ms.status);
+            fprintf(stderr, "mw record: %d hosts merged: %d channels, %lld windows (%s); %s\n",
+                    ms.hosts, ms.channels, ms.samples, ms.status, al);
         if (ms.lost && code == 0) code = MW_EXIT_FAIL;
     }
     free(nodes);

@@ -14,7 +14,9 @@
  * Values from the environment are checked: a job or step id that is not a whole number is
  * not stored (one line says so); the node list is stored only when it is at most 4000 bytes
  * of printable characters. The step's command given by the SPANK plugin
- * (MW_SLURM_STEP_COMMAND) is stored as slurm_step_command. */
+ * (MW_SLURM_STEP_COMMAND) is stored as slurm_step_command. The recorder of a meter host's
+ * agent (MW_AGENT_HOST set, cmd_agent.c) says nothing of nodes without a channel: its store
+ * holds one host's meter; the merged run's map is made by the merge (mw_merge_hosts.h). */
 #include "record_slurm.h"
 
 #include "mw_child.h"
@@ -143,7 +145,7 @@ static void map_nodes(rec_t *r, const char *job, char *nodes)
     }
     set(r, "slurm_node_channels", map);
     set(r, "slurm_nodes_without_channel", missing);
-    if (missing[0]) {
+    if (missing[0] && !getenv("MW_AGENT_HOST")) {
         fprintf(stderr, "mw record: Slurm job %s: no channel measures node%s ", job,
                 strchr(missing, ',') ? "s" : "");
         mw_out_text(stderr, missing);

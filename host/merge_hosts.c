@@ -50,6 +50,7 @@ typedef struct {
     int64_t offset_ns, unc_ns, step_ns, step_at_ns;
     int64_t ref_ns; /* the host-clock time at which offset_ns holds */
     double drift;   /* the offset's change per ns of host clock (ppm x 1e-6) */
+    int64_t align_p99_ns; /* align_p99's; -1 without exchanges */
 } host_info;
 
 /* What a clock exchange row may hold: a store is input, and a hostile one must not make
@@ -133,7 +134,11 @@ static int64_t median(int64_t *v, int n)
 /* The offset as a line over the host's clock: offset_ns at ref_ns (the exchanges' median
  * time) and drift, fitted by least squares when n >= 5 exchanges span 10 s or more (else
  * drift 0), the intercept then made the median of the residuals; returns the uncertainty:
- * the median exchange's bound plus the residuals' median absolute deviation. */
+ * the median exchange's bound plus the residuals' median absolute deviation.
+ * The alignment error (how far the fitted offset is from the true one) at an exchange is at
+ * most |its residual| + its bound (the true offset lies within its bound, Cristian); the
+ * 99th percentile of that over the exchanges is h->align_p99_ns, the host's cross-host
+ * alignment error p99 (plus a step's size, host_clock). */
 static int64_t fit_side(const int64_t *off, const int64_t *unc, const int64_t *loc, int n,
                         host_info *h)
 {
@@ -159,6 +164,9 @@ static int64_t fit_side(const int64_t *off, const int64_t *unc, const int64_t *l
         tmp[k] = r < 0 ? -r : r;
     }
     int64_t mad = median(tmp, n);
+    for (int k = 0; k < n; k++) tmp[k] += unc[k]; /* |residual| + bound: align_p99 */
+    qsort(tmp, (size_t)n, sizeof *tmp, i64_cmp);
+    h->align_p99_ns = tmp[(int)ceil(0.99 * n) - 1];
     memcpy(tmp, unc, (size_t)n * sizeof *tmp);
     int64_t u = median(tmp, n) + mad;
     free(tmp);
@@ -197,7 +205,7 @@ static int host_clock(mw_store *hs, host_info *h)
     }
     sqlite3_finalize(q);
     h->nsync = n;
-    h->unc_ns = -1;
+    h->unc_ns = h->align_p99_ns = -1;
     if (n) {
         /* steps: a jump beyond MW_MERGE_STEP_MIN_NS and 20 x the two exchanges' bounds */
         int split = 0; /* the longer side of the (largest) step: [0, split) or [split, n) */
@@ -223,6 +231,7 @@ static int host_clock(mw_store *hs, host_info *h)
         }
         umax = fit_side(off + lo, unc + lo, loc + lo, hi - lo, h);
         h->unc_ns = umax + (h->step_ns < 0 ? -h->step_ns : h->step_ns);
+        h->align_p99_ns += h->step_ns < 0 ? -h->step_ns : h->step_ns;
     }
     free(off);
     free(unc);
@@ -600,6 +609,13 @@ static int write_meta(mw_store *out, const host_info *h, int n, const char *stat
         snprintf(key, sizeof key, "clock_drift.%s_ppm", h[i].name);
         snprintf(v, sizeof v, "%.3f", h[i].drift * 1e6);
         if (!rc) rc = mw_store_meta_set(out, key, v);
+        snprintf(key, sizeof key, "clock_align_p99.%s_ns", h[i].name);
+        if (!rc) rc = meta_i64(out, key, h[i].align_p99_ns);
+        int64_t a = h[i].align_p99_ns; /* -1 (unknown, a host not lost) wins over any bound */
+        if (st->align_p99_max_ns >= 0 && (a > st->align_p99_max_ns || (a < 0 && !h[i].lost))) {
+            st->align_p99_max_ns = a;
+            snprintf(st->align_worst, sizeof st->align_worst, "%s", h[i].name);
+        }
         if (h[i].lost) {
             size_t len = strlen(st->lost_names);
             snprintf(st->lost_names + len, sizeof st->lost_names - len, "%s%s",
@@ -630,6 +646,78 @@ static const char make_idx[] =
     "CREATE INDEX IF NOT EXISTS samples_time ON samples(t1_ns);"
     "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM samples"
     " HAVING count(*) > 0";
+
+void mw_merge_hosts_align_text(const mw_merge_hosts_stats *st, char *out, size_t n)
+{
+    if (st->align_p99_max_ns < 0)
+        snprintf(out, n, "cross-host alignment p99 unknown (host %s: no clock exchanges)",
+                 st->align_worst);
+    else
+        snprintf(out, n, "cross-host alignment p99 <= %.1f us (host %s)",
+                 (double)st->align_p99_max_ns / 1e3, st->align_worst);
+}
+
+/* ---- the Slurm job ----------------------------------------------------------------------- */
+
+/* The job the host stores were recorded in (their slurm_* meta, record_slurm.c) as the merged
+ * run's, so that mw jobs counts it: slurm_job_id, slurm_cluster, slurm_job_nodelist and
+ * slurm_nodes when every host store that has the key agrees (none is taken when they differ:
+ * stores of several jobs), and slurm_node_channels / slurm_nodes_without_channel made anew
+ * over the merged channels: a channel measures node N when its host is N, or, without a host,
+ * when its meter's host is N (a meter measures the host it hangs on). The hosts' own step
+ * (the agents') is left as host.HOST:slurm_step_id; mw record --meter-hosts adds its own. */
+static const char slurm_same_sql[] =
+    "SELECT count(DISTINCT value), min(value) FROM meta WHERE key LIKE 'host.%:' || ?1";
+static const char slurm_map_sql[] =
+    "SELECT group_concat(name, '+') FROM (SELECT c.name FROM channels c"
+    " JOIN meters m ON m.meter = c.meter WHERE coalesce(c.host, m.host) = ?1"
+    " ORDER BY c.channel)";
+
+static int one_text(mw_store *out, const char *sql, const char *arg, char *v, size_t n)
+{
+    sqlite3_stmt *q;
+    v[0] = '\0';
+    if (sqlite3_prepare_v2(mw_store_sqlite(out), sql, -1, &q, NULL) != SQLITE_OK)
+        return mw_store_db_error(out, "merging");
+    sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(q);
+    int col = sqlite3_column_count(q) - 1; /* the last column; the first a count if two */
+    if (rc == SQLITE_ROW && (col == 0 || sqlite3_column_int(q, 0) == 1) &&
+        sqlite3_column_text(q, col))
+        snprintf(v, n, "%s", (const char *)sqlite3_column_text(q, col));
+    sqlite3_finalize(q);
+    return rc == SQLITE_ROW ? 0 : mw_store_db_error(out, "merging");
+}
+
+static int slurm_meta(mw_store *out)
+{
+    static const char *const keys[] = {"slurm_job_id", "slurm_cluster", "slurm_job_nodelist",
+                                       "slurm_nodes"};
+    static char v[65536], map[65536], missing[16384];
+    int rc = 0;
+    for (size_t k = 0; !rc && k < sizeof keys / sizeof *keys; k++) {
+        rc = one_text(out, slurm_same_sql, keys[k], v, sizeof v);
+        if (!rc && v[0]) rc = mw_store_meta_set(out, keys[k], v);
+        if (!rc && k == 0 && !v[0]) return 0; /* not one job's */
+    }
+    if (rc || mw_store_meta_get(out, "slurm_nodes", v, sizeof v) != 0 || !v[0]) return rc;
+    size_t lm = 0, lx = 0;
+    map[0] = missing[0] = '\0';
+    for (char *save = NULL, *node = strtok_r(v, ",", &save); !rc && node;
+         node = strtok_r(NULL, ",", &save)) {
+        char ch[4096];
+        rc = one_text(out, slurm_map_sql, node, ch, sizeof ch);
+        int w = snprintf(map + lm, sizeof map - lm, "%s%s=%s", lm ? " " : "", node,
+                         ch[0] ? ch : "-");
+        if (w > 0 && (size_t)w < sizeof map - lm) lm += (size_t)w;
+        if (ch[0]) continue;
+        w = snprintf(missing + lx, sizeof missing - lx, "%s%s", lx ? "," : "", node);
+        if (w > 0 && (size_t)w < sizeof missing - lx) lx += (size_t)w;
+    }
+    if (!rc) rc = mw_store_meta_set(out, "slurm_node_channels", map);
+    if (!rc) rc = mw_store_meta_set(out, "slurm_nodes_without_channel", missing);
+    return rc;
+}
 
 int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats *st,
                    void (*say)(void *ctx, const char *line), void *ctx, char *err,
@@ -670,6 +758,7 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
         if (mw_store_meta_get(out, key, v, sizeof v) == 0)
             rc = mw_store_meta_set(out, "meter_rate_hz", v);
     }
+    if (!rc) rc = slurm_meta(out);
     if (!rc) rc = mw_store_commit(out);
     if (!rc) rc = exec(out, make_idx);
     mw_run_counts c;

@@ -435,7 +435,7 @@ static int power_lanes(const mw_plot_job *j, const mw_plot_run *r, int per_rank)
     int nn = 0;
     char unc[256];
     if (unconnected_note(r, unc, sizeof unc)) notes[nn++] = unc;
-    if (!r->nprogram) notes[nn++] = "no phases recorded";
+    if (!r->nprogram) notes[nn++] = "no phases recorded by the program (libmwprobe, docs/probe.md)";
     if (!r->nidle) notes[nn++] = "no idle baseline recorded (mw record --idle S)";
     if (decimated)
         notes[nn++] = "over 20,000 windows: each step is the mean of several, "
@@ -841,7 +841,7 @@ int mw_plot_energy(const mw_plot_job *j, const mw_plot_run *r)
         chn[k] = r->ch[cols[k]].name;
     const char *notes[3];
     int nn = 0;
-    if (!r->nprogram) notes[nn++] = "no phases recorded";
+    if (!r->nprogram) notes[nn++] = "no phases recorded by the program (libmwprobe, docs/probe.md)";
     if (!have_base)
         notes[nn++] = "no idle baseline recorded (mw record --idle S): no static/dynamic split";
     char more[96];

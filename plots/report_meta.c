@@ -1,9 +1,10 @@
 /* report_meta — the page's metadata section (report_page.h: rp_section_meta), per run: the
  * main facts as key-value rows (directory and command, times, host, mw, meter and link, the
- * counts), its channels, its gaps (the first RP_MAX_GAPS, times since the start) and every
+ * counts), its channels, its meter hosts' clocks (a run of meters on several hosts), its gaps (the first RP_MAX_GAPS, times since the start) and every
  * metadata key, folded. Everything comes from the run store as rp_report_collect read it;
  * a fact the run does not have is no row. */
 #include <stdio.h>
+#include <string.h>
 
 #include "report_html.h"
 #include "report_page.h"
@@ -127,6 +128,53 @@ static void channels_table(FILE *f, const rp_run *r)
     fputs("</tbody></table></div>\n", f);
 }
 
+/* a run of meters on several hosts (mw record --meter-hosts, docs/scaling.md): per host its
+ * clock against the launching host's, from the merge's meta clock_*.HOST_* (the hosts are
+ * the keys clock_offset.HOST_ns) */
+static void hosts_table(FILE *f, const rp_run *r)
+{
+    static const char *const cols[] = {"Meter host", ">Clock offset", ">Bound",
+                                       ">Alignment error p99", ">Drift", NULL};
+    static const char pre[] = "clock_offset.", suf[] = "_ns";
+    int any = 0;
+    for (size_t k = 0; k < r->nmeta; k++) {
+        const char *key = r->key[k];
+        size_t n = strlen(key);
+        if (strncmp(key, pre, sizeof pre - 1) || n < sizeof pre + sizeof suf - 1 ||
+            strcmp(key + n - (sizeof suf - 1), suf))
+            continue;
+        char host[128], kk[200], b[64];
+        snprintf(host, sizeof host, "%.*s", (int)(n - (sizeof pre - 1) - (sizeof suf - 1)),
+                 key + sizeof pre - 1);
+        if (!any++) {
+            fputs("<h3>Meter hosts</h3>\n<p>Each host's clock minus the launching host's, as "
+                  "the merge moved that host's windows onto one time axis (docs/scaling.md); "
+                  "the alignment error p99 bounds how far that is from the truth.</p>\n"
+                  "<div class=\"scroll\"><table>\n", f);
+            rp_thead(f, cols);
+            fputs("<tbody>\n", f);
+        }
+        fputs("<tr>", f);
+        rp_td_text(f, host);
+        static const char *const keys[] = {"clock_offset.%s_ns", "clock_uncertainty.%s_ns",
+                                           "clock_align_p99.%s_ns"};
+        for (int c = 0; c < 3; c++) {
+            long long v;
+            snprintf(kk, sizeof kk, keys[c], host);
+            if (rp_meta_ll(r, kk, &v) == 0 && (c == 0 || v >= 0))
+                mw_html_num(b, sizeof b, (double)v / 1e3, 1, "\xC2\xB5s");
+            else
+                snprintf(b, sizeof b, "unknown");
+            fprintf(f, "<td class=\"n\">%s</td>", b);
+        }
+        snprintf(kk, sizeof kk, "clock_drift.%s_ppm", host);
+        snprintf(b, sizeof b, "%s ppm", rp_meta(r, kk) ? rp_meta(r, kk) : "?");
+        rp_td_text(f, b);
+        fputs("</tr>\n", f);
+    }
+    if (any) fputs("</tbody></table></div>\n", f);
+}
+
 static void gaps_table(FILE *f, const rp_run *r)
 {
     if (!r->ngap_rows) return;
@@ -175,6 +223,7 @@ void rp_section_meta(FILE *f, const rp_report *rp)
         rp_run_open(f, rp, i);
         meta_table(f, r, i);
         channels_table(f, r);
+        hosts_table(f, r);
         gaps_table(f, r);
         every_key(f, r);
         rp_run_close(f, rp);

@@ -39,6 +39,12 @@ typedef struct {
     long long samples, gaps;
     char lost_names[1024]; /* "h2" or "h2, h3" */
     char status[1200];     /* the merged run's status */
+    /* the largest of the hosts' alignment error p99 (meta clock_align_p99.HOST_ns: at each
+     * clock exchange |residual from the fitted offset| + the exchange's bound, its 99th
+     * percentile over the host's exchanges, plus a clock step's size), and that host;
+     * -1: a host (not lost) without exchanges, whose alignment is unknown */
+    long long align_p99_max_ns;
+    char align_worst[64];
 } mw_merge_hosts_stats;
 
 /* Merge RUNDIR/hosts/ * /trace.db into RUNDIR/trace.db. say(ctx, line) gets each thing
@@ -59,4 +65,7 @@ int mw_merge_hosts_again(const char *rundir, mw_merge_hosts_stats *st,
                          size_t errlen);
 /* 1 when RUNDIR/hosts is a directory (a run of meters on several hosts) */
 int mw_merge_hosts_present(const char *rundir);
+/* "cross-host alignment p99 <= 12.3 us (host n2)", or "... unknown (host n2: no clock
+ * exchanges)", from st into out */
+void mw_merge_hosts_align_text(const mw_merge_hosts_stats *st, char *out, size_t n);
 #endif

@@ -9,7 +9,8 @@ set encoding utf8
 set grid back lc rgb '#e0e0e0' lw 1 dt 1
 set border lw 1
 set key noautotitle
-# notes (what is missing) are written on an opaque box, over the data
+# notes (what is missing) are written on an opaque box, over the data (trace.gp makes room
+# for them above the traces)
 set style textbox opaque margins 1, 1 noborder
 
 # Channels (and other series): colour-blind-safe colours (Okabe-Ito) with a dash type and a

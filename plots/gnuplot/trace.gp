@@ -9,7 +9,7 @@
 # lanes panel's share of the height); cls_list (the classes present, 1-based, as words),
 # cls_block0 (index of the first class block: start_s end_s lane), cls_block_inferred, has_inferred (the
 # inferred computation's block, after the gaps, and 1 when it has boxes); n_idle, idle_t0[],
-# idle_t1[]; ymin, ymax (W, the power panel's range); y1_list, y2_list (the channel blocks,
+# idle_t1[]; ymin, ymax (W, the power panel's range, to which room for the notes is added on top); y1_list, y2_list (the channel blocks,
 # 1-based, on the left and the right axis, as words), has_y2, y2min, y2max (the right axis); n_gaps, gap_t0[], gap_t1[]; n_notes, notes[]; left_margin (screen share
 # left of the panels, room for the lane names).
 
@@ -28,10 +28,13 @@ set rmargin at screen R
 set tmargin at screen TOP
 set bmargin at screen (nlanes > 0 ? split_y + 0.015 : BOTTOM)
 set xrange [xmin:xmax]
-set yrange [ymin:ymax]
+# the notes take the top NOTE_F of the panel: the range grows above ymax by as much, so that
+# their opaque boxes hide no trace (e.g. the highest channel of another meter)
+NOTE_F = n_notes > 0 ? 0.08 + 0.06 * (n_notes - 1) : 0
+set yrange [ymin:ymax + (ymax - ymin) * NOTE_F / (1 - NOTE_F)]
 set ylabel 'power (W)'
 if (has_y2) {
-    set y2range [y2min:y2max]
+    set y2range [y2min:y2max + (y2max - y2min) * NOTE_F / (1 - NOTE_F)]
     set y2tics
     set ytics nomirror
     set y2label 'power, right axis (W)'
