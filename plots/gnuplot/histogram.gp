@@ -21,6 +21,7 @@ set bmargin at screen 0.12
 set xlabel sprintf('window power of %s (W)', channel_name)
 set ylabel 'windows per bin'
 set yrange [0:*]
+set offsets 0, 0, graph 0.3, 0 # head room: the tallest bar stays below the level labels (graph 0.76-0.87) and the frame
 set boxwidth bin_width absolute
 set key at screen 0.35, screen 0.865 center bottom horizontal box lc rgb '#c0c0c0'
 if (kde_ok) {
@@ -43,9 +44,10 @@ plot datafile index 0 using 3:4 with boxes fc rgb '#9ecae1' fs solid 0.6 border 
 # ---- the three estimates
 unset arrow
 unset label
+unset offsets
 set lmargin at screen 0.72
 set rmargin at screen 0.97
-set xrange [0.5:3.5]
+set xrange [0.2:3.8] # room for the value labels beside the kde and split points
 set yrange [lv_min:lv_max]
 set xtics ('kde' 1, 'gmm' 2, 'split' 3)
 set xlabel 'estimator'
