@@ -175,21 +175,33 @@ int mw_run_meter_next(mw_run_cursor *c, mw_run_meter *out)
 
 /* ---- windows ----------------------------------------------------------------------------- */
 
+/* Version 6 keeps a window's channels in one row of windows and gives them back through the
+ * view samples (docs/run-store.md), which has no index: the orders name every key that
+ * version 5's primary key (segment, seq, channel) put after the index's, so that windows of
+ * equal times come in the same order as before. */
+#define RUN_V6_BY_TIME "t1_ns, t0_ns, segment, seq, channel"
+#define RUN_V6_BY_WINDOW "segment, seq, channel"
+
 #define RUN_SAMPLE_COLS                                                                            \
     "SELECT channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, uncertainty_ns, "       \
     "power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags FROM samples"
 
 mw_run_cursor *mw_run_windows(mw_store *s, int channel, mw_run_window_order order)
 {
-    /* [one channel][order]: whole statements, no SQL assembled at run time */
-    static const char *const sql[2][2] = {
-        {RUN_SAMPLE_COLS " ORDER BY t1_ns, t0_ns",
-         RUN_SAMPLE_COLS " ORDER BY segment, seq, channel"},
-        {RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
-         RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"},
+    /* [version 6][one channel][order]: whole statements, no SQL assembled at run time */
+    static const char *const sql[2][2][2] = {
+        {{RUN_SAMPLE_COLS " ORDER BY t1_ns, t0_ns",
+          RUN_SAMPLE_COLS " ORDER BY segment, seq, channel"},
+         {RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
+          RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"}},
+        {{RUN_SAMPLE_COLS " ORDER BY " RUN_V6_BY_TIME, RUN_SAMPLE_COLS " ORDER BY " RUN_V6_BY_WINDOW},
+         {RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY " RUN_V6_BY_TIME,
+          RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY " RUN_V6_BY_WINDOW}},
     };
-    mw_run_cursor *c = cursor_open(s, CUR_WINDOWS, sql[channel >= 0][order == MW_RUN_BY_WINDOW],
-                                   "reading the samples");
+    mw_run_cursor *c =
+        cursor_open(s, CUR_WINDOWS,
+                    sql[mw_store_schema(s) >= 6][channel >= 0][order == MW_RUN_BY_WINDOW],
+                    "reading the samples");
     if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
     return c;
 }
@@ -773,14 +785,21 @@ int mw_run_counter_first(mw_store *s, const char *name, int64_t *value)
 
 mw_run_cursor *mw_run_powers(mw_store *s, int channel, mw_run_window_order order)
 {
-    /* [one channel][order]: whole statements, as mw_run_windows */
-    static const char *const sql[2][2] = {
-        {RUN_POWER_COLS " ORDER BY t1_ns, t0_ns", RUN_POWER_COLS " ORDER BY segment, seq, channel"},
-        {RUN_POWER_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
-         RUN_POWER_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"},
+    /* [version 6][one channel][order]: whole statements, as mw_run_windows */
+    static const char *const sql[2][2][2] = {
+        {{RUN_POWER_COLS " ORDER BY t1_ns, t0_ns",
+          RUN_POWER_COLS " ORDER BY segment, seq, channel"},
+         {RUN_POWER_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
+          RUN_POWER_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"}},
+        {{RUN_POWER_COLS " ORDER BY " RUN_V6_BY_TIME,
+          RUN_POWER_COLS " ORDER BY " RUN_V6_BY_WINDOW},
+         {RUN_POWER_COLS " WHERE channel = ?1 ORDER BY " RUN_V6_BY_TIME,
+          RUN_POWER_COLS " WHERE channel = ?1 ORDER BY " RUN_V6_BY_WINDOW}},
     };
-    mw_run_cursor *c = cursor_open(s, CUR_POWERS, sql[channel >= 0][order == MW_RUN_BY_WINDOW],
-                                   "reading the samples");
+    mw_run_cursor *c =
+        cursor_open(s, CUR_POWERS,
+                    sql[mw_store_schema(s) >= 6][channel >= 0][order == MW_RUN_BY_WINDOW],
+                    "reading the samples");
     if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
     return c;
 }
@@ -799,7 +818,11 @@ int mw_run_power_next(mw_run_cursor *c, mw_run_power *out)
 int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, mw_store_sample *out)
 {
     mw_run_cursor *c = cursor_open(
-        s, CUR_WINDOWS, RUN_SAMPLE_COLS " WHERE channel = ?1 AND t1_ns = ?2 AND t0_ns = ?3 LIMIT 1",
+        s, CUR_WINDOWS,
+        mw_store_schema(s) >= 6
+            ? RUN_SAMPLE_COLS " WHERE channel = ?1 AND t1_ns = ?2 AND t0_ns = ?3 ORDER BY "
+                              "segment, seq LIMIT 1"
+            : RUN_SAMPLE_COLS " WHERE channel = ?1 AND t1_ns = ?2 AND t0_ns = ?3 LIMIT 1",
         "reading a window");
     if (!c) return -1;
     sqlite3_bind_int(c->st, 1, channel);
