@@ -529,7 +529,7 @@ static int rows_whole(mw_store *out, const chan_list *l, int i, int64_t *delta)
 
 /* host i's rows into out (out has no open transaction) */
 static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
-                     const chan_list *l)
+                     const chan_list *l, int64_t *seg_max)
 {
     sqlite3 *db = mw_store_sqlite(out);
     sqlite3_stmt *q;
@@ -566,10 +566,13 @@ static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
         if (sqlite3_step(q) != SQLITE_DONE) rc = mw_store_db_error(out, "merging");
     }
     sqlite3_finalize(q);
-    int64_t seg_base = 0, delta = 0;
-    if (!rc && sqlite3_prepare_v2(db, "SELECT coalesce(max(segment), 0) FROM main.windows", -1,
-                                  &q, NULL) == SQLITE_OK) {
-        if (sqlite3_step(q) == SQLITE_ROW) seg_base = sqlite3_column_int64(q, 0);
+    /* the segments so far (*seg_base), and after the copy those of the rows it appended
+     * (rowids above id0): windows has no index on segment, and a scan of the whole output
+     * per host would make the merge quadratic in the hosts */
+    int64_t seg_base = *seg_max, delta = 0, id0 = 0;
+    if (!rc && sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM main.windows", -1, &q,
+                                  NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW) id0 = sqlite3_column_int64(q, 0);
         sqlite3_finalize(q);
     }
     int whole = !rc && rows_whole(out, l, i, &delta);
@@ -579,6 +582,14 @@ static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
     if (!rc) rc = copy_stmt(out, wsql, h, seg_base, delta);
     const char *const *sql = h->drift != 0 ? copy_sql : copy_sql_const;
     for (int k = 0; !rc && sql[k]; k++) rc = copy_stmt(out, sql[k], h, seg_base, delta);
+    if (!rc && sqlite3_prepare_v2(db, "SELECT max(segment) FROM main.windows WHERE id > ?1", -1,
+                                  &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, id0);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL &&
+            sqlite3_column_int64(q, 0) > *seg_max)
+            *seg_max = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
     if (!rc) rc = mw_store_commit(out);
     sqlite3_exec(db, "DETACH h", NULL, NULL, NULL);
     return rc;
@@ -715,10 +726,11 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     if (!rc) rc = chans_write(out, &l, h);
     if (!rc) rc = mw_store_commit(out);
     if (!rc) rc = exec(out, drop_idx);
+    int64_t seg_max = 0;
     for (int i = 0; !rc && i < n; i++) {
         char path[4400];
         snprintf(path, sizeof path, "%s/hosts/%s/%s", rundir, h[i].name, MW_STORE_DB_NAME);
-        if (h[i].lost < 2) rc = copy_host(out, path, &h[i], i, &l);
+        if (h[i].lost < 2) rc = copy_host(out, path, &h[i], i, &l, &seg_max);
         if (!rc && h[i].steps) {
             char key[200], v[100];
             snprintf(key, sizeof key, "clock_step.%s", h[i].name);

@@ -669,7 +669,12 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
     int v = mw_store_schema(s);
     if (sqlite3_prepare_v2(
             mw_store_sqlite(s),
-            v >= 5   ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+            v >= 6   ? "SELECT (" STORE_SAMPLES_COUNT "), (SELECT count(*) FROM "
+                       "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
+                       "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
+                       "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps), "
+                       "(SELECT count(*) FROM meters)"
+            : v >= 5 ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
                        "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
                        "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
                        "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps), "

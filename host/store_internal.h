@@ -47,6 +47,9 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     ",\n    p" #k " INTEGER, v" #k " INTEGER, i" #k " INTEGER, pf" #k " INTEGER, me" #k             \
     " INTEGER, e" #k " INTEGER, f" #k " INTEGER"
 #define STORE_SLOT_NAMES(k) ", p" #k ", v" #k ", i" #k ", pf" #k ", me" #k ", e" #k ", f" #k
+#define STORE_SLOT_COUNT(k) " + (p" #k " NOT NULL)"
+/* the samples of version 6's windows: one per slot with a power (the view's own test) */
+#define STORE_SAMPLES_COUNT "SELECT coalesce(sum(0" STORE_SLOTS(STORE_SLOT_COUNT) "), 0) FROM windows"
 #define STORE_SLOT_WCOLS(k) ", w.p" #k ", w.v" #k ", w.i" #k ", w.pf" #k ", w.me" #k ", w.e" #k ", w.f" #k
 
 /* ---- the compact phases of schema version 3 (merge.c writes, run.c reads) ---------------- */
