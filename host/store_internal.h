@@ -47,6 +47,8 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     ",\n    p" #k " INTEGER, v" #k " INTEGER, i" #k " INTEGER, pf" #k " INTEGER, me" #k             \
     " INTEGER, e" #k " INTEGER, f" #k " INTEGER"
 #define STORE_SLOT_NAMES(k) ", p" #k ", v" #k ", i" #k ", pf" #k ", me" #k ", e" #k ", f" #k
+#define STORE_NSLOTS 16
+#define STORE_SLOT_FIELDS 7 /* p v i pf me e f */
 #define STORE_SLOT_COUNT(k) " + (p" #k " NOT NULL)"
 /* the samples of version 6's windows: one per slot with a power (the view's own test) */
 #define STORE_SAMPLES_COUNT "SELECT coalesce(sum(0" STORE_SLOTS(STORE_SLOT_COUNT) "), 0) FROM windows"
