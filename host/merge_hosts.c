@@ -701,8 +701,10 @@ static int write_meta(mw_store *out, const host_info *h, int n, const char *stat
 /* during the copy: no fsync (a merge cut short is simply redone: the hosts' stores are the
  * record), a larger page cache, and no samples_time index (each host's windows span the
  * whole run: kept, that index would be walked end to end once per host) */
-static const char drop_idx[] = "PRAGMA synchronous = OFF; PRAGMA cache_size = -131072";
+static const char drop_idx[] = "PRAGMA synchronous = OFF; PRAGMA cache_size = -131072;"
+                               "DROP INDEX IF EXISTS windows_time";
 static const char make_idx[] =
+    "CREATE INDEX IF NOT EXISTS windows_time ON windows(t1_ns);"
     "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM windows"
     " HAVING count(*) > 0";
 

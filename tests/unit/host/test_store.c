@@ -195,8 +195,8 @@ static void schema_and_version(void **state)
     long long created = atoll(buf);
     assert_true(created >= a.tv_sec * 1000000000LL + a.tv_nsec);
     assert_true(created <= b.tv_sec * 1000000000LL + b.tv_nsec);
-    /* tables, the view and indexes by name (version 6: samples is a view of windows, which
-     * has no index: each commit appends to one leaf) */
+    /* tables, the view and indexes by name (version 6: samples is a view of windows, whose
+     * one index is on t1_ns: each commit appends to one leaf of each) */
     assert_int_equal(query_int(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
                                   "name IN ('meta', 'channels', 'windows', 'gaps', 'phases')"),
                      5);
@@ -209,9 +209,11 @@ static void schema_and_version(void **state)
         3);
     assert_int_equal(query_int(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
                                   "tbl_name IN ('windows', 'samples')"),
-                     0);
+                     1);
     /* the time-range queries of docs/run-store.md use those indexes */
     char p[1024];
+    plan(s, "SELECT id FROM windows WHERE t1_ns BETWEEN 5 AND 9", p, sizeof p);
+    assert_non_null(strstr(p, "USING COVERING INDEX windows_time"));
     plan(s, "SELECT * FROM phases WHERE rank = 3 AND start_ns > 7", p, sizeof p);
     assert_non_null(strstr(p, "USING INDEX phases_rank_time"));
     plan(s, "SELECT * FROM phases WHERE start_ns BETWEEN 5 AND 9", p, sizeof p);
