@@ -704,7 +704,7 @@ static int write_meta(mw_store *out, const host_info *h, int n, const char *stat
 static const char drop_idx[] = "PRAGMA synchronous = OFF; PRAGMA cache_size = -131072;"
                                "DROP INDEX IF EXISTS windows_time";
 static const char make_idx[] =
-    "CREATE INDEX IF NOT EXISTS windows_time ON windows(t1_ns);"
+    STORE_WINDOWS_INDEX ";"
     "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM windows"
     " HAVING count(*) > 0";
 

@@ -120,9 +120,10 @@ static const char *const store_sql[ST_COUNT] = {
 };
 
 /* The schema of version MW_STORE_SCHEMA_VERSION (docs/run-store.md describes every column).
- * windows' rowid is the order of arrival, and its one index is on t1_ns (times arrive in
- * order): each commit appends to one leaf of each (docs/run-store.md, docs/performance.md).
- * store_view_sql follows it. */
+ * windows' rowid is the order of arrival, and it has no index while the run is recorded:
+ * each commit appends to one leaf (docs/run-store.md, docs/performance.md); its index on
+ * t1_ns is made when the store that made it closes (STORE_WINDOWS_INDEX), after the end's
+ * restamp. store_view_sql follows it. */
 static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    key TEXT PRIMARY KEY,\n"
                                    "    value TEXT\n"
@@ -157,7 +158,6 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    uncertainty_ns INTEGER NOT NULL,\n"
                                    "    channel0 INTEGER NOT NULL" STORE_SLOTS(STORE_SLOT_COLS)
                                    "\n);\n"
-                                   "CREATE INDEX windows_time ON windows(t1_ns);\n"
                                    "CREATE TABLE gaps (\n"
                                    "    id INTEGER PRIMARY KEY,\n"
                                    "    start_ns INTEGER NOT NULL,\n"
@@ -236,6 +236,7 @@ struct mw_store {
         mw_store_sample x[STORE_NSLOTS];
     } row;
     int row_failed;    /* row_flush failed where it could not say so (mw_store_sqlite) */
+    int index_at_close; /* made by mw_store_create: make windows_time when closing */
     int chmeter[1025]; /* meter + 1 of channel c (0: not looked up yet) */
 };
 
@@ -626,6 +627,7 @@ mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errle
     snprintf(num, sizeof num, "%" PRId64, now_ns(CLOCK_REALTIME));
     if (mw_store_meta_set(s, "created_ns", num) || mw_store_commit(s))
         return create_fail(s, err, errlen);
+    s->index_at_close = 1;
     return s;
 }
 
@@ -749,6 +751,9 @@ void mw_store_close(mw_store *s)
 {
     if (!s) return;
     if (s->in_txn) mw_store_commit(s);
+    /* one sort of the run's windows at the end instead of a leaf rewritten at every commit
+     * (a run killed before has no index: its readers scan, as they may) */
+    if (s->index_at_close) sqlite3_exec(s->db, STORE_WINDOWS_INDEX, NULL, NULL, NULL);
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->stmt[i]);
     if (s->db && !s->readonly) sqlite3_exec(s->db, "PRAGMA optimize", NULL, NULL, NULL);

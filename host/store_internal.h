@@ -47,6 +47,9 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     ",\n    p" #k " INTEGER, v" #k " INTEGER, i" #k " INTEGER, pf" #k " INTEGER, me" #k             \
     " INTEGER, e" #k " INTEGER, f" #k " INTEGER"
 #define STORE_SLOT_NAMES(k) ", p" #k ", v" #k ", i" #k ", pf" #k ", me" #k ", e" #k ", f" #k
+/* windows' one index, made when the writer that made the store closes it (and by the merge
+ * after its copy): while recording, each commit would rewrite a leaf of it */
+#define STORE_WINDOWS_INDEX "CREATE INDEX IF NOT EXISTS windows_time ON windows(t1_ns)"
 #define STORE_NSLOTS 16
 #define STORE_SLOT_FIELDS 7 /* p v i pf me e f */
 #define STORE_SLOT_COUNT(k) " + (p" #k " NOT NULL)"
