@@ -15,15 +15,22 @@
  * segment's rows alone in a transaction (autocommit: no statement journal), mapping each
  * window's meter times through the caller's clock model once (an SQL function).
  * With several meters (version 5: table meters, channels.meter) segments are numbered per
- * meter, so mw_store_restamp_meter() keeps to the channels of one meter (channel IN the
- * meter's channels, evaluated once per statement); the samples table itself is unchanged,
- * its channel being run-wide.
+ * meter, so mw_store_restamp_meter() keeps to the rows of one meter (windows.meter).
+ *
+ * Version 6 stores one row per window of a meter (table windows: 16 channel slots, rowid in
+ * arrival order, no index while recording; the view samples gives version 5's rows back).
+ * mw_store_sample_add() fills the row of the current window in memory and inserts it when a
+ * sample of another window comes, before a commit, and before a read through this
+ * connection (mw_store_sqlite): a commit a second then rewrites one 1 KB leaf, where
+ * version 5's per-channel index rewrote a leaf per channel (docs/performance.md). The index
+ * on t1_ns is made when the store's maker closes it.
  *
  * A trace.db may come from anyone, and SQLite runs what a schema holds (a trigger fires on
  * our INSERT, a view or CHECK calls functions): every connection is defensive
  * (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF), and an existing store is refused, before
  * any statement on its tables, when sqlite_schema holds an object that is not ours
- * (store_objects, by type and name; mw_sqlite_check_schema, shared with the sweep index). */
+ * (store_objects, by type and name; mw_sqlite_check_schema, shared with the sweep index;
+ * the one view, samples, by its whole SQL text: store_view_check). */
 #include "mw_store.h"
 
 #include "mw_err.h"
