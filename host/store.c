@@ -473,8 +473,10 @@ static int store_view_check(mw_store *s)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "SELECT name, sql FROM sqlite_schema WHERE type = 'view'", -1,
-                           &st, NULL) != SQLITE_OK)
-        return db_err(s, "reading the schema") ? -1 : -1;
+                           &st, NULL) != SQLITE_OK) {
+        db_err(s, "reading the schema");
+        return -1;
+    }
     int rc, bad = 0;
     while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *sql = (const char *)sqlite3_column_text(st, 1);
