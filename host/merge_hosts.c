@@ -411,8 +411,9 @@ static int exec(mw_store *out, const char *sql)
 }
 
 /* one statement with ?1 = offset (ns), ?2 = uncertainty (ns), ?3 = host name, ?4 = the
- * segments before this host's */
-static int copy_stmt(mw_store *out, const char *sql, const host_info *h, int64_t seg_base)
+ * segments before this host's, ?7 = delta (copy_windows_sql) */
+static int copy_stmt(mw_store *out, const char *sql, const host_info *h, int64_t seg_base,
+                     int64_t delta)
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(mw_store_sqlite(out), sql, -1, &q, NULL) != SQLITE_OK)
@@ -426,20 +427,52 @@ static int copy_stmt(mw_store *out, const char *sql, const host_info *h, int64_t
         sqlite3_bind_double(q, 5, h->drift);
         sqlite3_bind_int64(q, 6, h->ref_ns);
     }
+    if (np >= 7) sqlite3_bind_int64(q, 7, delta);
     int rc = sqlite3_step(q);
     sqlite3_finalize(q);
     return rc == SQLITE_DONE ? 0 : mw_store_db_error(out, "merging");
 }
 
+/* A host's windows (version 6: table windows). ?1 offset, ?2 uncertainty, ?4 the segments
+ * before this host's, ?5/?6 the drift (the _const forms have none), ?7 what the host's
+ * channel numbers become (new = old + ?7, every channel of the host: rows are copied whole,
+ * slots and all, 16 channels a row). A window's meter becomes the merged run's (temp.mmap). */
+#define COPY_WIN_INTO                                                                              \
+    "INSERT INTO main.windows (meter, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"        \
+    " uncertainty_ns, channel0" STORE_SLOTS(STORE_SLOT_NAMES) ")"
+#define COPY_DRIFT(col) " w." col " - ?1 - CAST(round(?5 * (w." col " - ?6)) AS INTEGER)"
+static const char copy_windows_sql[] =
+    COPY_WIN_INTO " SELECT coalesce(mm.new, 0), w.segment + ?4, w.seq, w.meter_t0_us,"
+    " w.meter_t1_us," COPY_DRIFT("t0_ns") "," COPY_DRIFT("t1_ns") ", w.uncertainty_ns + ?2,"
+    " w.channel0 + ?7" STORE_SLOTS(STORE_SLOT_WCOLS) " FROM h.windows w LEFT JOIN temp.mmap mm"
+    " ON mm.old = w.meter ORDER BY w.id";
+static const char copy_windows_sql_const[] =
+    COPY_WIN_INTO " SELECT coalesce(mm.new, 0), w.segment + ?4, w.seq, w.meter_t0_us,"
+    " w.meter_t1_us, w.t0_ns - ?1, w.t1_ns - ?1, w.uncertainty_ns + ?2,"
+    " w.channel0 + ?7" STORE_SLOTS(STORE_SLOT_WCOLS) " FROM h.windows w LEFT JOIN temp.mmap mm"
+    " ON mm.old = w.meter ORDER BY w.id";
+/* Any other host store (version 5 or older, or channels not numbered old + a constant): one
+ * row per sample, read through h.samples (the table, or version 6's view), one slot used;
+ * the samples of a channel the host store does not list are left out. */
+#define COPY_SAMPLES_INTO                                                                          \
+    "INSERT INTO main.windows (meter, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"        \
+    " uncertainty_ns, channel0, p1, v1, i1, pf1, me1, e1, f1)"
+#define COPY_SAMPLES_FROM                                                                          \
+    " s.uncertainty_ns + ?2, m.new, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"                  \
+    " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s CROSS JOIN temp.chmap m"            \
+    " ON m.old = s.channel ORDER BY s.segment, s.seq, s.channel"
+static const char copy_samples_sql[] =
+    COPY_SAMPLES_INTO " SELECT coalesce((SELECT meter FROM main.channels c WHERE c.channel ="
+    " m.new), 0), s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us,"
+    " s.t0_ns - ?1 - CAST(round(?5 * (s.t0_ns - ?6)) AS INTEGER),"
+    " s.t1_ns - ?1 - CAST(round(?5 * (s.t1_ns - ?6)) AS INTEGER)," COPY_SAMPLES_FROM;
+static const char copy_samples_sql_const[] =
+    COPY_SAMPLES_INTO " SELECT coalesce((SELECT meter FROM main.channels c WHERE c.channel ="
+    " m.new), 0), s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us, s.t0_ns - ?1,"
+    " s.t1_ns - ?1," COPY_SAMPLES_FROM;
+
 /* with the drift (?5 per ns of host clock from ?6) */
 static const char *const copy_sql[] = {
-    "INSERT INTO main.samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"
-    " uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags)"
-    " SELECT m.new, s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us,"
-    " s.t0_ns - ?1 - CAST(round(?5 * (s.t0_ns - ?6)) AS INTEGER),"
-    " s.t1_ns - ?1 - CAST(round(?5 * (s.t1_ns - ?6)) AS INTEGER), s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
-    " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s CROSS JOIN temp.chmap m"
-    " ON m.old = s.channel ORDER BY s.segment, s.seq, s.channel",
     /* a gap of the host's whole recording concerns each of its meters, and only those */
     "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT"
     " g.start_ns - ?1 - CAST(round(?5 * (g.start_ns - ?6)) AS INTEGER),"
@@ -454,13 +487,6 @@ static const char *const copy_sql[] = {
     NULL};
 /* the same with a constant offset (no drift: a cheaper expression per row) */
 static const char *const copy_sql_const[] = {
-    "INSERT INTO main.samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns,"
-    " uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags)"
-    " SELECT m.new, s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us,"
-    " s.t0_ns - ?1,"
-    " s.t1_ns - ?1, s.uncertainty_ns + ?2, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli,"
-    " s.meter_energy_mj, s.energy_mj, s.flags FROM h.samples s CROSS JOIN temp.chmap m"
-    " ON m.old = s.channel ORDER BY s.segment, s.seq, s.channel",
     /* a gap of the host's whole recording concerns each of its meters, and only those */
     "INSERT INTO main.gaps (start_ns, end_ns, reason, meter) SELECT"
     " g.start_ns - ?1,"
@@ -474,9 +500,45 @@ static const char *const copy_sql_const[] = {
     " WHERE rank = -1",
     NULL};
 
+/* 1 when host i's windows can be copied as rows (version 6, table windows): its channels
+ * become old + *delta, the same delta for every one, and it holds no sample of a channel
+ * outside them (those are left out, as their channel is unknown); else 0: sample by sample. */
+static int rows_whole(mw_store *out, const chan_list *l, int i, int64_t *delta)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int n = 0;
+    for (int k = 0; k < l->n; k++) {
+        if (l->c[k].host != i) continue;
+        int64_t d = (int64_t)l->c[k].new_ - l->c[k].old;
+        if (n++ && d != *delta) return 0;
+        *delta = d;
+        if (l->c[k].old < lo) lo = l->c[k].old;
+        if (l->c[k].old > hi) hi = l->c[k].old;
+    }
+    if (!n || hi - lo + 1 != n) return 0; /* none, or not one run of numbers */
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(mw_store_sqlite(out),
+                           "SELECT NOT EXISTS (SELECT 1 FROM h.windows WHERE channel0 < ?1 OR "
+                           "channel0 + ("
+                           "CASE WHEN p16 NOT NULL THEN 15 WHEN p15 NOT NULL THEN 14 WHEN p14 NOT NULL THEN 13"
+                           " WHEN p13 NOT NULL THEN 12 WHEN p12 NOT NULL THEN 11 WHEN p11 NOT NULL THEN 10"
+                           " WHEN p10 NOT NULL THEN 9 WHEN p9 NOT NULL THEN 8 WHEN p8 NOT NULL THEN 7"
+                           " WHEN p7 NOT NULL THEN 6 WHEN p6 NOT NULL THEN 5 WHEN p5 NOT NULL THEN 4"
+                           " WHEN p4 NOT NULL THEN 3 WHEN p3 NOT NULL THEN 2 WHEN p2 NOT NULL THEN 1 ELSE 0 END"
+                           ") > ?2) FROM h.sqlite_schema WHERE type = 'table' AND name = "
+                           "'windows'",
+                           -1, &q, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(q, 1, lo);
+    sqlite3_bind_int64(q, 2, hi);
+    int ok = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    return ok;
+}
+
 /* host i's rows into out (out has no open transaction) */
 static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
-                     const chan_list *l)
+                     const chan_list *l, int64_t *seg_max)
 {
     sqlite3 *db = mw_store_sqlite(out);
     sqlite3_stmt *q;
@@ -513,15 +575,30 @@ static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
         if (sqlite3_step(q) != SQLITE_DONE) rc = mw_store_db_error(out, "merging");
     }
     sqlite3_finalize(q);
-    int64_t seg_base = 0;
-    if (!rc && sqlite3_prepare_v2(db, "SELECT coalesce(max(segment), 0) FROM main.samples", -1,
-                                  &q, NULL) == SQLITE_OK) {
-        if (sqlite3_step(q) == SQLITE_ROW) seg_base = sqlite3_column_int64(q, 0);
+    /* the segments so far (*seg_base), and after the copy those of the rows it appended
+     * (rowids above id0): windows has no index on segment, and a scan of the whole output
+     * per host would make the merge quadratic in the hosts */
+    int64_t seg_base = *seg_max, delta = 0, id0 = 0;
+    if (!rc && sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM main.windows", -1, &q,
+                                  NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW) id0 = sqlite3_column_int64(q, 0);
         sqlite3_finalize(q);
     }
+    int whole = !rc && rows_whole(out, l, i, &delta);
     if (!rc) rc = mw_store_write_begin(out);
+    const char *wsql = h->drift != 0 ? (whole ? copy_windows_sql : copy_samples_sql)
+                                     : (whole ? copy_windows_sql_const : copy_samples_sql_const);
+    if (!rc) rc = copy_stmt(out, wsql, h, seg_base, delta);
     const char *const *sql = h->drift != 0 ? copy_sql : copy_sql_const;
-    for (int k = 0; !rc && sql[k]; k++) rc = copy_stmt(out, sql[k], h, seg_base);
+    for (int k = 0; !rc && sql[k]; k++) rc = copy_stmt(out, sql[k], h, seg_base, delta);
+    if (!rc && sqlite3_prepare_v2(db, "SELECT max(segment) FROM main.windows WHERE id > ?1", -1,
+                                  &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, id0);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL &&
+            sqlite3_column_int64(q, 0) > *seg_max)
+            *seg_max = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
     if (!rc) rc = mw_store_commit(out);
     sqlite3_exec(db, "DETACH h", NULL, NULL, NULL);
     return rc;
@@ -641,10 +718,10 @@ static int write_meta(mw_store *out, const host_info *h, int n, const char *stat
  * record), a larger page cache, and no samples_time index (each host's windows span the
  * whole run: kept, that index would be walked end to end once per host) */
 static const char drop_idx[] = "PRAGMA synchronous = OFF; PRAGMA cache_size = -131072;"
-                               "DROP INDEX IF EXISTS samples_time";
+                               "DROP INDEX IF EXISTS windows_time";
 static const char make_idx[] =
-    "CREATE INDEX IF NOT EXISTS samples_time ON samples(t1_ns);"
-    "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM samples"
+    STORE_WINDOWS_INDEX ";"
+    "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM windows"
     " HAVING count(*) > 0";
 
 void mw_merge_hosts_align_text(const mw_merge_hosts_stats *st, char *out, size_t n)
@@ -739,10 +816,11 @@ int mw_merge_hosts(const char *rundir, const char *status, mw_merge_hosts_stats 
     if (!rc) rc = chans_write(out, &l, h);
     if (!rc) rc = mw_store_commit(out);
     if (!rc) rc = exec(out, drop_idx);
+    int64_t seg_max = 0;
     for (int i = 0; !rc && i < n; i++) {
         char path[4400];
         snprintf(path, sizeof path, "%s/hosts/%s/%s", rundir, h[i].name, MW_STORE_DB_NAME);
-        if (h[i].lost < 2) rc = copy_host(out, path, &h[i], i, &l);
+        if (h[i].lost < 2) rc = copy_host(out, path, &h[i], i, &l, &seg_max);
         if (!rc && h[i].steps) {
             char key[200], v[100];
             snprintf(key, sizeof key, "clock_step.%s", h[i].name);

@@ -28,6 +28,7 @@
 
 #include "mw_alloc.h"
 #include "phase_codec.h"
+#include "run_rows.h"
 #include "store_inband.h"
 #include "store_internal.h"
 
@@ -59,6 +60,8 @@ struct mw_run_cursor {
     cursor_kind kind;
     const char *what; /* for messages: "reading the phases" */
     run_blocks *b;    /* phase cursors of a version 3 store: the blocks' side */
+    mw_run_rows *rows; /* window cursors of a version 6 store (run_rows.h): st is NULL */
+    mw_store_sample row; /* its current sample */
 };
 
 static void blocks_free(run_blocks *b);
@@ -71,7 +74,7 @@ static mw_run_cursor *cursor_open(mw_store *s, cursor_kind kind, const char *sql
         return NULL;
     }
     mw_run_cursor *c = mw_xcalloc(1, sizeof *c);
-    *c = (mw_run_cursor){s, st, kind, what, NULL};
+    *c = (mw_run_cursor){.s = s, .st = st, .kind = kind, .what = what};
     return c;
 }
 
@@ -79,6 +82,7 @@ static mw_run_cursor *cursor_open(mw_store *s, cursor_kind kind, const char *sql
 static int cursor_step(mw_run_cursor *c, cursor_kind kind)
 {
     if (!c || c->kind != kind) return -1;
+    if (c->rows) return mw_run_rows_next(c->rows, &c->row);
     int rc = sqlite3_step(c->st);
     if (rc == SQLITE_ROW) return 1;
     if (rc == SQLITE_DONE) return 0;
@@ -111,6 +115,7 @@ void mw_run_close(mw_run_cursor *c)
     if (!c) return;
     sqlite3_finalize(c->st);
     blocks_free(c->b);
+    mw_run_rows_close(c->rows);
     free(c);
 }
 
@@ -175,9 +180,24 @@ int mw_run_meter_next(mw_run_cursor *c, mw_run_meter *out)
 
 /* ---- windows ----------------------------------------------------------------------------- */
 
+/* Version 6 keeps a window's channels in one row of windows (docs/run-store.md): its
+ * cursors are run_rows.h's, which give the same samples in the same orders, ties included
+ * (version 5's index, then its primary key (segment, seq, channel)). */
 #define RUN_SAMPLE_COLS                                                                            \
     "SELECT channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, uncertainty_ns, "       \
     "power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags FROM samples"
+
+/* A version 6 run's window cursor: no statement of its own, rows (run_rows.h) instead. */
+static mw_run_cursor *rows_cursor(mw_store *s, cursor_kind kind, int channel,
+                                  mw_run_window_order order, int full, int names)
+{
+    mw_run_rows *r = mw_run_rows_open(s, channel, order == MW_RUN_BY_TIME, full, names,
+                                      "reading the samples");
+    if (!r) return NULL;
+    mw_run_cursor *c = mw_xcalloc(1, sizeof *c);
+    *c = (mw_run_cursor){.s = s, .kind = kind, .what = "reading the samples", .rows = r};
+    return c;
+}
 
 mw_run_cursor *mw_run_windows(mw_store *s, int channel, mw_run_window_order order)
 {
@@ -188,6 +208,7 @@ mw_run_cursor *mw_run_windows(mw_store *s, int channel, mw_run_window_order orde
         {RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
          RUN_SAMPLE_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"},
     };
+    if (mw_store_schema(s) >= 6) return rows_cursor(s, CUR_WINDOWS, channel, order, 1, 0);
     mw_run_cursor *c = cursor_open(s, CUR_WINDOWS, sql[channel >= 0][order == MW_RUN_BY_WINDOW],
                                    "reading the samples");
     if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
@@ -198,6 +219,10 @@ int mw_run_window_next(mw_run_cursor *c, mw_store_sample *out)
 {
     int rc = cursor_step(c, CUR_WINDOWS), bad = 0;
     if (rc != 1) return rc;
+    if (c->rows) {
+        *out = c->row;
+        return 1;
+    }
     sqlite3_stmt *st = c->st;
     *out = (mw_store_sample){
         .channel = COL_I32(c, 0, &bad),
@@ -657,7 +682,12 @@ int mw_run_count(mw_store *s, mw_run_counts *out)
     int v = mw_store_schema(s);
     if (sqlite3_prepare_v2(
             mw_store_sqlite(s),
-            v >= 5   ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
+            v >= 6   ? "SELECT (" STORE_SAMPLES_COUNT "), (SELECT count(*) FROM "
+                       "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
+                       "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
+                       "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps), "
+                       "(SELECT count(*) FROM meters)"
+            : v >= 5 ? "SELECT (SELECT count(*) FROM samples), (SELECT count(*) FROM "
                        "gaps), (SELECT count(*) FROM phases) + (SELECT coalesce(sum("
                        "events), 0) FROM phase_blocks), (SELECT count(*) FROM "
                        "channels), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM gaps), "
@@ -723,6 +753,7 @@ mw_run_cursor *mw_run_phases_by_start_rank(mw_store *s)
 
 mw_run_cursor *mw_run_named_windows(mw_store *s)
 {
+    if (mw_store_schema(s) >= 6) return rows_cursor(s, CUR_WINDOWS, -1, MW_RUN_BY_WINDOW, 1, 1);
     return cursor_open(s, CUR_WINDOWS,
                        "SELECT s.channel, s.segment, s.seq, s.meter_t0_us, s.meter_t1_us, s.t0_ns, "
                        "s.t1_ns, s.uncertainty_ns, s.power_mw, s.vrms_mv, s.irms_ua, s.pf_milli, "
@@ -735,6 +766,12 @@ mw_run_cursor *mw_run_named_windows(mw_store *s)
 
 int mw_run_named_window_next(mw_run_cursor *c, mw_store_sample *out, const char **name)
 {
+    if (c && c->rows) {
+        if (!mw_run_rows_named(c->rows)) return -1;
+        int rc = mw_run_window_next(c, out);
+        if (rc == 1) *name = mw_run_rows_name(c->rows, out->channel);
+        return rc;
+    }
     if (!c || sqlite3_column_count(c->st) != RUN_NAMED_COLUMNS) return -1;
     int rc = mw_run_window_next(c, out);
     if (rc == 1) *name = text_or(c->st, RUN_NAMED_COLUMNS - 1, "");
@@ -779,6 +816,7 @@ mw_run_cursor *mw_run_powers(mw_store *s, int channel, mw_run_window_order order
         {RUN_POWER_COLS " WHERE channel = ?1 ORDER BY t1_ns, t0_ns",
          RUN_POWER_COLS " WHERE channel = ?1 ORDER BY segment, seq, channel"},
     };
+    if (mw_store_schema(s) >= 6) return rows_cursor(s, CUR_POWERS, channel, order, 0, 0);
     mw_run_cursor *c = cursor_open(s, CUR_POWERS, sql[channel >= 0][order == MW_RUN_BY_WINDOW],
                                    "reading the samples");
     if (c && channel >= 0) sqlite3_bind_int(c->st, 1, channel);
@@ -789,6 +827,10 @@ int mw_run_power_next(mw_run_cursor *c, mw_run_power *out)
 {
     int rc = cursor_step(c, CUR_POWERS), bad = 0;
     if (rc != 1) return rc;
+    if (c->rows) {
+        *out = (mw_run_power){c->row.channel, c->row.t0_ns, c->row.t1_ns, c->row.power_mw};
+        return 1;
+    }
     out->channel = COL_I32(c, 0, &bad);
     out->t0_ns = sqlite3_column_int64(c->st, 1);
     out->t1_ns = sqlite3_column_int64(c->st, 2);
@@ -798,6 +840,7 @@ int mw_run_power_next(mw_run_cursor *c, mw_run_power *out)
 
 int mw_run_window_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns, mw_store_sample *out)
 {
+    if (mw_store_schema(s) >= 6) return mw_run_rows_find(s, channel, t0_ns, t1_ns, out);
     mw_run_cursor *c = cursor_open(
         s, CUR_WINDOWS, RUN_SAMPLE_COLS " WHERE channel = ?1 AND t1_ns = ?2 AND t0_ns = ?3 LIMIT 1",
         "reading a window");

@@ -15,15 +15,22 @@
  * segment's rows alone in a transaction (autocommit: no statement journal), mapping each
  * window's meter times through the caller's clock model once (an SQL function).
  * With several meters (version 5: table meters, channels.meter) segments are numbered per
- * meter, so mw_store_restamp_meter() keeps to the channels of one meter (channel IN the
- * meter's channels, evaluated once per statement); the samples table itself is unchanged,
- * its channel being run-wide.
+ * meter, so mw_store_restamp_meter() keeps to the rows of one meter (windows.meter).
+ *
+ * Version 6 stores one row per window of a meter (table windows: 16 channel slots, rowid in
+ * arrival order, no index while recording; the view samples gives version 5's rows back).
+ * mw_store_sample_add() fills the row of the current window in memory and inserts it when a
+ * sample of another window comes, before a commit, and before a read through this
+ * connection (mw_store_sqlite): a commit a second then rewrites one 1 KB leaf, where
+ * version 5's per-channel index rewrote a leaf per channel (docs/performance.md). The index
+ * on t1_ns is made when the store's maker closes it.
  *
  * A trace.db may come from anyone, and SQLite runs what a schema holds (a trigger fires on
  * our INSERT, a view or CHECK calls functions): every connection is defensive
  * (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF), and an existing store is refused, before
  * any statement on its tables, when sqlite_schema holds an object that is not ours
- * (store_objects, by type and name; mw_sqlite_check_schema, shared with the sweep index). */
+ * (store_objects, by type and name; mw_sqlite_check_schema, shared with the sweep index;
+ * the one view, samples, by its whole SQL text: store_view_check). */
 #include "mw_store.h"
 
 #include "mw_err.h"
@@ -45,6 +52,27 @@
 
 #define STORE_BUSY_TIMEOUT_MS 5000
 #define STORE_COMMIT_INTERVAL_NS 1000000000LL
+#define STORE_PAGE_SIZE "1024"
+
+/* Schema version 6 keeps one row per window of a meter in table windows: slot k (1..16)
+ * holds channel channel0 + k - 1 (NULL columns where a channel is absent: one header byte
+ * each), and the view samples gives the rows of version 5's table back, one per channel and
+ * window, for ad-hoc SQL and for the readers (run.c). */
+#define STORE_SLOT_PARAMS(k) ", ?, ?, ?, ?, ?, ?, ?"
+#define STORE_WHEN(c, k) " WHEN " #k " THEN w." #c #k
+#define STORE_CASE(c) "CASE k.column1" STORE_SLOTS2(STORE_WHEN, c) " END AS " #c
+
+/* The view samples (version 6), exactly as store_open recognizes it (sqlite_schema.sql). */
+static const char store_view_sql[] =
+    "CREATE VIEW samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
+    "uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags) AS "
+    "SELECT c, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, uncertainty_ns, p, v, i, "
+    "pf, me, e, f FROM (SELECT w.channel0 + k.column1 - 1 AS c, w.segment AS segment, w.seq AS "
+    "seq, w.meter_t0_us AS meter_t0_us, w.meter_t1_us AS meter_t1_us, w.t0_ns AS t0_ns, w.t1_ns "
+    "AS t1_ns, w.uncertainty_ns AS uncertainty_ns, " STORE_CASE(p) ", " STORE_CASE(v) ", "
+    STORE_CASE(i) ", " STORE_CASE(pf) ", " STORE_CASE(me) ", " STORE_CASE(e) ", " STORE_CASE(f)
+    " FROM windows w CROSS JOIN (VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9), (10), (11), "
+    "(12), (13), (14), (15), (16)) k) WHERE p IS NOT NULL";
 
 /* Prepared statements, indexes into mw_store.stmt and store_sql. */
 enum {
@@ -53,7 +81,8 @@ enum {
     ST_CHANNEL_ADD,
     ST_METER_ADD,
     ST_METER1_DEFAULT,
-    ST_SAMPLE_ADD,
+    ST_WINDOW_ADD,
+    ST_CHANNEL_METER,
     ST_GAP_ADD,
     ST_PHASE_ADD,
     ST_SYNC_ADD,
@@ -79,10 +108,10 @@ static const char *const store_sql[ST_COUNT] = {
                      "clock_uncertainty_ns = excluded.clock_uncertainty_ns",
     [ST_METER1_DEFAULT] = "INSERT INTO meters(meter, name) VALUES (1, 'meter') "
                           "ON CONFLICT DO NOTHING",
-    [ST_SAMPLE_ADD] =
-        "INSERT INTO samples(channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
-        "uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, "
-        "flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    [ST_WINDOW_ADD] = "INSERT INTO windows(meter, segment, seq, meter_t0_us, meter_t1_us, t0_ns, "
+                      "t1_ns, uncertainty_ns, channel0" STORE_SLOTS(STORE_SLOT_NAMES)
+                      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?" STORE_SLOTS(STORE_SLOT_PARAMS) ")",
+    [ST_CHANNEL_METER] = "SELECT meter FROM channels WHERE channel = ?1",
     [ST_GAP_ADD] = "INSERT INTO gaps(start_ns, end_ns, reason, meter) VALUES (?1, ?2, ?3, ?4)",
     [ST_PHASE_ADD] = "INSERT INTO phases(rank, host, thread, kind, name, start_ns, end_ns, bytes, "
                      "pid, peer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -98,7 +127,10 @@ static const char *const store_sql[ST_COUNT] = {
 };
 
 /* The schema of version MW_STORE_SCHEMA_VERSION (docs/run-store.md describes every column).
- * samples is WITHOUT ROWID: its primary key is the table's own b-tree, in insertion order. */
+ * windows' rowid is the order of arrival, and it has no index while the run is recorded:
+ * each commit appends to one leaf (docs/run-store.md, docs/performance.md); its index on
+ * t1_ns is made when the store that made it closes (STORE_WINDOWS_INDEX), after the end's
+ * restamp. store_view_sql follows it. */
 static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    key TEXT PRIMARY KEY,\n"
                                    "    value TEXT\n"
@@ -120,8 +152,10 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    meter INTEGER NOT NULL DEFAULT 1 REFERENCES meters(meter),\n"
                                    "    meter_channel INTEGER\n"
                                    ");\n"
-                                   "CREATE TABLE samples (\n"
-                                   "    channel INTEGER NOT NULL,\n"
+                                   /* version 6: one row per window of a meter */
+                                   "CREATE TABLE windows (\n"
+                                   "    id INTEGER PRIMARY KEY,\n"
+                                   "    meter INTEGER NOT NULL,\n"
                                    "    segment INTEGER NOT NULL,\n"
                                    "    seq INTEGER NOT NULL,\n"
                                    "    meter_t0_us INTEGER NOT NULL,\n"
@@ -129,17 +163,8 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    t0_ns INTEGER NOT NULL,\n"
                                    "    t1_ns INTEGER NOT NULL,\n"
                                    "    uncertainty_ns INTEGER NOT NULL,\n"
-                                   "    power_mw INTEGER NOT NULL,\n"
-                                   "    vrms_mv INTEGER NOT NULL,\n"
-                                   "    irms_ua INTEGER NOT NULL,\n"
-                                   "    pf_milli INTEGER NOT NULL,\n"
-                                   "    meter_energy_mj INTEGER NOT NULL,\n"
-                                   "    energy_mj INTEGER NOT NULL,\n"
-                                   "    flags INTEGER NOT NULL,\n"
-                                   "    PRIMARY KEY (segment, seq, channel)\n"
-                                   ") WITHOUT ROWID;\n"
-                                   "CREATE INDEX samples_channel_time ON samples(channel, t1_ns);\n"
-                                   "CREATE INDEX samples_time ON samples(t1_ns);\n"
+                                   "    channel0 INTEGER NOT NULL" STORE_SLOTS(STORE_SLOT_COLS)
+                                   "\n);\n"
                                    "CREATE TABLE gaps (\n"
                                    "    id INTEGER PRIMARY KEY,\n"
                                    "    start_ns INTEGER NOT NULL,\n"
@@ -210,6 +235,16 @@ struct mw_store {
     int created;   /* trace.db, made here (O_EXCL) */
     int made_dirs; /* trailing components of rundir made here */
     char rundir[4096];
+    /* the window being filled by mw_store_sample_add, inserted as one row of windows when
+     * a sample of another window comes, and before any commit or read */
+    struct {
+        int have, meter, channel0;
+        unsigned used; /* bit k: slot k + 1 holds a sample */
+        mw_store_sample x[STORE_NSLOTS];
+    } row;
+    int row_failed;    /* row_flush failed where it could not say so (mw_store_sqlite) */
+    int index_at_close; /* made by mw_store_create: make windows_time when closing */
+    int chmeter[1025]; /* meter + 1 of channel c (0: not looked up yet) */
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -415,12 +450,14 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 to 5 (version 1 lacks clock_sync, 1 and 2
+/* The objects of the run store's schema, versions 1 to 6 (version 1 lacks clock_sync, 1 and 2
  * lack phase_names and phase_blocks; the inband_ tables, version 4, are made with a run's
  * first in-band source: store_inband.c, so a version 4 run may lack them too; 1 to 4 lack
- * meters). */
+ * meters; 6 has table windows and view samples instead of table samples and its indexes).
+ * The one view allowed must be ours word for word (store_view_check). */
 static const char *const store_objects[] = {
     "table meta",         "table channels",     "table meters",
+    "table windows",      "view samples",       "index windows_time",
     "table samples",      "index samples_channel_time",
     "index samples_time", "table gaps",
     "index gaps_time",    "table phases",
@@ -429,6 +466,31 @@ static const char *const store_objects[] = {
     "table phase_blocks", MW_STORE_INBAND_OBJECTS,
     NULL,
 };
+
+/* A view named samples passes mw_sqlite_check_schema by its name; it must also be ours, to
+ * the letter: a view runs whatever SQL it holds when a reader selects from it. */
+static int store_view_check(mw_store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT name, sql FROM sqlite_schema WHERE type = 'view'", -1,
+                           &st, NULL) != SQLITE_OK) {
+        db_err(s, "reading the schema");
+        return -1;
+    }
+    int rc, bad = 0;
+    while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *sql = (const char *)sqlite3_column_text(st, 1);
+        if (!sql || strcmp(sql, store_view_sql)) {
+            const char *name = (const char *)sqlite3_column_text(st, 0);
+            set_err(s, "%s: not a megawatt run store: it holds view %s (not the store's own)",
+                    s->path, name ? name : "(null)");
+            bad = 1;
+        }
+    }
+    if (!bad && rc != SQLITE_DONE) db_err(s, "reading the schema");
+    sqlite3_finalize(st);
+    return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
+}
 
 /* The connection's common settings: defensive (mw_sqlite_defend), and for a writer WAL,
  * which is checked (a file system without shared memory for the -shm file refuses it). */
@@ -559,10 +621,14 @@ mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errle
         open_failed(s);
         return create_fail(s, err, errlen);
     }
-    if (configure(s)) return create_fail(s, err, errlen);
+    /* before WAL mode fixes it: each commit rewrites the pages it dirtied, the last leaf of
+     * windows above all, so a 1 KB page writes a quarter of a 4 KB one (docs/performance.md) */
+    if (exec(s, "PRAGMA page_size = " STORE_PAGE_SIZE, "setting the page size") || configure(s))
+        return create_fail(s, err, errlen);
     char sql[64], num[32];
     snprintf(sql, sizeof sql, "PRAGMA user_version=%d", MW_STORE_SCHEMA_VERSION);
     if (begin_write(s) || exec(s, store_schema, "creating the schema") ||
+        exec(s, store_view_sql, "creating the schema") ||
         exec(s, sql, "setting the schema version"))
         return create_fail(s, err, errlen);
     snprintf(num, sizeof num, "%d", MW_STORE_SCHEMA_VERSION);
@@ -570,6 +636,7 @@ mw_store *mw_store_create(const char *rundir, int force, char *err, size_t errle
     snprintf(num, sizeof num, "%" PRId64, now_ns(CLOCK_REALTIME));
     if (mw_store_meta_set(s, "created_ns", num) || mw_store_commit(s))
         return create_fail(s, err, errlen);
+    s->index_at_close = 1;
     return s;
 }
 
@@ -670,6 +737,7 @@ static mw_store *open_existing(const char *rundir, int write, char *err, size_t 
     }
     int bad =
         mw_sqlite_check_schema(s->db, store_objects, s->path, "run store", s->err, sizeof s->err);
+    if (!bad) bad = store_view_check(s);
     if (bad) {
         s->unusable = bad > 0;
         return store_fail(s, err, errlen);
@@ -692,6 +760,9 @@ void mw_store_close(mw_store *s)
 {
     if (!s) return;
     if (s->in_txn) mw_store_commit(s);
+    /* one sort of the run's windows at the end instead of a leaf rewritten at every commit
+     * (a run killed before has no index: its readers scan, as they may) */
+    if (s->index_at_close) sqlite3_exec(s->db, STORE_WINDOWS_INDEX, NULL, NULL, NULL);
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->stmt[i]);
     if (s->db && !s->readonly) sqlite3_exec(s->db, "PRAGMA optimize", NULL, NULL, NULL);
@@ -726,8 +797,12 @@ int mw_store_error_to(const mw_store *s, char *err, size_t errlen)
     return mw_err(err, errlen, "%s", mw_store_error(s));
 }
 
+static int row_flush(mw_store *s);
+
 sqlite3 *mw_store_sqlite(mw_store *s)
 {
+    /* a reader on this connection sees every sample added (an error shows at the commit) */
+    if (s->row.have && row_flush(s)) s->row_failed = 1;
     return s->db;
 }
 
@@ -812,6 +887,7 @@ int mw_store_channel_add_meter(mw_store *s, int channel, const char *name, const
     bind_text(st, 4, pin);
     sqlite3_bind_int(st, 5, meter);
     sqlite3_bind_int(st, 6, meter_channel);
+    memset(s->chmeter, 0, sizeof s->chmeter); /* a channel's meter may have changed */
     return step_done(s, st, "adding a channel");
 }
 
@@ -824,29 +900,85 @@ int mw_store_channel_add(mw_store *s, int channel, const char *name, const char 
     return mw_store_channel_add_meter(s, channel, name, host, pin, 1, channel);
 }
 
+/* The meter of a channel (table channels; 0 when it has no row there), remembered. */
+static int channel_meter(mw_store *s, int channel, int *meter)
+{
+    int cached = channel >= 0 && channel < (int)(sizeof s->chmeter / sizeof s->chmeter[0]);
+    if (cached && s->chmeter[channel]) {
+        *meter = s->chmeter[channel] - 1;
+        return 0;
+    }
+    sqlite3_stmt *st = stmt(s, ST_CHANNEL_METER);
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, channel);
+    int rc = sqlite3_step(st);
+    *meter = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_err(s, "reading the channels");
+    if (cached) s->chmeter[channel] = *meter + 1;
+    return 0;
+}
+
+/* The window being filled, as one row of windows (nothing when there is none). */
+static int row_flush(mw_store *s)
+{
+    if (!s->row.have) return 0;
+    s->row.have = 0;
+    sqlite3_stmt *st = stmt(s, ST_WINDOW_ADD);
+    if (!st) return -1;
+    const mw_store_sample *x0 = &s->row.x[0];
+    sqlite3_bind_int(st, 1, s->row.meter);
+    sqlite3_bind_int(st, 2, x0->segment);
+    sqlite3_bind_int64(st, 3, x0->seq);
+    sqlite3_bind_int64(st, 4, (int64_t)x0->meter_t0_us);
+    sqlite3_bind_int64(st, 5, (int64_t)x0->meter_t1_us);
+    sqlite3_bind_int64(st, 6, x0->t0_ns);
+    sqlite3_bind_int64(st, 7, x0->t1_ns);
+    sqlite3_bind_int64(st, 8, x0->uncertainty_ns);
+    sqlite3_bind_int(st, 9, s->row.channel0);
+    for (int k = 0; k < STORE_NSLOTS; k++) {
+        if (!(s->row.used & (1u << k))) continue; /* unbound: NULL */
+        const mw_store_sample *x = &s->row.x[k];
+        int p = 10 + k * STORE_SLOT_FIELDS;
+        sqlite3_bind_int(st, p, x->power_mw);
+        sqlite3_bind_int(st, p + 1, x->vrms_mv);
+        sqlite3_bind_int(st, p + 2, x->irms_ua);
+        sqlite3_bind_int(st, p + 3, x->pf_milli);
+        sqlite3_bind_int64(st, p + 4, x->meter_energy_mj);
+        sqlite3_bind_int64(st, p + 5, x->energy_mj);
+        sqlite3_bind_int64(st, p + 6, x->flags);
+    }
+    return step_done(s, st, "adding a window");
+}
+
+/* Does x belong in the window being filled (same meter and window, a free slot)? */
+static int row_fits(const mw_store *s, const mw_store_sample *x, int meter)
+{
+    const mw_store_sample *a = &s->row.x[0];
+    int64_t k = (int64_t)x->channel - s->row.channel0;
+    return s->row.have && meter == s->row.meter && k >= 0 && k < STORE_NSLOTS &&
+           !(s->row.used & (1u << k)) && x->segment == a->segment && x->seq == a->seq &&
+           x->meter_t0_us == a->meter_t0_us && x->meter_t1_us == a->meter_t1_us &&
+           x->t0_ns == a->t0_ns && x->t1_ns == a->t1_ns && x->uncertainty_ns == a->uncertainty_ns;
+}
+
 int mw_store_sample_add(mw_store *s, const mw_store_sample *x)
 {
     if (x->meter_t0_us > INT64_MAX || x->meter_t1_us > INT64_MAX)
         return set_err(s, "%s: meter time out of range", s->path);
-    if (begin_write(s)) return -1;
-    sqlite3_stmt *st = stmt(s, ST_SAMPLE_ADD);
-    if (!st) return -1;
-    sqlite3_bind_int(st, 1, x->channel);
-    sqlite3_bind_int(st, 2, x->segment);
-    sqlite3_bind_int64(st, 3, x->seq);
-    sqlite3_bind_int64(st, 4, (int64_t)x->meter_t0_us);
-    sqlite3_bind_int64(st, 5, (int64_t)x->meter_t1_us);
-    sqlite3_bind_int64(st, 6, x->t0_ns);
-    sqlite3_bind_int64(st, 7, x->t1_ns);
-    sqlite3_bind_int64(st, 8, x->uncertainty_ns);
-    sqlite3_bind_int(st, 9, x->power_mw);
-    sqlite3_bind_int(st, 10, x->vrms_mv);
-    sqlite3_bind_int(st, 11, x->irms_ua);
-    sqlite3_bind_int(st, 12, x->pf_milli);
-    sqlite3_bind_int64(st, 13, x->meter_energy_mj);
-    sqlite3_bind_int64(st, 14, x->energy_mj);
-    sqlite3_bind_int64(st, 15, x->flags);
-    return step_done(s, st, "adding a sample");
+    int meter;
+    if (begin_write(s) || channel_meter(s, x->channel, &meter)) return -1;
+    if (!row_fits(s, x, meter)) {
+        if (row_flush(s)) return -1;
+        s->row.have = 1;
+        s->row.meter = meter;
+        s->row.channel0 = x->channel;
+        s->row.used = 0;
+    }
+    int k = x->channel - s->row.channel0;
+    s->row.x[k] = *x;
+    s->row.used |= 1u << k;
+    return 0;
 }
 
 int mw_store_gap_add_meter(mw_store *s, int64_t start_ns, int64_t end_ns, const char *reason,
@@ -1000,10 +1132,9 @@ int mw_store_restamp_meter(mw_store *s, int meter, int segment,
         return db_err(s, "restamp");
     sqlite3_stmt *up = NULL;
     int rc = sqlite3_prepare_v2(s->db,
-                                "UPDATE samples SET t0_ns = mw_restamp_map(seq, 0, meter_t0_us), "
+                                "UPDATE windows SET t0_ns = mw_restamp_map(seq, 0, meter_t0_us), "
                                 "t1_ns = mw_restamp_map(seq, 1, meter_t1_us), uncertainty_ns = ?1 "
-                                "WHERE segment = ?2 AND (?3 = 0 OR channel IN (SELECT channel "
-                                "FROM channels WHERE meter = ?3))",
+                                "WHERE segment = ?2 AND (?3 = 0 OR meter = ?3)",
                                 -1, &up, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(up, 1, uncertainty_ns);
@@ -1024,6 +1155,11 @@ int mw_store_restamp_meter(mw_store *s, int meter, int segment,
 int mw_store_commit(mw_store *s)
 {
     if (!s->in_txn) return 0;
+    if (row_flush(s)) return -1;
+    if (s->row_failed) {
+        s->row_failed = 0;
+        return set_err(s, "%s: adding a window failed: the uncommitted data were lost", s->path);
+    }
     if (sqlite3_get_autocommit(s->db)) { /* SQLite rolled it back after a failed write */
         s->in_txn = 0;
         return set_err(s, "%s: a write failed (disk full?): the uncommitted data were lost",
@@ -1062,8 +1198,13 @@ int mw_store_start_ns(mw_store *s, int64_t *start_ns)
             return 0;
         }
     }
-    /* the first window in recording order: a primary-key lookup, not a scan */
-    if (single_int(s, "SELECT t0_ns FROM samples ORDER BY segment, seq, channel LIMIT 1",
+    /* the first window in recording order: a primary-key lookup, not a scan (version 6: the
+     * row of the lowest channel of the first window, its channel0) */
+    if (row_flush(s)) return -1;
+    if (single_int(s,
+                   s->version && s->version < 6
+                       ? "SELECT t0_ns FROM samples ORDER BY segment, seq, channel LIMIT 1"
+                       : "SELECT t0_ns FROM windows ORDER BY segment, seq, channel0 LIMIT 1",
                    start_ns) == 0)
         return 0;
     return set_err(s, "%s: no start_ns and no samples", s->path);

@@ -33,6 +33,30 @@ int mw_sqlite_defend(sqlite3 *db, const char *path, char *err, size_t errlen);
 int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *path,
                            const char *kind, char *err, size_t errlen);
 
+/* ---- schema version 6: table windows, one row per window of a meter ----------------------
+ * Slot k (1..16) of a row holds channel channel0 + k - 1 in columns pK (power_mw), vK
+ * (vrms_mv), iK (irms_ua), pfK (pf_milli), meK (meter_energy_mj), eK (energy_mj), fK
+ * (flags), NULL where the window has no such channel (docs/run-store.md). STORE_SLOTS(M)
+ * expands M(1) .. M(16); STORE_SLOT_NAMES(k) is ", pK, vK, ..., fK" (store.c writes them,
+ * merge_hosts.c copies them). */
+#define STORE_SLOTS(M) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15) M(16)
+#define STORE_SLOTS2(M, c)                                                                         \
+    M(c, 1) M(c, 2) M(c, 3) M(c, 4) M(c, 5) M(c, 6) M(c, 7) M(c, 8) M(c, 9) M(c, 10) M(c, 11)      \
+        M(c, 12) M(c, 13) M(c, 14) M(c, 15) M(c, 16)
+#define STORE_SLOT_COLS(k)                                                                         \
+    ",\n    p" #k " INTEGER, v" #k " INTEGER, i" #k " INTEGER, pf" #k " INTEGER, me" #k             \
+    " INTEGER, e" #k " INTEGER, f" #k " INTEGER"
+#define STORE_SLOT_NAMES(k) ", p" #k ", v" #k ", i" #k ", pf" #k ", me" #k ", e" #k ", f" #k
+/* windows' one index, made when the writer that made the store closes it (and by the merge
+ * after its copy): while recording, each commit would rewrite a leaf of it */
+#define STORE_WINDOWS_INDEX "CREATE INDEX IF NOT EXISTS windows_time ON windows(t1_ns)"
+#define STORE_NSLOTS 16
+#define STORE_SLOT_FIELDS 7 /* p v i pf me e f */
+#define STORE_SLOT_COUNT(k) " + (p" #k " NOT NULL)"
+/* the samples of version 6's windows: one per slot with a power (the view's own test) */
+#define STORE_SAMPLES_COUNT "SELECT coalesce(sum(0" STORE_SLOTS(STORE_SLOT_COUNT) "), 0) FROM windows"
+#define STORE_SLOT_WCOLS(k) ", w.p" #k ", w.v" #k ", w.i" #k ", w.pf" #k ", w.me" #k ", w.e" #k ", w.f" #k
+
 /* ---- the compact phases of schema version 3 (merge.c writes, run.c reads) ---------------- */
 /* One thread's events, sorted by start, encoded by phase_codec.h; start_ns is the first
  * event's start (the codec's base), end_ns the latest end. */

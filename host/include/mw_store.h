@@ -17,7 +17,7 @@
 
 #include "mw_inband.h"
 
-#define MW_STORE_SCHEMA_VERSION 5
+#define MW_STORE_SCHEMA_VERSION 6
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;

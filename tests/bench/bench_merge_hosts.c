@@ -3,11 +3,12 @@
  * stores x 1 h x 16 channels merged in 10 s or less.
  *
  * One agent store is made with the store API as mw record makes it: 16 channels of one meter,
- * a window of every channel every 250 ms (4 Hz) for an hour (14,400 windows, 230,400 rows),
+ * a window of every channel every 250 ms (4 Hz) for an hour (14,400 windows, 230,400 samples),
  * one clock exchange a second (rank -1), status "complete"; it is then copied to the other 63
  * hosts (the merge reads each file whole whatever its numbers, so copies cost it the same as
  * 64 different recordings, and making the stores stays a matter of seconds). Then mw merge's
- * work is timed: wall and CPU seconds, rows per second, the merged trace.db's size.
+ * work is timed: wall and CPU seconds, samples per second, the merged trace.db's size.
+ * (Schema 6 stores a window's 16 channels in one row of windows: 14,400 rows a host.)
  * BENCH_HOSTS and BENCH_HOURS change the size; BENCH_DIR the directory (default /tmp). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,14 +126,15 @@ int main(void)
     char out[700];
     snprintf(out, sizeof out, "%s/trace.db", run);
     printf("### Merge of the hosts' stores (bench_merge_hosts)\n\n"
-           "%d agent stores x %.2g h x %d channels at 4 Hz (%lld windows, one store %.0f MB, made "
+           "%d agent stores x %.2g h x %d channels at 4 Hz (%lld samples, one store %.0f MB, made "
            "in %.1f s and copied), merged by mw_merge_hosts into one trace.db:\n\n"
-           "| wall | CPU | windows/s | merged trace.db | goal |\n|---|---|---|---|---|\n"
-           "| %.2f s | %.2f s | %.2f M | %.0f MB (%.0f bytes/window) | <= 10 s for 64 x 1 h x 16 |\n\n"
+           "| wall | CPU | samples/s | merged trace.db | goal |\n|---|---|---|---|---|\n"
+           "| %.2f s | %.2f s | %.2f M | %.0f MB (%.0f bytes/sample) | <= 10 s for 64 x 1 h x 16 |\n\n"
            "Measured on the 2-core development machine (shared with other work), the stores in "
-           "the page cache; the merge is one SQLite connection (one core). %s: %.2f us of CPU "
-           "per window (the shifted copy by INSERT ... SELECT from each ATTACHed store, and the "
-           "index samples_time made at the end); docs/scaling.md says what would change.\n",
+           "the page cache; the merge is one SQLite connection (one core). %s: %.3f us of CPU "
+           "per sample (the shifted copy by INSERT ... SELECT from each ATTACHed store of its "
+           "rows of windows, schema 6: one row per window of 16 channels); docs/scaling.md "
+           "says what would change.\n",
            hosts, hours, CHANNELS, st.samples, (double)host_bytes / 1e6, make_s, wall, cpu,
            (double)st.samples / wall / 1e6, (double)file_size(out) / 1e6,
            (double)file_size(out) / (double)(st.samples ? st.samples : 1),

@@ -32,6 +32,12 @@ def run(secs, page, idx, ckpt, restamp=True, layout='rows', meters=1):
     if layout == 'rows':
         db.execute(f'CREATE TABLE samples ({COLS}, PRIMARY KEY (segment, seq, channel)) WITHOUT ROWID')
         for i in IDX[idx]: db.execute(i)
+    elif layout == 'v6':  # schema 6 (host/store.c): one row per window, 16 slots of 7 columns
+        slots = ''.join(f', p{k} INTEGER, v{k} INTEGER, i{k} INTEGER, pf{k} INTEGER, me{k} INTEGER, e{k} INTEGER, f{k} INTEGER' for k in range(1, 17))
+        db.execute(f"""CREATE TABLE windows (id INTEGER PRIMARY KEY, meter INTEGER NOT NULL, segment INTEGER NOT NULL,
+          seq INTEGER NOT NULL, meter_t0_us INTEGER NOT NULL, meter_t1_us INTEGER NOT NULL,
+          t0_ns INTEGER NOT NULL, t1_ns INTEGER NOT NULL, uncertainty_ns INTEGER NOT NULL,
+          channel0 INTEGER NOT NULL{slots})""")
     elif layout == 'append':  # one row per window in arrival order (rowid), blob of channels
         db.execute("""CREATE TABLE windows (id INTEGER PRIMARY KEY, segment INTEGER NOT NULL, seq INTEGER NOT NULL,
           meter_t0_us INTEGER NOT NULL, meter_t1_us INTEGER NOT NULL, t0_ns INTEGER NOT NULL,
@@ -56,6 +62,13 @@ def run(secs, page, idx, ckpt, restamp=True, layout='rows', meters=1):
                     db.execute(ins, (c, mt, seq, seq*250016, seq*250016+250016, t0, t1, 120000,
                          156300+1000*c+seq%97, 230117, 712345, 953, seq*39075+c, seq*39075+c, 0))
                     n += 1
+            elif layout == 'v6':
+                vals = [mt + 1, mt, seq, seq*250016, seq*250016+250016, t0, t1, 120000, 1+15*mt]
+                for c in range(1+15*mt, 16+15*mt):
+                    vals += [156300+1000*c+seq%97, 230117, 712345, 953, seq*39075+c, seq*39075+c, 0]
+                vals += [None] * 7
+                db.execute(f"INSERT INTO windows VALUES (NULL{',?' * len(vals)})", vals)
+                n += 15
             else:
                 import struct
                 blob = b''.join(struct.pack('<iiiI', 156300+1000*c+seq%97, 712345, 953, seq*39075+c) for c in range(15))
@@ -77,8 +90,10 @@ import os
 M = int(os.environ.get('METERS', '1'))
 cases = [('rows',4096,'both',1000),('rows',4096,'chan',1000),('rows',4096,'time',1000),('rows',4096,'none',1000),
          ('rows',1024,'both',1000),('rows',1024,'time',1000),('rows',4096,'both',10000),('rows',512,'both',1000),
-         ('window',4096,'time',1000),('window',1024,'time',1000),('window',4096,'none',1000),('append',4096,'none',1000),('append',1024,'none',1000)]
-if M > 1: cases = [c for c in cases if (c[1] == 4096 or c[0] == 'append') and c[3] == 1000]
+         ('window',4096,'time',1000),('window',1024,'time',1000),('window',4096,'none',1000),('append',4096,'none',1000),('append',1024,'none',1000),
+         ('v6',4096,'none',1000),('v6',2048,'none',1000),('v6',1024,'none',1000),('v6',4096,'none',10000)]
+if os.environ.get('LAYOUTS'): cases = [c for c in cases if c[0] in os.environ['LAYOUTS'].split(',')]
+if M > 1: cases = [c for c in cases if (c[1] == 4096 or c[0] in ('append', 'v6')) and c[3] == 1000]
 for layout, page, idx, ck in cases:
     n, rec, end, tot, size, cps = run(secs, page, idx, ck, layout=layout, meters=M)
     print(f'| {layout} | {page} | {idx} | {ck} | {cps:.1f} | {rec:.0f} | {end:.0f} | {tot:.0f} | {size:.0f} |')

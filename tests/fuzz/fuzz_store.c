@@ -136,14 +136,18 @@ static const char *str(bytes *b, char *buf, size_t cap)
 /* ---- fixed SQL with one parameter of any type ------------------------------------------ */
 
 static const char *const edits[] = {
-    "UPDATE samples SET power_mw = ?1 WHERE seq % 3 = 0",
-    "UPDATE samples SET t0_ns = ?1 WHERE seq % 2 = 1",
-    "UPDATE samples SET t1_ns = ?1 WHERE seq = 0",
-    "UPDATE samples SET channel = ?1 WHERE seq % 4 = 2",
-    "UPDATE samples SET energy_mj = ?1",
-    "UPDATE samples SET meter_energy_mj = ?1 WHERE seq % 5 = 0",
-    "UPDATE samples SET segment = ?1 WHERE seq > 2",
-    "UPDATE samples SET flags = ?1",
+    /* version 6: a window's channels are slots of one row of windows (docs/run-store.md) */
+    "UPDATE windows SET p1 = ?1 WHERE seq % 3 = 0",
+    "UPDATE windows SET p2 = ?1 WHERE seq % 3 = 1",
+    "UPDATE windows SET t0_ns = ?1 WHERE seq % 2 = 1",
+    "UPDATE windows SET t1_ns = ?1 WHERE seq = 0",
+    "UPDATE windows SET channel0 = ?1 WHERE seq % 4 = 2",
+    "UPDATE windows SET e1 = ?1",
+    "UPDATE windows SET me2 = ?1 WHERE seq % 5 = 0",
+    "UPDATE windows SET segment = ?1 WHERE seq > 2",
+    "UPDATE windows SET f1 = ?1",
+    "UPDATE windows SET v16 = ?1 WHERE seq % 2 = 0",
+    "UPDATE windows SET meter = ?1",
     "UPDATE phases SET start_ns = ?1 WHERE id % 2 = 0",
     "UPDATE phases SET end_ns = ?1 WHERE id % 3 = 0",
     "UPDATE phases SET rank = ?1 WHERE id % 2 = 1",
@@ -163,17 +167,19 @@ static const char *const edits[] = {
     "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, NULL)",
     "DELETE FROM meta WHERE key = ?1",
     "DELETE FROM channels WHERE channel = ?1",
-    "DELETE FROM samples WHERE seq = ?1",
+    "DELETE FROM windows WHERE seq = ?1",
     "UPDATE clock_sync SET offset_ns = ?1",
     /* no parameter: the schema itself */
     "PRAGMA user_version = 1",
-    "PRAGMA user_version = 5", /* newer than this mw */
+    "PRAGMA user_version = 5", /* older: version 6's tables read as version 5's */
+    "PRAGMA user_version = 7", /* newer than this mw */
     "DROP TABLE gaps",
     "DROP TABLE phases",
     "DROP TABLE channels",
-    "DROP INDEX samples_channel_time",
+    "DROP VIEW samples",
     "DROP TABLE meta",
-    "ALTER TABLE samples RENAME COLUMN power_mw TO p",
+    "ALTER TABLE windows RENAME COLUMN p1 TO p",
+    "DROP VIEW samples; CREATE VIEW samples AS SELECT 1 AS channel",
     "CREATE VIEW v AS SELECT 1",
 };
 

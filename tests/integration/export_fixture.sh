@@ -30,7 +30,7 @@ make_export_run() {
     INSERT INTO phases (rank, host, thread, kind, name, start_ns, end_ns, bytes, pid, peer)
       SELECT rank, host, thread, 'gpu', 'h2d', start_ns, end_ns, 4096, pid, -1
       FROM phases WHERE rank = 1 AND name = 'compute';
-    DELETE FROM samples WHERE seq = (SELECT min(seq) + 2 FROM samples);" || return 1
+    DELETE FROM windows WHERE seq = (SELECT min(seq) + 2 FROM windows);" || return 1
 }
 
 # export_truth R DIR: what the CSV and the store say, into DIR/{phases,samples}.csv,

@@ -338,8 +338,9 @@ every_command() {
 store_int64() {
   local d=$TMP/huge
   cp -r "$BASE" "$d"
-  sqlite3 "$d/trace.db" "UPDATE samples SET power_mw = 9223372036854775807
-    WHERE channel = 1 AND seq = (SELECT min(seq) FROM samples WHERE channel = 1)"
+  # (schema 6: channel 1 is slot 1 of the rows of windows whose channel0 is 1)
+  sqlite3 "$d/trace.db" "UPDATE windows SET p1 = 9223372036854775807
+    WHERE channel0 = 1 AND seq = (SELECT min(seq) FROM windows WHERE channel0 = 1)"
   sqlite3 "$d/trace.db" "INSERT OR REPLACE INTO meta(key, value) VALUES ('slurm_job_id', '42')"
   local args
   for args in "show $d" "ls $d" "jobs $d" "analyze $d" "export --format csv $d" "export --format json $d" \

@@ -121,7 +121,7 @@ empty_run() {
   # no phases, no windows: an archive of the channels' empty metrics, readable
   local e=$TMP/empty
   mkdir "$e" && cp "$R/trace.db" "$e/"
-  sqlite3 "$e/trace.db" "DELETE FROM phases; DELETE FROM samples"
+  sqlite3 "$e/trace.db" "DELETE FROM phases; DELETE FROM windows"
   "$MW" export "$e" --format otf2 -o "$TMP/empty.otf2"
   expect_eq "exit" "$?" 0
   otf2-print "$TMP/empty.otf2/traces.otf2" >/dev/null 2>&1

@@ -119,12 +119,13 @@ checker_can_fail() {
   [ -f "$d/run/trace.db" ] || { echo "  FAIL: needs ber_and_cuts' run"; CASE_OK=0; return; }
   mkdir -p "$t"
   cp "$d/run/trace.db" "$t/trace.db"
+  # (schema 6: a window of the meter is one row of windows, channel 2 its slot 2)
   sqlite3 "$t/trace.db" "
-    update samples set power_mw = power_mw + 1 where channel = 2 and seq = (select min(seq) from samples);
-    insert into samples select channel, 99, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, uncertainty_ns,
-      power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags
-      from samples where seq = (select max(seq) from samples);
-    delete from samples where seq = (select min(seq) + 5 from samples);"
+    update windows set p2 = p2 + 1 where channel0 = 1 and seq = (select min(seq) from windows);
+    create temp table dup as select * from windows where seq = (select max(seq) from windows);
+    update dup set id = null, segment = 99;
+    insert into windows select * from dup;
+    delete from windows where seq = (select min(seq) + 5 from windows);"
   python3 "$COMPARE" "$d/frames.log" "$d/tap.bin" "$d/fp.log" "$t" >"$t/cmp" 2>/dev/null
   expect_eq "corrupted window seen" "$(val corrupted_windows "$t/cmp")" 1
   expect_eq "corrupted sample seen" "$(val corrupted_samples "$t/cmp")" 1

@@ -57,13 +57,19 @@ view() {
   local d
   d=$(hostile view "CREATE VIEW v AS SELECT * FROM samples")
   refused "$d" "view v"
+  # the schema's own view samples (version 6) passes only word for word: another one runs
+  # its own SQL when a reader selects from samples (here: the same rows, one word more)
+  local sql
+  sql=$(q "$BASE" "SELECT sql FROM sqlite_schema WHERE type = 'view' AND name = 'samples'")
+  d=$(hostile ourview "DROP VIEW samples; $sql AND 1")
+  refused "$d" "view samples"
 }
 
 unknown_table() {
   local d
   d=$(hostile table "CREATE TABLE extra(x)")
   refused "$d" "table extra"
-  d=$(hostile index "CREATE INDEX extra_idx ON samples(power_mw)")
+  d=$(hostile index "CREATE INDEX extra_idx ON windows(p1)")
   refused "$d" "index extra_idx"
 }
 

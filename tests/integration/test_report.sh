@@ -297,7 +297,7 @@ bad_input() {
   # a run without samples: analyze's reason, nothing created
   mkdir -p "$TMP/empty"
   cp "$RUN/trace.db" "$TMP/empty/"
-  sqlite3 "$TMP/empty/trace.db" "DELETE FROM samples"
+  sqlite3 "$TMP/empty/trace.db" "DELETE FROM windows"
   "$MW" report "$TMP/empty" >/dev/null 2>"$TMP/b3.err"
   expect_eq "empty run: exit" "$?" 2
   expect_eq "empty run: one line" "$(wc -l <"$TMP/b3.err")" 1

@@ -203,9 +203,13 @@ static void forge_power(const char *run)
     snprintf(db, sizeof db, "%s/trace.db", run);
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(h, "update samples set power_mw = 1099511627776", NULL, NULL,
-                                  NULL),
-                     SQLITE_OK);
+    /* every sample's power (schema 6: each filled slot of each row of windows) */
+    char sql[2048] = "update windows set p1 = iif(p1 is null, null, 1099511627776)";
+    for (int k = 2; k <= 16; k++) {
+        size_t n = strlen(sql);
+        snprintf(sql + n, sizeof sql - n, ", p%d = iif(p%d is null, null, 1099511627776)", k, k);
+    }
+    assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
 }
 

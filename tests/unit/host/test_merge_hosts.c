@@ -7,7 +7,10 @@
  * recording did not end, or that left no store, makes the run partial naming it; a 2 s step
  * in one host's exchanges is detected, keeps the longer side's offset and goes into the
  * uncertainty; a clock 100 ppm fast is fitted as a line and every window corrected by the
- * offset at its own time. */
+ * offset at its own time. Schema 6 hosts' windows are copied row by row, 16 channels a row;
+ * a version 5 host store (its table samples, made here by SQL), or a host holding a sample
+ * of a channel it does not list, is copied sample by sample, that sample left out, and
+ * merges to the same samples. */
 #include "../unit.h"
 
 #include <sqlite3.h>
@@ -174,6 +177,81 @@ static void two_hosts_on_one_axis(void **state)
     assert_int_equal(mw_merge_hosts(run, NULL, &st, NULL, NULL, err, sizeof err), 0);
     assert_int_equal(st.samples, 40);
     rm_run();
+}
+
+/* host's store as version 5 wrote it: table samples (key, indexes), user_version 5 */
+static void host_to_v5(const char *host)
+{
+    char db[300];
+    snprintf(db, sizeof db, "%s/hosts/%s/trace.db", run, host);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(h,
+                     "CREATE TABLE s5 AS SELECT * FROM samples; DROP VIEW samples; "
+                     "DROP INDEX IF EXISTS windows_time; DROP TABLE windows; "
+                     "CREATE TABLE samples (channel INTEGER NOT NULL, segment INTEGER NOT NULL, "
+                     "seq INTEGER NOT NULL, meter_t0_us INTEGER NOT NULL, meter_t1_us INTEGER "
+                     "NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER NOT NULL, uncertainty_ns "
+                     "INTEGER NOT NULL, power_mw INTEGER NOT NULL, vrms_mv INTEGER NOT NULL, "
+                     "irms_ua INTEGER NOT NULL, pf_milli INTEGER NOT NULL, meter_energy_mj "
+                     "INTEGER NOT NULL, energy_mj INTEGER NOT NULL, flags INTEGER NOT NULL, "
+                     "PRIMARY KEY (segment, seq, channel)) WITHOUT ROWID; "
+                     "CREATE INDEX samples_channel_time ON samples(channel, t1_ns); "
+                     "CREATE INDEX samples_time ON samples(t1_ns); "
+                     "INSERT INTO samples SELECT * FROM s5; DROP TABLE s5; "
+                     "PRAGMA user_version = 5",
+                     NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s", msg);
+    sqlite3_close(h);
+}
+
+/* a sample of channel 9, which the host does not list, in a row of its own */
+static void host_stray_channel(const char *host)
+{
+    char dir[300], err[512];
+    snprintf(dir, sizeof dir, "%s/hosts/%s", run, host);
+    mw_store *s = mw_store_open_write(dir, err, sizeof err);
+    assert_non_null(s);
+    mw_store_sample x = {.channel = 9, .segment = 1, .seq = 3, .t0_ns = T0, .t1_ns = T0 + WIN,
+                         .power_mw = 99};
+    assert_int_equal(mw_store_sample_add(s, &x), 0);
+    mw_store_close(s);
+}
+
+static void older_and_odd_host_stores(void **state)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        new_run();
+        static const char *const n1[] = {"a", "b", "c"}, *const n2[] = {"a", "d"};
+        host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0, 0};
+        host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0, 0};
+        make_host(&h1);
+        make_host(&h2);
+        if (variant == 0) host_to_v5("h2");
+        else host_stray_channel("h2");
+        mw_merge_hosts_stats st;
+        char err[1024];
+        assert_int_equal(mw_merge_hosts(run, NULL, &st, NULL, NULL, err, sizeof err), 0);
+        assert_int_equal(st.samples, 40); /* the stray sample left out */
+        mw_store *s = mw_store_open(run, err, sizeof err);
+        assert_non_null(s);
+        assert_int_equal(q1(s, "SELECT count(*) FROM samples WHERE t0_ns = 1795000000000000000 "
+                               "+ seq * 250000000 AND t1_ns = t0_ns + 250000000"),
+                         40);
+        assert_int_equal(q1(s, "SELECT min(power_mw) = max(power_mw) AND min(power_mw) = 2007 "
+                               "FROM samples WHERE channel = 5"),
+                         1);
+        /* h1 row by row (8 windows), h2 sample by sample (16), each on its meter */
+        assert_int_equal(q1(s, "SELECT count(*) FROM windows WHERE meter = 1"), 8);
+        assert_int_equal(q1(s, "SELECT count(*) FROM windows WHERE meter = 2 AND channel0 IN "
+                               "(4, 5) AND p2 IS NULL"),
+                         16);
+        /* segments numbered after h1's */
+        assert_int_equal(q1(s, "SELECT min(segment) FROM samples WHERE channel >= 4"), 2);
+        mw_store_close(s);
+        rm_run();
+    }
 }
 
 static void lost_hosts_and_a_step(void **state)
@@ -390,6 +468,7 @@ static void nothing_to_merge(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(two_hosts_on_one_axis),
+                                       cmocka_unit_test(older_and_odd_host_stores),
                                        cmocka_unit_test(lost_hosts_and_a_step),
                                        cmocka_unit_test(drifting_clock),
                                        cmocka_unit_test(hostile_clock_rows),

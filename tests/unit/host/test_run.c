@@ -254,8 +254,9 @@ static mw_store *forged(const char *sql)
 
 static void out_of_range_refused(void **state)
 {
-    mw_store *s = forged("UPDATE samples SET power_mw = 9223372036854775807 WHERE channel = 1 "
-                         "AND seq = 1; UPDATE samples SET power_mw = 2147483647 WHERE channel = 1 "
+    /* (version 6: channel 1 is slot 1 of its windows' rows, channel 2 slot 2) */
+    mw_store *s = forged("UPDATE windows SET p1 = 9223372036854775807 WHERE channel0 = 1 "
+                         "AND seq = 1; UPDATE windows SET p1 = 2147483647 WHERE channel0 = 1 "
                          "AND seq = 0");
     mw_run_cursor *c = mw_run_windows(s, 1, MW_RUN_BY_TIME);
     mw_store_sample w;
@@ -276,7 +277,7 @@ static void out_of_range_refused(void **state)
     mw_store_close(s);
     nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 
-    s = forged("UPDATE samples SET vrms_mv = 2147483648 WHERE channel = 2 AND seq = 2");
+    s = forged("UPDATE windows SET v2 = 2147483648 WHERE channel0 = 1 AND seq = 2");
     c = mw_run_named_windows(s);
     const char *name;
     while ((rc = mw_run_named_window_next(c, &w, &name)) == 1)

@@ -225,7 +225,7 @@ static void version4_is_one_meter(const char *meter_usb, const char *name)
     assert_int_equal(g.meter, 0);
     assert_string_equal(g.reason, "disconnected");
     mw_run_close(c);
-    /* a writer needs version 5 */
+    /* a writer needs version 6 */
     mw_store *w = mw_store_open_write(dir, err, sizeof err);
     assert_null(w);
     assert_non_null(strstr(err, "schema version 4 is older"));
