@@ -320,13 +320,16 @@ static int pump_one(mw_record *r, int timeout_ms, mw_record_news *news)
 
 /* Several meters: wait up to timeout_ms (50 ms while a port is gone, to reopen it; less when
  * the store's commit falls due) for bytes on any connected meter's port, or the command's
- * end (its pidfd: *child_woke). A signal cuts it short. Returns the sessions to read
- * now, bit i for session i (0: r, i: r->more[i - 1]): those whose port has something to say
- * (bytes, a hangup) and those whose port is gone. */
+ * end (its pidfd: *child_woke). A signal cuts it short. A meter whose next line cannot have
+ * ended yet (mw_meter_quiet_until_ns) is left out of the poll, and the wait ends when its
+ * line is due, whichever meter's is earliest. Returns the sessions to read now, bit i for
+ * session i (0: r, i: r->more[i - 1]): those whose port has something to say (bytes, a
+ * hangup), whose line is due, and those whose port is gone. */
 static unsigned wait_ports(mw_record *r, int timeout_ms, int *child_woke)
 {
     struct pollfd pfd[MW_RECORD_MAX_METERS + 1];
     int who[MW_RECORD_MAX_METERS + 1];
+    int64_t quiet[MW_RECORD_MAX_METERS];
     nfds_t n = 0;
     unsigned ready = 0;
     timeout_ms = until_commit_ms(r, timeout_ms);
@@ -334,24 +337,35 @@ static unsigned wait_ports(mw_record *r, int timeout_ms, int *child_woke)
         pfd[n] = (struct pollfd){.fd = r->pidfd, .events = POLLIN};
         who[n++] = -1;
     }
+    int64_t t = now(CLOCK_MONOTONIC), end = t + (int64_t)timeout_ms * 1000000;
     for (int i = 0; i <= r->nmore; i++) {
         mw_record *s = i ? r->more[i - 1] : r;
         mw_port *p = s->connected ? mw_meter_port(s->m) : NULL;
+        quiet[i] = 0;
         if (!p) {
             ready |= 1u << i;
-            if (timeout_ms > 50) timeout_ms = 50;
+            if (end > t + 50000000) end = t + 50000000;
+            continue;
+        }
+        if ((quiet[i] = mw_meter_quiet_until_ns(s->m)) > 0) { /* no line before then */
+            if (quiet[i] < end) end = quiet[i];
             continue;
         }
         pfd[n] = (struct pollfd){.fd = mw_port_fd(p), .events = POLLIN};
         who[n++] = i;
     }
     *child_woke = 0;
-    if (poll(pfd, n, timeout_ms) > 0)
+    int64_t left = end > t ? end - t : 0;
+    struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+    if (ppoll(pfd, n, &ts, NULL) > 0)
         for (nfds_t k = 0; k < n; k++) {
             if (!pfd[k].revents) continue;
             if (who[k] < 0) *child_woke = 1;
             else ready |= 1u << who[k];
         }
+    t = now(CLOCK_MONOTONIC);
+    for (int i = 0; i <= r->nmore; i++)
+        if (quiet[i] > 0 && quiet[i] <= t) ready |= 1u << i; /* its line is due: read it */
     return ready;
 }
 
@@ -560,6 +574,8 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
         sum.lost_windows += ms.lost_windows;
         sum.restarts += ms.restarts;
         sum.time_steps += ms.time_steps;
+        sum.predicted_reads += ms.predicted_reads;
+        sum.late_reads += ms.late_reads;
         reconnects += s->reconnects;
     }
     int failed = 0;
@@ -576,6 +592,8 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
     meta_i64(r->st, "meter_restarts", (int64_t)sum.restarts, &failed, err, errlen);
     meta_i64(r->st, "reconnects", reconnects, &failed, err, errlen);
     meta_i64(r->st, "meter_time_steps", (int64_t)sum.time_steps, &failed, err, errlen);
+    meta_i64(r->st, "meter_predicted_reads", (int64_t)sum.predicted_reads, &failed, err, errlen);
+    meta_i64(r->st, "meter_late_reads", (int64_t)sum.late_reads, &failed, err, errlen);
     if (n.write_failed && !failed) {
         snprintf(err, errlen, "%s", n.write_err);
         failed = 1;
