@@ -5,7 +5,16 @@
  * the two clocks' difference read once. A window whose line is over 1 s late on the fit is
  * held, with every event after it, until the lines show whether the host read late (the
  * next line on time: stamped as usual) or the meter's time fell behind (lines at the
- * meter's pace, each as late: a new segment, mw_meter.h). */
+ * meter's pace, each as late: a new segment, mw_meter.h).
+ *
+ * Predicted reads (mw_meter_quiet_until_ns, docs/performance.md): once the fit is settled,
+ * the next line cannot end before its window's end on the fit plus its hold, the transport's
+ * latency and its bytes at the UART's rate, so the port is left unwatched until a margin
+ * before that and the line is then read in one or two wake-ups. The arrivals the clock
+ * model fits are still those of the line's last bytes as they come, never the moment the
+ * model chose: a line found complete at the first read is counted late (its stamp, the
+ * read's, is above the lower envelope, where it does no harm) and the next lines are read
+ * as they come, as after a gap, reset, step, held window, bad bytes or reconnect. */
 #include "mw_meter.h"
 
 #include <errno.h>

@@ -11,12 +11,15 @@
  * ends, when a signal comes, or when the store's commit is due (mw_store_commit_due_ns:
  * what was written is committed within a second, once a second at most), never on a tick.
  * Without a pidfd (a kernel before 5.3, no descriptor left) SIGCHLD cuts the wait short and
- * a 100 ms tick catches one delivered to another thread.
+ * a 100 ms tick catches one delivered to another thread. With a settled clock fit the port
+ * is left out of the wait until shortly before the next line can have ended
+ * (mw_meter_quiet_until_ns): one wake-up for the quiet time, one or two for the line.
  *
  * Several meters (mw_record_add_meter): one session per meter, each with its own meter
  * session (clock model, segments, energy bases, gaps, reconnection), all driven by the
  * first session's loop in this one thread: a turn waits in one poll() on every connected
- * meter's port, then reads each without waiting. One thread and one poll rather than a
+ * meter's port (but those whose next line cannot have ended yet: the wait ends when the
+ * earliest of them is due), then reads each without waiting. One thread and one poll rather than a
  * thread per meter because the run store is one SQLite connection (a second writer would
  * wait up to a second for the first's open transaction, and late reads would shift the
  * arrival times the clock model fits), and because each meter is still read the moment its
