@@ -83,6 +83,7 @@ struct mw_meter {
     uint64_t seen_bad;   /* bad_crc + dropped_bytes when last looked at */
     int64_t line_ns;     /* latency + byte time of the clock's model (mw_clock_config) */
     int64_t byte_ns;
+    int64_t bytes_at_ns; /* CLOCK_MONOTONIC of the last read that brought bytes */
 };
 
 static void release(mw_meter *m, int skip, int64_t step_ns);
@@ -417,19 +418,29 @@ void mw_meter_set_wake_fd(mw_meter *m, int fd)
     m->wake_fd = fd;
 }
 
+/* The rest of a line that has begun cannot be there before the UART has sent it: the time
+ * (CLOCK_MONOTONIC ns) until which there is no need to look, counted from the read that
+ * brought its last bytes, or 0 (no line begun, or its length unknown). A 16-channel line takes
+ * 42 ms and would otherwise cost tens of wake-ups; the margin leaves the read of the line's
+ * last byte, which stamps its arrival, on time for a line up to WAKE_MARGIN_NS / UART_BYTE_NS
+ * bytes shorter than the previous window line. */
+static int64_t rest_of_line_ns(const mw_meter *m)
+{
+    if (m->rd.len == 0 || m->last_wire <= m->rd.len + 2) return 0;
+    return m->bytes_at_ns + (int64_t)(m->last_wire - m->rd.len - 2) * UART_BYTE_NS -
+           WAKE_MARGIN_NS;
+}
+
 /* Read the port once, waiting up to timeout_ms; with woken, the wait also ends when the wake
  * descriptor is readable or a signal comes (*woken = 1). Returns 0, or -1 when the port is
  * gone. */
 static int pump(mw_meter *m, int timeout_ms, int *woken)
 {
     if (!m->port) return -1;
-    /* The rest of a line that has begun cannot be there before the UART has sent it: sleep
-     * through most of that time instead of waking for every few bytes (a 16-channel line
-     * takes 42 ms and would otherwise cost tens of wake-ups). The margin leaves the read of
-     * the line's last byte, which stamps its arrival, on time for a line up to
-     * WAKE_MARGIN_NS / UART_BYTE_NS bytes shorter than the previous window line. */
-    if (m->rd.len > 0 && timeout_ms > 0 && m->last_wire > m->rd.len + 2) {
-        int64_t wait = (int64_t)(m->last_wire - m->rd.len - 2) * UART_BYTE_NS - WAKE_MARGIN_NS;
+    /* sleep through most of a line that has begun (rest_of_line_ns) */
+    int64_t rest = rest_of_line_ns(m);
+    if (rest && timeout_ms > 0) {
+        int64_t wait = rest - now_ns(CLOCK_MONOTONIC);
         if (wait > (int64_t)timeout_ms * 1000000) wait = (int64_t)timeout_ms * 1000000;
         if (wait >= 1000000) {
             struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
@@ -443,7 +454,8 @@ static int pump(mw_meter *m, int timeout_ms, int *woken)
     if (n < 0) return -1;
     if (n > 0) {
         uint64_t windows = m->st.windows;
-        mw_meter_feed(m, buf, (size_t)n, now_ns(CLOCK_MONOTONIC));
+        m->bytes_at_ns = now_ns(CLOCK_MONOTONIC);
+        mw_meter_feed(m, buf, (size_t)n, m->bytes_at_ns);
         /* the first bytes after a predicted quiet time already end a window line: it arrived
          * before the read, when is not known (its stamp is the read's, late: harmless to
          * the lower envelope), and the prediction was too late: read as they come again */
@@ -486,8 +498,10 @@ static int64_t predicted_wake_ns(mw_meter *m)
 
 int64_t mw_meter_quiet_until_ns(mw_meter *m)
 {
+    int64_t now = now_ns(CLOCK_MONOTONIC), rest = m->port ? rest_of_line_ns(m) : 0;
+    if (rest) return rest > now ? rest : 0; /* the UART's pace alone, no prediction */
     int64_t t = predicted_wake_ns(m);
-    if (t <= now_ns(CLOCK_MONOTONIC)) return 0;
+    if (t <= now) return 0;
     m->blind = 1;
     return t;
 }

@@ -411,6 +411,13 @@ int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
         if (pump_one(s, 0, &n) != 0) rc = -1;
         news_merge(news, &n);
     }
+    /* the wait was cut short for the commit: made here when no meter was read, or the next
+     * waits (cut to it again) would spin until one is */
+    if (mw_store_maybe_commit(r->st) != 0 && !news->commit_failed) {
+        snprintf(news->commit_err, sizeof news->commit_err, "%s", mw_store_error(r->st));
+        news->commit_failed = 1;
+        rc = -1;
+    }
     if (child_woke) r->woke_empty = 1; /* watch_command looks now */
     return rc;
 }

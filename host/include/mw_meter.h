@@ -96,12 +96,13 @@ void mw_meter_set_wake_fd(mw_meter *m, int fd);
  * have ended on the port — the next window's end on the live fit, plus its line hold, the
  * transport's latency and the shortest recent line's bytes at the UART's rate, less a margin
  * of 1 ms and the fit's uncertainty — or 0 when the port must be read as bytes come: no
- * settled fit (20 pairs, uncertainty under 5 ms), a partial line, or within 8 window lines
+ * settled fit (20 pairs, uncertainty under 5 ms), or within 8 window lines
  * after a sequence gap, a reset or time step, a held late window, bad bytes, a reconnect, or
  * a line found complete at the first read after such a quiet time (counted in late_reads).
- * A nonzero answer marks the next read that brings bytes as the first one after it; until
- * then the caller may leave the port out of its poll(). mw_meter_next does this itself,
- * waiting on the wake descriptor alone. */
+ * While a line has begun, the time its rest takes at the UART's rate (less 2 ms) is also
+ * quiet, without a prediction. A predicted answer marks the next read that brings bytes as
+ * the first one after it; until then the caller may leave the port out of its poll().
+ * mw_meter_next does this itself, waiting on the wake descriptor alone. */
 int64_t mw_meter_quiet_until_ns(mw_meter *m);
 
 /* The next queued event without reading the port: after mw_meter_finish, the held windows
