@@ -5,9 +5,20 @@
  * the two clocks' difference read once. A window whose line is over 1 s late on the fit is
  * held, with every event after it, until the lines show whether the host read late (the
  * next line on time: stamped as usual) or the meter's time fell behind (lines at the
- * meter's pace, each as late: a new segment, mw_meter.h). */
+ * meter's pace, each as late: a new segment, mw_meter.h).
+ *
+ * Predicted reads (mw_meter_quiet_until_ns, docs/performance.md): once the fit is settled,
+ * the next line cannot end before its window's end on the fit plus its hold, the transport's
+ * latency and its bytes at the UART's rate, so the port is left unwatched until a margin
+ * before that and the line is then read in one or two wake-ups. The arrivals the clock
+ * model fits are still those of the line's last bytes as they come, never the moment the
+ * model chose: a line found complete at the first read is counted late (its stamp, the
+ * read's, is above the lower envelope, where it does no harm) and the next lines are read
+ * as they come, as after a gap, reset, step, held window, bad bytes or reconnect. */
 #include "mw_meter.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +41,16 @@
 #define STEP_SPAN_US 1000000ULL
 #define HOLD_MAX 64
 #define HOLD_MAX_NS 2000000000LL
+/* Predicted reads (mw_meter_quiet_until_ns): a settled fit has this many pairs and an
+ * uncertainty under PREDICT_MAX_UNC_NS; the port is looked at again PREDICT_MARGIN_NS (plus
+ * the uncertainty) before the earliest end of the next line (the shortest of the last
+ * PREDICT_LENS window lines); after a gap, reset, step, held window, bad bytes, reconnect
+ * or a line found complete at the first read, PREDICT_COOLDOWN lines are read as they come */
+#define PREDICT_MIN_PAIRS 20
+#define PREDICT_MAX_UNC_NS 5000000LL
+#define PREDICT_MARGIN_NS 1000000LL
+#define PREDICT_LENS 8
+#define PREDICT_COOLDOWN 8
 
 struct mw_meter {
     mw_port *port;
@@ -51,6 +72,18 @@ struct mw_meter {
     int nheld;          /* the last nheld queued events wait for the late-window decision */
     int64_t held_since; /* CLOCK_MONOTONIC when the first of them was held */
     int wake_fd;        /* mw_meter_set_wake_fd, -1: none */
+    /* predicted reads (mw_meter_quiet_until_ns) */
+    uint32_t last_period_us;   /* of the last window */
+    int64_t last_hold_ns;      /* its line hold */
+    size_t lens[PREDICT_LENS]; /* bytes of the last window lines, 0: none yet */
+    int ilens;                 /* where the next one goes */
+    int cooldown;        /* window lines still to read as they come before predicting again */
+    int blind;           /* the port was left unread on a prediction: the next read that
+                            brings bytes is the first one after it */
+    uint64_t seen_bad;   /* bad_crc + dropped_bytes when last looked at */
+    int64_t line_ns;     /* latency + byte time of the clock's model (mw_clock_config) */
+    int64_t byte_ns;
+    int64_t bytes_at_ns; /* CLOCK_MONOTONIC of the last read that brought bytes */
 };
 
 static void release(mw_meter *m, int skip, int64_t step_ns);
@@ -87,6 +120,11 @@ mw_meter *mw_meter_new(void)
     if (!m) return NULL;
     m->rt_off_ns = rt_minus_mono();
     m->wake_fd = -1;
+    m->cooldown = PREDICT_COOLDOWN;
+    mw_clock_config cfg;
+    mw_clock_config_default(&cfg); /* the clock below is made with these */
+    m->line_ns = cfg.latency_ns;
+    m->byte_ns = cfg.byte_ns;
     m->clock = mw_clock_new(NULL);
     if (!m->clock) {
         free(m);
@@ -131,6 +169,8 @@ void mw_meter_set_port(mw_meter *m, mw_port *p)
     release(m, 0, 0);
     mw_port_close(m->port);
     m->port = p;
+    m->cooldown = PREDICT_COOLDOWN;
+    m->blind = 0;
     /* a partial line from the old port is not continued; the counts go on */
     mw_proto_reader r = m->rd;
     mw_proto_reader_init(&m->rd);
@@ -221,6 +261,7 @@ static int64_t lateness(const mw_meter *m, const mw_meter_event *ev)
 static void release(mw_meter *m, int skip, int64_t step_ns)
 {
     if (!m->nheld) return;
+    m->cooldown = PREDICT_COOLDOWN; /* held windows: read the next lines as they come */
     if (step_ns > 0) {
         keep_clock(m);
         m->segment++;
@@ -285,9 +326,15 @@ static void window_event(mw_meter *m, mw_meter_event *ev)
         ev->lost = w->seq - m->last_seq - 1;
         m->st.lost_windows += ev->lost;
     }
+    if (ev->restart || ev->lost) m->cooldown = PREDICT_COOLDOWN;
+    else if (m->cooldown > 0) m->cooldown--;
     m->have_last = 1;
     m->last_seq = w->seq;
     m->last_t1_us = w->t1_us;
+    m->last_period_us = mw_proto_period_us(w);
+    m->last_hold_ns = mw_proto_hold_ns(w);
+    m->lens[m->ilens] = ev->line_bytes;
+    m->ilens = (m->ilens + 1) % PREDICT_LENS;
     if (!ev->restart) {
         int64_t late = lateness(m, ev);
         if (late > LATE_NS) {
@@ -371,19 +418,29 @@ void mw_meter_set_wake_fd(mw_meter *m, int fd)
     m->wake_fd = fd;
 }
 
+/* The rest of a line that has begun cannot be there before the UART has sent it: the time
+ * (CLOCK_MONOTONIC ns) until which there is no need to look, counted from the read that
+ * brought its last bytes, or 0 (no line begun, or its length unknown). A 16-channel line takes
+ * 42 ms and would otherwise cost tens of wake-ups; the margin leaves the read of the line's
+ * last byte, which stamps its arrival, on time for a line up to WAKE_MARGIN_NS / UART_BYTE_NS
+ * bytes shorter than the previous window line. */
+static int64_t rest_of_line_ns(const mw_meter *m)
+{
+    if (m->rd.len == 0 || m->last_wire <= m->rd.len + 2) return 0;
+    return m->bytes_at_ns + (int64_t)(m->last_wire - m->rd.len - 2) * UART_BYTE_NS -
+           WAKE_MARGIN_NS;
+}
+
 /* Read the port once, waiting up to timeout_ms; with woken, the wait also ends when the wake
  * descriptor is readable or a signal comes (*woken = 1). Returns 0, or -1 when the port is
  * gone. */
 static int pump(mw_meter *m, int timeout_ms, int *woken)
 {
     if (!m->port) return -1;
-    /* The rest of a line that has begun cannot be there before the UART has sent it: sleep
-     * through most of that time instead of waking for every few bytes (a 16-channel line
-     * takes 42 ms and would otherwise cost tens of wake-ups). The margin leaves the read of
-     * the line's last byte, which stamps its arrival, on time for a line up to
-     * WAKE_MARGIN_NS / UART_BYTE_NS bytes shorter than the previous window line. */
-    if (m->rd.len > 0 && timeout_ms > 0 && m->last_wire > m->rd.len + 2) {
-        int64_t wait = (int64_t)(m->last_wire - m->rd.len - 2) * UART_BYTE_NS - WAKE_MARGIN_NS;
+    /* sleep through most of a line that has begun (rest_of_line_ns) */
+    int64_t rest = rest_of_line_ns(m);
+    if (rest && timeout_ms > 0) {
+        int64_t wait = rest - now_ns(CLOCK_MONOTONIC);
         if (wait > (int64_t)timeout_ms * 1000000) wait = (int64_t)timeout_ms * 1000000;
         if (wait >= 1000000) {
             struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
@@ -395,8 +452,71 @@ static int pump(mw_meter *m, int timeout_ms, int *woken)
     int n = mw_port_read_wake(m->port, buf, sizeof buf, timeout_ms, woken ? m->wake_fd : -1,
                               woken);
     if (n < 0) return -1;
-    if (n > 0) mw_meter_feed(m, buf, (size_t)n, now_ns(CLOCK_MONOTONIC));
+    if (n > 0) {
+        uint64_t windows = m->st.windows;
+        m->bytes_at_ns = now_ns(CLOCK_MONOTONIC);
+        mw_meter_feed(m, buf, (size_t)n, m->bytes_at_ns);
+        /* the first bytes after a predicted quiet time already end a window line: it arrived
+         * before the read, when is not known (its stamp is the read's, late: harmless to
+         * the lower envelope), and the prediction was too late: read as they come again */
+        if (m->blind) m->st.predicted_reads++;
+        if (m->blind && m->st.windows > windows) {
+            m->st.late_reads++;
+            m->cooldown = PREDICT_COOLDOWN;
+        }
+        m->blind = 0;
+    }
     return 0;
+}
+
+/* The earliest end of the next window line on the live fit (CLOCK_MONOTONIC ns), less the
+ * margin, when a prediction is allowed; 0 when the port must be read as bytes come. */
+static int64_t predicted_wake_ns(mw_meter *m)
+{
+    uint64_t bad = m->rd.bad_crc + m->rd.dropped_bytes;
+    if (bad != m->seen_bad) { /* bytes were lost: a line may have been too */
+        m->seen_bad = bad;
+        m->cooldown = PREDICT_COOLDOWN;
+    }
+    if (!m->port || !m->have_last || m->cooldown > 0 || m->nheld || m->rd.len > 0 ||
+        m->last_period_us == 0)
+        return 0;
+    mw_clock_state cs;
+    mw_clock_get_state(m->clock, &cs);
+    if (cs.npairs < PREDICT_MIN_PAIRS || cs.uncertainty_ns > PREDICT_MAX_UNC_NS) return 0;
+    size_t len = SIZE_MAX;
+    for (int i = 0; i < PREDICT_LENS; i++)
+        if (m->lens[i] && m->lens[i] < len) len = m->lens[i];
+    int64_t t1;
+    if (len == SIZE_MAX || mw_clock_map(m->clock, m->last_t1_us + m->last_period_us, &t1) != 0)
+        return 0;
+    /* the fit maps a window's end to its line's last byte less the hold, the transport's
+     * latency and the line's bytes (mw_clock.h): added back, the line's earliest end */
+    return t1 + m->last_hold_ns + m->line_ns + (int64_t)len * m->byte_ns - PREDICT_MARGIN_NS -
+           cs.uncertainty_ns;
+}
+
+int64_t mw_meter_quiet_until_ns(mw_meter *m)
+{
+    int64_t now = now_ns(CLOCK_MONOTONIC), rest = m->port ? rest_of_line_ns(m) : 0;
+    if (rest) return rest > now ? rest : 0; /* the UART's pace alone, no prediction */
+    int64_t t = predicted_wake_ns(m);
+    if (t <= now) return 0;
+    m->blind = 1;
+    return t;
+}
+
+/* A predicted quiet time: wait until the earlier of until_ns and deadline_ns on the wake
+ * descriptor alone (a signal also ends it: *woken = 1). */
+static void quiet_wait(mw_meter *m, int64_t until_ns, int64_t deadline_ns, int *woken)
+{
+    int64_t end = until_ns < deadline_ns ? until_ns : deadline_ns;
+    int64_t left = end - now_ns(CLOCK_MONOTONIC);
+    if (left <= 0) return;
+    struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+    struct pollfd pfd = {.fd = m->wake_fd, .events = POLLIN};
+    int r = ppoll(&pfd, m->wake_fd >= 0 ? 1 : 0, &ts, NULL);
+    if ((r < 0 && errno == EINTR) || (r > 0 && pfd.revents)) *woken = 1;
 }
 
 int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
@@ -409,6 +529,12 @@ int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
         int64_t left_ns = deadline - now_ns(CLOCK_MONOTONIC);
         int left_ms = left_ns > 0 ? (int)((left_ns + 999999) / 1000000) : 0;
         int woken = 0;
+        int64_t quiet = mw_meter_quiet_until_ns(m);
+        if (quiet) { /* no line before then: the port is not worth a wake-up */
+            quiet_wait(m, quiet, deadline, &woken);
+            if (woken || now_ns(CLOCK_MONOTONIC) >= deadline) return 0;
+            continue;
+        }
         if (pump(m, left_ms, &woken) < 0) {
             if (!m->port) return -1; /* fed (mw_meter_feed): held events wait for more */
             release(m, 0, 0);        /* what was held was read late, before the port went */

@@ -11,12 +11,15 @@
  * ends, when a signal comes, or when the store's commit is due (mw_store_commit_due_ns:
  * what was written is committed within a second, once a second at most), never on a tick.
  * Without a pidfd (a kernel before 5.3, no descriptor left) SIGCHLD cuts the wait short and
- * a 100 ms tick catches one delivered to another thread.
+ * a 100 ms tick catches one delivered to another thread. With a settled clock fit the port
+ * is left out of the wait until shortly before the next line can have ended
+ * (mw_meter_quiet_until_ns): one wake-up for the quiet time, one or two for the line.
  *
  * Several meters (mw_record_add_meter): one session per meter, each with its own meter
  * session (clock model, segments, energy bases, gaps, reconnection), all driven by the
  * first session's loop in this one thread: a turn waits in one poll() on every connected
- * meter's port, then reads each without waiting. One thread and one poll rather than a
+ * meter's port (but those whose next line cannot have ended yet: the wait ends when the
+ * earliest of them is due), then reads each without waiting. One thread and one poll rather than a
  * thread per meter because the run store is one SQLite connection (a second writer would
  * wait up to a second for the first's open transaction, and late reads would shift the
  * arrival times the clock model fits), and because each meter is still read the moment its
@@ -320,13 +323,16 @@ static int pump_one(mw_record *r, int timeout_ms, mw_record_news *news)
 
 /* Several meters: wait up to timeout_ms (50 ms while a port is gone, to reopen it; less when
  * the store's commit falls due) for bytes on any connected meter's port, or the command's
- * end (its pidfd: *child_woke). A signal cuts it short. Returns the sessions to read
- * now, bit i for session i (0: r, i: r->more[i - 1]): those whose port has something to say
- * (bytes, a hangup) and those whose port is gone. */
+ * end (its pidfd: *child_woke). A signal cuts it short. A meter whose next line cannot have
+ * ended yet (mw_meter_quiet_until_ns) is left out of the poll, and the wait ends when its
+ * line is due, whichever meter's is earliest. Returns the sessions to read now, bit i for
+ * session i (0: r, i: r->more[i - 1]): those whose port has something to say (bytes, a
+ * hangup), whose line is due, and those whose port is gone. */
 static unsigned wait_ports(mw_record *r, int timeout_ms, int *child_woke)
 {
     struct pollfd pfd[MW_RECORD_MAX_METERS + 1];
     int who[MW_RECORD_MAX_METERS + 1];
+    int64_t quiet[MW_RECORD_MAX_METERS];
     nfds_t n = 0;
     unsigned ready = 0;
     timeout_ms = until_commit_ms(r, timeout_ms);
@@ -334,24 +340,35 @@ static unsigned wait_ports(mw_record *r, int timeout_ms, int *child_woke)
         pfd[n] = (struct pollfd){.fd = r->pidfd, .events = POLLIN};
         who[n++] = -1;
     }
+    int64_t t = now(CLOCK_MONOTONIC), end = t + (int64_t)timeout_ms * 1000000;
     for (int i = 0; i <= r->nmore; i++) {
         mw_record *s = i ? r->more[i - 1] : r;
         mw_port *p = s->connected ? mw_meter_port(s->m) : NULL;
+        quiet[i] = 0;
         if (!p) {
             ready |= 1u << i;
-            if (timeout_ms > 50) timeout_ms = 50;
+            if (end > t + 50000000) end = t + 50000000;
+            continue;
+        }
+        if ((quiet[i] = mw_meter_quiet_until_ns(s->m)) > 0) { /* no line before then */
+            if (quiet[i] < end) end = quiet[i];
             continue;
         }
         pfd[n] = (struct pollfd){.fd = mw_port_fd(p), .events = POLLIN};
         who[n++] = i;
     }
     *child_woke = 0;
-    if (poll(pfd, n, timeout_ms) > 0)
+    int64_t left = end > t ? end - t : 0;
+    struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+    if (ppoll(pfd, n, &ts, NULL) > 0)
         for (nfds_t k = 0; k < n; k++) {
             if (!pfd[k].revents) continue;
             if (who[k] < 0) *child_woke = 1;
             else ready |= 1u << who[k];
         }
+    t = now(CLOCK_MONOTONIC);
+    for (int i = 0; i <= r->nmore; i++)
+        if (quiet[i] > 0 && quiet[i] <= t) ready |= 1u << i; /* its line is due: read it */
     return ready;
 }
 
@@ -393,6 +410,13 @@ int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
         mw_record_news n;
         if (pump_one(s, 0, &n) != 0) rc = -1;
         news_merge(news, &n);
+    }
+    /* the wait was cut short for the commit: made here when no meter was read, or the next
+     * waits (cut to it again) would spin until one is */
+    if (mw_store_maybe_commit(r->st) != 0 && !news->commit_failed) {
+        snprintf(news->commit_err, sizeof news->commit_err, "%s", mw_store_error(r->st));
+        news->commit_failed = 1;
+        rc = -1;
     }
     if (child_woke) r->woke_empty = 1; /* watch_command looks now */
     return rc;
@@ -560,6 +584,8 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
         sum.lost_windows += ms.lost_windows;
         sum.restarts += ms.restarts;
         sum.time_steps += ms.time_steps;
+        sum.predicted_reads += ms.predicted_reads;
+        sum.late_reads += ms.late_reads;
         reconnects += s->reconnects;
     }
     int failed = 0;
@@ -576,6 +602,8 @@ int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen)
     meta_i64(r->st, "meter_restarts", (int64_t)sum.restarts, &failed, err, errlen);
     meta_i64(r->st, "reconnects", reconnects, &failed, err, errlen);
     meta_i64(r->st, "meter_time_steps", (int64_t)sum.time_steps, &failed, err, errlen);
+    meta_i64(r->st, "meter_predicted_reads", (int64_t)sum.predicted_reads, &failed, err, errlen);
+    meta_i64(r->st, "meter_late_reads", (int64_t)sum.late_reads, &failed, err, errlen);
     if (n.write_failed && !failed) {
         snprintf(err, errlen, "%s", n.write_err);
         failed = 1;

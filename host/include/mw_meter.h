@@ -66,6 +66,10 @@ typedef struct {
 typedef struct {
     uint64_t bytes, lines, windows, bad_crc, bad_lines, dropped_bytes, lost_windows, restarts,
         queue_overflows, time_steps;
+    uint64_t predicted_reads; /* reads that brought bytes after a predicted quiet time
+                                 (mw_meter_quiet_until_ns) */
+    uint64_t late_reads;      /* of those, the ones that found a window line already complete:
+                                 stamped late, and lines read as they come again */
 } mw_meter_stats;
 
 /* Open the meter on path and wait up to ident_ms for it to identify itself (opening resets
@@ -88,6 +92,18 @@ int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms);
  * that a caller waits for the meter and for that at once, without polling. Not closed here;
  * unset it before closing it, and once it stays readable. */
 void mw_meter_set_wake_fd(mw_meter *m, int fd);
+/* Predicted reads (docs/performance.md): CLOCK_MONOTONIC ns until which no window line can
+ * have ended on the port — the next window's end on the live fit, plus its line hold, the
+ * transport's latency and the shortest recent line's bytes at the UART's rate, less a margin
+ * of 1 ms and the fit's uncertainty — or 0 when the port must be read as bytes come: no
+ * settled fit (20 pairs, uncertainty under 5 ms), or within 8 window lines
+ * after a sequence gap, a reset or time step, a held late window, bad bytes, a reconnect, or
+ * a line found complete at the first read after such a quiet time (counted in late_reads).
+ * While a line has begun, the time its rest takes at the UART's rate (less 2 ms) is also
+ * quiet, without a prediction. A predicted answer marks the next read that brings bytes as
+ * the first one after it; until then the caller may leave the port out of its poll().
+ * mw_meter_next does this itself, waiting on the wake descriptor alone. */
+int64_t mw_meter_quiet_until_ns(mw_meter *m);
 
 /* The next queued event without reading the port: after mw_meter_finish, the held windows
  * it released. Returns 1 (event in *ev) or 0. */

@@ -6,10 +6,16 @@
  * windows are a gap of meter 2 only; mw_record_finish restamps each meter by its own clock
  * model, so B's windows stay 100 ms after A's (a restamp of segment 0 across both meters
  * would have put B on A's line: 0 ms); the link statistics are summed; both ports being gone,
- * the news says the first meter's. A fifth meter is refused. */
+ * the news says the first meter's. A fifth meter is refused.
+ * Two meters on ports (ptys) that say nothing: a commit that falls due between their reads is
+ * made in that turn, and the next turn then waits its whole time (it used to be cut to 0 ms
+ * again and again until a line came: a spin). */
 #include "../unit.h"
 
+#include <fcntl.h>
 #include <ftw.h>
+#include <stdlib.h>
+#include <time.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -154,10 +160,68 @@ static void two_meters_each_its_own(void **state)
                         "meter_lost_windows|2\nreconnects|0\nstatus|complete\n");
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A meter session on a fresh pty (its master in *master). */
+static mw_meter *pty_meter(int *master)
+{
+    *master = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(*master >= 0);
+    assert_int_equal(grantpt(*master), 0);
+    assert_int_equal(unlockpt(*master), 0);
+    mw_port_err why;
+    char err[256];
+    mw_port *p = mw_port_open(ptsname(*master), &why, err, sizeof err);
+    if (!p) fail_msg("%s", err);
+    mw_meter *m = mw_meter_new();
+    mw_meter_set_port(m, p);
+    return m;
+}
+
+static void commit_due_between_reads(void **state)
+{
+    char run[96], err[512];
+    snprintf(run, sizeof run, "%s/quiet", tmpdir);
+    mw_store *st = mw_store_create(run, 0, err, sizeof err);
+    if (!st) fail_msg("%s", err);
+    int fa, fb;
+    mw_meter *ma = pty_meter(&fa), *mb = pty_meter(&fb);
+    mw_record *ra = mw_record_new(ma, st, "a", 2, 0);
+    mw_record *rb = mw_record_new(mb, st, "b", 2, 0);
+    mw_record_set_meter(ra, 1, 1, "A");
+    mw_record_set_meter(rb, 2, 3, "B");
+    assert_int_equal(mw_record_add_meter(ra, rb), 0);
+    mw_store_set_commit_interval_ns(st, 50000000);
+    mw_record_news n;
+    mw_record_pump(ra, 0, &n); /* the first turn reads both */
+    assert_int_equal(mw_store_meta_set(st, "k", "v"), 0);
+    assert_true(mw_store_commit_due_ns(st) != INT64_MAX);
+    struct timespec ts = {0, 60000000};
+    nanosleep(&ts, NULL); /* the commit is due; the meters' next read (250 ms) is not */
+    assert_int_equal(mw_record_pump(ra, 100, &n), 0);
+    assert_true(mw_store_commit_due_ns(st) == INT64_MAX); /* committed */
+    int64_t t0 = mono_ns();
+    mw_record_pump(ra, 100, &n);
+    assert_true(mono_ns() - t0 >= 90000000); /* waited, did not spin */
+    mw_record_free(ra);
+    mw_record_free(rb);
+    mw_meter_close(ma);
+    mw_meter_close(mb);
+    close(fa);
+    close(fb);
+    mw_store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(two_meters_each_its_own, setup, teardown),
+        cmocka_unit_test_setup_teardown(commit_due_between_reads, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
