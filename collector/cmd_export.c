@@ -151,6 +151,9 @@ static int parse_args(int argc, char **argv, export_opts *o)
 /* The output's buffer: a day's trace is hundreds of MB written in small pieces, so 1 MiB
  * per write(2) rather than stdio's page (a tenth of the export's system time). */
 #define EXPORT_BUFFER_BYTES (1 << 20)
+/* glibc ignores setvbuf's size when it is given no buffer, so the buffer is ours: one
+ * stream per process uses it (the file, or standard output), until the process ends. */
+static char export_buffer[EXPORT_BUFFER_BYTES];
 
 /* formula-like text fields (csvout.h), for the warning at the end */
 static mw_csv_formulas csv_formulas;
@@ -189,7 +192,7 @@ static int export_to_file(mw_store *s, const export_opts *o)
         unlink(tmp);
         return MW_EXIT_FAIL;
     }
-    setvbuf(out, NULL, _IOFBF, EXPORT_BUFFER_BYTES);
+    setvbuf(out, export_buffer, _IOFBF, sizeof export_buffer);
     int rc = export_table(s, o, out);
     int werr = 0;
     if (fflush(out) != 0 || ferror(out) || fsync(fd) != 0) werr = errno ? errno : EIO;
@@ -235,7 +238,7 @@ int cmd_export(int argc, char **argv)
     } else if (o.output) {
         rc = export_to_file(s, &o);
     } else {
-        setvbuf(stdout, NULL, _IOFBF, EXPORT_BUFFER_BYTES); /* nothing written to it yet */
+        setvbuf(stdout, export_buffer, _IOFBF, sizeof export_buffer); /* nothing written yet */
         rc = !export_table(s, &o, stdout) ? MW_EXIT_OK
              : mw_store_bad_input(s)      ? MW_EXIT_USAGE /* a forged value: bad input */
                                           : MW_EXIT_FAIL;

@@ -362,7 +362,7 @@ static int write_table(const char *path, const mw_escobar_study_row *rows, int n
                 tnum(b[2], 32, s[i]->run->e_measured_j, "%.9g"),
                 tnum(b[3], 32, s[i]->pr.energy_j, "%.9g"), s[i]->run->dir);
     free(s);
-    if (fclose(f)) {
+    if (ferror(f) | fclose(f)) { /* both: an earlier failed flush is not fclose's error */
         unlink(tmp);
         fprintf(stderr, "mw fit: --table %s: write failed\n", path);
         return MW_EXIT_USAGE;

@@ -1,7 +1,7 @@
 /* megawatt.h — the public, stable C API for reading megawatt runs (libmegawatt, docs/api.md).
  *
  * Installed as <megawatt/megawatt.h>; build with `cc prog.c $(pkg-config --cflags --libs
- * megawatt)`. It reads what `mw record` wrote (RUNDIR/trace.db, store schema versions 1 to 5)
+ * megawatt)`. It reads what `mw record` wrote (RUNDIR/trace.db, store schema versions 1 to 6)
  * without SQL: open a run read-only, walk its channels, its windows (the meter's power
  * readings) and its phases (what the measured program did) with cursors, one typed row at a
  * time, in constant memory. It never writes the run and may read one that is still being

@@ -52,8 +52,10 @@ record_check() {
   expect_num "voltage within 0.5 % (V)" "$v" 228.85 231.15
   expect_num "channel 1 within 0.5 % (W)" "$p1" 995 1005
   expect_num "channel 2 within 0.5 % (W)" "$p2" 1990 2010
-  expect_num "channel 1 PF 1" "$pf1" 0.9995 1.0
-  expect_num "channel 2 PF 1" "$pf2" 0.9995 1.0
+  # PF is the meter's P / (Vrms Irms): with P from the interpolated voltage it may come out a
+  # hair above 1 for a resistive load (seen: 1.00007 on average); within 0.0005 either way
+  expect_num "channel 1 PF 1" "$pf1" 0.9995 1.0005
+  expect_num "channel 2 PF 1" "$pf2" 0.9995 1.0005
   expect_eq "meta: calibration source" "$(q "$r" "select value from meta where key='meter_cal_source'")" EEPROM
   check "meta: calibration date is today" today_ok "$(q "$r" "select value from meta where key='meter_calibration_date'")"
   expect_eq "meta: references" "$(q "$r" "select value from meta where key='meter_calibration_ref'")" "V230/P:1+2"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libmegawatt as a user gets it: `make install DESTDIR=... PREFIX=/usr/local` (the real rule),
+# libmegawatt as a user gets it: `make install DESTDIR=... PREFIX=/opt/mwtest` (the real rule),
 # then, with PKG_CONFIG_PATH and PKG_CONFIG_SYSROOT_DIR pointing into that root, the example
 # of docs/api.md (docs/examples/mw_energy.c, as installed; the docs' listing is that file) built with the very command the
 # docs give, run on a run recorded from the simulated board (the real firmware in simavr).
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
 
 ROOT=$TMP/root
-PREFIX=/usr/local
+PREFIX=/opt/mwtest # not the Makefile's default, so a .pc that ignored PREFIX would show
 LIBDIR=$ROOT$PREFIX/lib
 EX=$TMP/ex
 export PKG_CONFIG_PATH=$LIBDIR/pkgconfig PKG_CONFIG_SYSROOT_DIR=$ROOT LC_ALL=C
