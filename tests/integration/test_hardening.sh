@@ -152,7 +152,9 @@ no_shell() {
   check "no \$(...) ran" test ! -e "$TMP/pwned1"
   check "no backquotes ran" test ! -e "$TMP/pwned2"
   expect_eq "tables intact" "$(q "$name" "SELECT count(*) FROM sqlite_master WHERE type = 'table'
-    AND name IN ('meta', 'channels', 'samples', 'gaps', 'phases', 'clock_sync')")" 6
+    AND name IN ('meta', 'channels', 'windows', 'gaps', 'phases', 'clock_sync')")" 6
+  expect_eq "the samples view intact" "$(q "$name" "SELECT count(*) FROM sqlite_master WHERE type = 'view'
+    AND name = 'samples'")" 1
   expect_num "samples kept" "$(q "$name" 'SELECT count(*) FROM samples')" 1 100000
   local ch="x');DROP TABLE samples;--"
   printf 'time_s,channel,power_w\n1,%s,5\n2,%s,5\n' "$ch" "$ch" >"$TMP/sql.csv"
@@ -180,13 +182,14 @@ source_audit() {
   expect_eq "SQL built with printf" "$hits" ""
   # sqlite3_exec with anything but a string literal (store.c's and merge_hosts.c's exec()
   # helpers aside: their callers pass literals, store_schema, the PRAGMA above, and
-  # merge_hosts.c's constant index scripts)
+  # merge_hosts.c's constant index scripts; store.c's constant STORE_WINDOWS_INDEX)
   hits=$(grep -rnE 'sqlite3_exec[[:space:]]*\([^,]+,[[:space:]]*[^"[:space:]]' --include='*.c' \
     "${dirs[@]}" | grep -v '^host/store.c:.*sqlite3_exec(s->db, sql, NULL, NULL, &msg)' |
     grep -vE '^host/sweepindex.c:[0-9]+:.*sqlite3_exec\(w->db, (schema|version), NULL' |
-    grep -v '^host/merge_hosts.c:.*sqlite3_exec(mw_store_sqlite(out), sql, NULL, NULL, NULL)')
+    grep -v '^host/merge_hosts.c:.*sqlite3_exec(mw_store_sqlite(out), sql, NULL, NULL, NULL)' |
+    grep -v '^host/store.c:.*sqlite3_exec(s->db, STORE_WINDOWS_INDEX, NULL, NULL, NULL)')
   expect_eq "sqlite3_exec of non-literal SQL" "$hits" ""
-  hits=$(grep -nE '\bexec\(s, [^"]' host/store.c | grep -vE 'exec\(s, (store_schema|sql), ')
+  hits=$(grep -nE '\bexec\(s, [^"]' host/store.c | grep -vE 'exec\(s, (store_schema|store_view_sql|sql), ')
   expect_eq "store.c exec() of other non-literal SQL" "$hits" ""
   # merge_hosts.c's exec() helper: literals, its two constant index scripts and carry_sql only
   hits=$(grep -nE '\bexec\(out, [^"]' host/merge_hosts.c | grep -vE 'exec\(out, (drop_idx|make_idx|carry_sql)\);')
