@@ -726,7 +726,9 @@ static const char make_idx[] =
 
 void mw_merge_hosts_align_text(const mw_merge_hosts_stats *st, char *out, size_t n)
 {
-    if (st->align_p99_max_ns < 0)
+    if (!st->align_worst[0]) /* no host gave a figure: nothing to claim */
+        snprintf(out, n, "cross-host alignment p99 unknown (no host's clock was measured)");
+    else if (st->align_p99_max_ns < 0)
         snprintf(out, n, "cross-host alignment p99 unknown (host %s: no clock exchanges)",
                  st->align_worst);
     else

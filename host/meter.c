@@ -452,6 +452,12 @@ static int pump(mw_meter *m, int timeout_ms, int *woken)
     int n = mw_port_read_wake(m->port, buf, sizeof buf, timeout_ms, woken ? m->wake_fd : -1,
                               woken);
     if (n < 0) return -1;
+    /* the first read after a predicted quiet time decides, whether it brought bytes or not:
+     * one that finds nothing means the line had not come, and later bytes are read as they
+     * come (a line that then arrives in one piece, as a USB adapter delivers it, is on time) */
+    int was_blind = m->blind;
+    m->blind = 0;
+    if (was_blind) m->st.predicted_reads++;
     if (n > 0) {
         uint64_t windows = m->st.windows;
         m->bytes_at_ns = now_ns(CLOCK_MONOTONIC);
@@ -459,12 +465,10 @@ static int pump(mw_meter *m, int timeout_ms, int *woken)
         /* the first bytes after a predicted quiet time already end a window line: it arrived
          * before the read, when is not known (its stamp is the read's, late: harmless to
          * the lower envelope), and the prediction was too late: read as they come again */
-        if (m->blind) m->st.predicted_reads++;
-        if (m->blind && m->st.windows > windows) {
+        if (was_blind && m->st.windows > windows) {
             m->st.late_reads++;
             m->cooldown = PREDICT_COOLDOWN;
         }
-        m->blind = 0;
     }
     return 0;
 }

@@ -27,7 +27,13 @@ typedef struct {
     mw_store_sample x;
     const char *bad; /* the first column of x out of its range, NULL when none */
     int64_t bad_v, lo, hi;
+    size_t ord; /* its place in the group as read, the tie-break of the sort by channel */
 } row_item;
+
+/* The most samples one window's group may hold: every slot of 64 hosts x 4 meters, with
+ * room to spare. A hostile store whose rows all share one key would otherwise be read whole
+ * into memory as one group. */
+#define ROWS_GROUP_MAX 65536
 
 struct mw_run_rows {
     mw_store *s;
@@ -145,7 +151,8 @@ static int slot_item(mw_run_rows *r, sqlite3_stmt *st, int k, row_item *it)
     if (sqlite3_column_type(st, c) == SQLITE_NULL) return 0;
     *it = (row_item){0};
     mw_store_sample *x = &it->x;
-    x->channel = (int)in_range(it, "channel", sqlite3_column_int64(st, 8) + k, INT32_MIN, INT32_MAX);
+    int64_t ch0 = sqlite3_column_int64(st, 8); /* ch0 + k without overflow on a hostile row */
+    x->channel = (int)in_range(it, "channel", ch0 > INT32_MAX ? ch0 : ch0 + k, INT32_MIN, INT32_MAX);
     x->power_mw = (int32_t)in_range(it, "power_mw", sqlite3_column_int64(st, c), INT32_MIN, INT32_MAX);
     x->t0_ns = sqlite3_column_int64(st, 5);
     x->t1_ns = sqlite3_column_int64(st, 6);
@@ -173,7 +180,7 @@ static int read_row(mw_run_rows *r, int64_t id)
     if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? 0 : mw_store_db_error(r->s, r->what);
     int64_t ch0 = sqlite3_column_int64(r->row, 8);
     for (int k = 0; k < STORE_NSLOTS; k++) {
-        if (r->channel >= 0 && ch0 + k != r->channel) continue;
+        if (r->channel >= 0 && (ch0 > INT32_MAX || ch0 + k != r->channel)) continue;
         if (r->n == r->cap) {
             r->cap = r->cap ? 2 * r->cap : 64;
             r->it = mw_xrealloc(r->it, r->cap * sizeof *r->it);
@@ -183,8 +190,15 @@ static int read_row(mw_run_rows *r, int64_t id)
     return 0;
 }
 
-/* the next group of rows with equal keys, its samples by channel (insertion sort: a group's
- * rows come by channel0, so it is nearly sorted) */
+/* by channel, then as read (a stable order for a channel given twice) */
+static int item_cmp(const void *a, const void *b)
+{
+    const row_item *x = a, *y = b;
+    if (x->x.channel != y->x.channel) return x->x.channel < y->x.channel ? -1 : 1;
+    return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* the next group of rows with equal keys, its samples by channel */
 static int refill(mw_run_rows *r)
 {
     r->n = r->pos = 0;
@@ -213,14 +227,15 @@ static int refill(mw_run_rows *r)
             have = 1;
             r->pending = 0;
             if (read_row(r, sqlite3_column_int64(r->keys, 0))) return -1;
+            if (r->n > ROWS_GROUP_MAX)
+                return mw_store_bad_value(r->s, "%s: more than %d samples share one window's "
+                                                "key (segment %" PRId64 ", seq %" PRId64 ")",
+                                          r->what, ROWS_GROUP_MAX, key[0], key[1]);
         }
     }
-    for (size_t i = 1; i < r->n; i++)
-        for (size_t j = i; j > 0 && r->it[j - 1].x.channel > r->it[j].x.channel; j--) {
-            row_item t = r->it[j];
-            r->it[j] = r->it[j - 1];
-            r->it[j - 1] = t;
-        }
+    for (size_t i = 0; i < r->n; i++)
+        r->it[i].ord = i;
+    qsort(r->it, r->n, sizeof *r->it, item_cmp);
     return 0;
 }
 

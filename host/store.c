@@ -43,6 +43,7 @@
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,7 +401,11 @@ int mw_sqlite_defend(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
     int on = -1;
     if (sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on) != SQLITE_OK || on != 1 ||
-        sqlite3_exec(db, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
+        sqlite3_exec(db, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK ||
+        /* SQLite's temporary data (a reader's sort of the windows' keys, an index build)
+         * in memory: no file in /var/tmp, so a reader works under a file-size limit or with
+         * /var/tmp read-only, and leaves nothing behind when it is killed */
+        sqlite3_exec(db, "PRAGMA temp_store=MEMORY", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open defensively: %s", path, sqlite3_errmsg(db));
         return -1;
     }
@@ -428,8 +433,8 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
                            const char *kind, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name FROM sqlite_schema", -1, &st, NULL) !=
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM sqlite_schema", -1, &st,
+                           NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: reading the schema: %s", path, sqlite3_errmsg(db));
         return -1;
     }
@@ -438,9 +443,12 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
         const char *type = (const char *)sqlite3_column_text(st, 0);
         const char *name = (const char *)sqlite3_column_text(st, 1);
         const char *tbl = (const char *)sqlite3_column_text(st, 2);
-        if (!type || !name || !tbl || !schema_allowed(allowed, type, name, tbl)) {
-            snprintf(err, errlen, "%s: not a megawatt %s: it holds %s %s", path, kind,
-                     type ? type : "(null)", name ? name : "(null)");
+        const char *sql = (const char *)sqlite3_column_text(st, 3);
+        /* a table of an allowed name must be a plain one: a virtual table runs its module */
+        int virt = type && !strcmp(type, "table") && (!sql || strncasecmp(sql, "CREATE TABLE", 12));
+        if (!type || !name || !tbl || virt || !schema_allowed(allowed, type, name, tbl)) {
+            snprintf(err, errlen, "%s: not a megawatt %s: it holds %s%s %s", path, kind,
+                     virt ? "virtual " : "", type ? type : "(null)", name ? name : "(null)");
             bad = 1;
         }
     }
@@ -649,6 +657,7 @@ void mw_store_discard(mw_store *s)
     copy_for_undo.created = s->created;
     copy_for_undo.made_dirs = s->made_dirs;
     s->in_txn = 0;
+    s->index_at_close = 0; /* no index for a store about to be deleted */
     mw_store_close(s);
     undo_create(&copy_for_undo);
 }

@@ -8,6 +8,12 @@
 #                    run store: it holds trigger NAME", and the samples are all still there
 #   view             a view: the same refusal, "it holds view NAME"
 #   unknown_table    a table (and, separately, an index) the schema does not have: the same
+#   virtual_table    a table of the schema's name made a virtual table (its module's code
+#                    would run): the same refusal, "it holds virtual table NAME"
+#   one_key          20,000 rows of windows under one key (segment 0, seq 0, the same times):
+#                    a reader refuses the store (exit 2, "share one window's key") within
+#                    60 s, rather than reading it whole into memory as one window
+#   channel_overflow a row's channel0 of INT64_MAX: exit 2, "channel = ... out of its range"
 #   normal_opens     the unchanged run still opens (exit 0), ANALYZE's sqlite_stat1 included
 #   sweep_trigger    a sweep.db with a trigger: mw analyze SWEEPDIR refuses, exit 2
 #   escapes          a channel named with ESC[31m and a newline, a host with a BEL, and a
@@ -71,6 +77,39 @@ unknown_table() {
   refused "$d" "table extra"
   d=$(hostile index "CREATE INDEX extra_idx ON windows(p1)")
   refused "$d" "index extra_idx"
+}
+
+virtual_table() {
+  local d
+  d=$(hostile virt "DROP TABLE gaps; CREATE VIRTUAL TABLE gaps USING fts4(start_ns, end_ns, reason, meter)")
+  refused "$d" "virtual table gaps"
+}
+
+# bad_input DIR WHAT: the readers exit 2 naming WHAT, within 60 s each
+bad_input() {
+  local d=$1 what=$2 args
+  for args in "export --format csv $d" "analyze $d"; do
+    # shellcheck disable=SC2086
+    timeout 60 "$MW" $args > "$TMP/out.txt" 2> "$TMP/err.txt"
+    expect_eq "mw $args: exit" "$?" 2
+    expect_grep "mw $args" "$what" "$TMP/err.txt"
+  done
+}
+
+one_key() {
+  local d
+  d=$(hostile onekey "UPDATE windows SET segment = 0, seq = 0, t0_ns = 1, t1_ns = 2;
+    CREATE TEMP TABLE one AS SELECT * FROM windows LIMIT 1; UPDATE one SET id = NULL;
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+    INSERT INTO windows SELECT one.* FROM one, n")
+  bad_input "$d" "share one window's key"
+}
+
+channel_overflow() {
+  local d
+  d=$(hostile chover "UPDATE windows SET channel0 = 9223372036854775807
+    WHERE id = (SELECT min(id) FROM windows)")
+  bad_input "$d" "channel = 9223372036854775807 is out of its range"
 }
 
 normal_opens() {
@@ -152,6 +191,9 @@ stderr_escapes() {
 run_case trigger
 run_case view
 run_case unknown_table
+run_case virtual_table
+run_case one_key
+run_case channel_overflow
 run_case normal_opens
 run_case sweep_trigger
 run_case escapes
