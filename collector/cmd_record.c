@@ -47,6 +47,7 @@
 
 #include "builtin.h"
 #include "record_cmd.h"
+#include "record_dirs.h"
 #include "record_hosts.h"
 #include "record_inband.h"
 #include "record_signals.h"
@@ -229,16 +230,12 @@ static void on_command(void *ctx, pid_t pid, const char *traffic_dir)
     if (cluster) mw_simcluster_follow(cluster, pid, traffic_dir);
 }
 
-/* RUN/NAME, a directory the command's processes write into, made fresh by the recorder
- * before the command starts (mw_fs_fresh_dir), so that nothing planted there (a link to
- * another directory, links named like their files) is written through: RUN/probe, the
- * probes' spill files (libmwprobe), and for a simulated cluster RUN/traffic, their byte
- * counters (MW_TRAFFIC_DIR). Returns 0, or -1 after saying why on standard error. */
-static int fresh_run_dir(rec_t *r, const char *name)
+/* RUN/NAME made fresh (record_dirs.h); 0, or -1 after saying why on standard error */
+static int fresh_run_dir(const char *rundir, const char *name)
 {
     char path[PATH_MAX + 300], err[PATH_MAX + 600];
     int replaced = 0;
-    snprintf(path, sizeof path, "%s/%s", r->o.rundir, name);
+    snprintf(path, sizeof path, "%s/%s", rundir, name);
     if (mw_fs_fresh_dir(path, &replaced, err, sizeof err) != 0) {
         fprintf(stderr, "mw record: %s\n", err);
         return -1;
@@ -251,14 +248,22 @@ static int fresh_run_dir(rec_t *r, const char *name)
     return 0;
 }
 
-static void prepare_run_dirs(rec_t *r, mw_record_command *c)
+int mw_rec_dirs_prepare(const char *rundir, int traffic)
 {
-    if (fresh_run_dir(r, "probe") != 0)
+    if (fresh_run_dir(rundir, "probe") != 0)
         fprintf(stderr, "mw record: the probes will write no events there\n");
-    if (c->traffic && fresh_run_dir(r, "traffic") != 0) {
+    if (traffic && fresh_run_dir(rundir, "traffic") != 0) {
         fprintf(stderr, "mw record: the switch channel will not follow MPI traffic\n");
-        c->traffic = 0;
+        return 0;
     }
+    return traffic;
+}
+
+void mw_rec_dirs_done(const char *rundir)
+{
+    char probe[PATH_MAX + 300];
+    snprintf(probe, sizeof probe, "%s/probe", rundir);
+    rmdir(probe); /* the one mw_rec_dirs_prepare made, when no probe wrote there */
 }
 
 /* ---- the end ------------------------------------------------------------------------- */
@@ -284,9 +289,7 @@ static void finish_store(rec_t *r, const char *status)
                     "raise MW_PROBE_RING_EVENTS (docs/probe.md)\n",
                     ms.dropped, 100.0 * (double)ms.dropped / (double)(ms.dropped + ms.events));
     }
-    char probe[PATH_MAX + 300];
-    snprintf(probe, sizeof probe, "%s/probe", r->o.rundir);
-    rmdir(probe); /* the one prepare_run_dirs made, when no probe wrote there (never a link) */
+    mw_rec_dirs_done(r->o.rundir);
     /* with a simulated cluster every process ran on this host: the events go to the nodes
      * the processes played */
     mw_simcluster *cluster = mw_meter_spec_cluster(r->ms);
@@ -401,7 +404,7 @@ int cmd_record(int argc, char **argv)
         .news = mw_rec_on_news,
         .command = on_command,
     };
-    prepare_run_dirs(r, &c);
+    c.traffic = mw_rec_dirs_prepare(r->o.rundir, c.traffic);
     mw_record_outcome out;
     mw_rec_inband_start(&r->o.inband, r->st, r->o.rundir, r->host, r->o.quiet); /* said */
     mw_record_run(r->rec, &c, &out); /* what was not stored was said */

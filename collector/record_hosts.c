@@ -2,6 +2,9 @@
  *
  * The run directory is made and locked, then a UDP socket answers the agents' clock
  * exchanges (a thread: every request is answered with this host's CLOCK_REALTIME at once).
+ * Just before CMD starts, RUNDIR/probe (where an instrumented CMD's probes spill) is made
+ * fresh, as a one-host recording does (record_dirs.h): a link planted there is replaced, its
+ * target untouched, and an earlier run's spill files are not merged into this one.
  * The agents are started through the job launcher: inside a Slurm allocation (SLURM_JOB_ID
  * set) one job step "srun --overlap --nodes=N --ntasks-per-node=1 --nodelist=HOSTS mw agent
  * ..." (each agent finds its host by SLURMD_NODENAME), else Open MPI's "mpirun -np 1 --host
@@ -46,6 +49,7 @@
 #include "mw_runlock.h"
 #include "mw_store.h"
 #include "mw_sysinfo.h"
+#include "record_dirs.h"
 #include "record_hosts.h"
 
 extern char **environ;
@@ -420,6 +424,7 @@ static void unmake(const char *rundir, int made)
 static int run_cmd(char **cmd, const char *rundir, int64_t *t0, int64_t *t1)
 {
     setenv("MW_RUN_DIR", rundir, 1);
+    mw_rec_dirs_prepare(rundir, 0); /* RUNDIR/probe fresh: no planted link, no stale file */
     *t0 = now_ns(CLOCK_REALTIME);
     pid_t pid = spawn(cmd, 0);
     int ws = pid < 0 ? 127 << 8 : wait_for(pid, -1);
@@ -555,6 +560,7 @@ static int record(hosts_t *h, const char *rundir, int force, int quiet, char **c
                     ms.hosts, ms.channels, ms.samples, ms.status, al);
         if (ms.lost && code == 0) code = MW_EXIT_FAIL;
     }
+    mw_rec_dirs_done(rundir);
     free(nodes);
     free(a);
     return code;

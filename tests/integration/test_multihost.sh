@@ -226,6 +226,42 @@ bad_usage() {
   fi
 }
 
+# RUN/probe (where an instrumented CMD's probes spill) is a link to another directory holding
+# an earlier run's spill file, then a directory of the run's own holding one: mw record
+# --force --meter-hosts makes RUN/probe fresh before CMD starts (as a one-host run does), so
+# the link's target is untouched and the stale file's phase ("stale") is in neither run,
+# while the program's own phase ("idle", mwb-idle under libmwprobe) is; an empty RUN/probe
+# is removed at the end. The agents' RUN/hosts/H are whole mw records (their own fresh
+# RUN/hosts/H/probe): a link planted there is replaced too.
+probe_link() {
+  local R=$TMP/plink V=$TMP/pvictim
+  mkdir -p "$R/hosts/h1" "$V" "$TMP/pstale"
+  MW_RUN_DIR=$TMP/pstale "$BUILD/bin/mwb-idle" --seconds 0.1 >/dev/null 2>&1
+  sed 's/^N\t0\tidle$/N\t0\tstale/' "$TMP"/pstale/probe/*.mwp >"$V/old.1.mwp"
+  expect_eq "the stale spill file names phase 'stale'" "$(grep -c "stale" "$V/old.1.mwp")" 1
+  ln -s "$V" "$R/probe"
+  ln -s "$V" "$R/hosts/h1/probe"
+  "$MW" record -o "$R" --force --meter-hosts "$SPEC" -- "$BUILD/bin/mwb-idle" --seconds 1 \
+    >"$TMP/plink.out" 2>&1
+  expect_eq "link: exit" "$?" 0
+  expect_eq "link: its target untouched" "$(ls -A "$V")" old.1.mwp
+  expect_eq "link: the stale file intact" "$(grep -c "stale" "$V/old.1.mwp")" 1
+  expect_grep "link: said" "$R/probe: was not a directory of mw's" "$TMP/plink.out"
+  expect_eq "link: the program's phase merged, the stale one not" \
+    "$(q "$R" "select group_concat(name, ' ') from (select name from phases where kind != 'mw' order by name)")" idle
+  check "link: RUN/probe and RUN/hosts/h1/probe replaced, empty at the end, removed" \
+    test ! -e "$R/probe" -a ! -L "$R/probe" -a ! -e "$R/hosts/h1/probe" -a ! -L "$R/hosts/h1/probe"
+  # an earlier run's spill file left in a RUN/probe of the run's own: not merged
+  mkdir "$R/probe"
+  cp "$V/old.1.mwp" "$R/probe/"
+  "$MW" record -o "$R" --force --meter-hosts "$SPEC" -- "$BUILD/bin/mwb-idle" --seconds 1 \
+    >"$TMP/pstale.out" 2>&1
+  expect_eq "stale file: exit" "$?" 0
+  expect_eq "stale file: the program's phase merged, the stale one not" \
+    "$(q "$R" "select group_concat(name, ' ') from (select name from phases where kind != 'mw' order by name)")" idle
+  check "stale file: RUN/probe gone" test ! -e "$R/probe"
+}
+
 # the same run with the agents started by a real srun job step on two slurmd nodes
 # node_map RUN: "n1=CH+CH n2=CH+CH" from the merged channels by their meters' hosts (the
 # vmeters' channels all measure the host they hang on)
@@ -277,7 +313,7 @@ slurm_step() {
 }
 
 # MW_CASES="a b" runs only those cases (while working on one)
-for c in ${MW_CASES:-two_hosts agent_killed interrupted clock_step bad_usage slurm_step}; do
+for c in ${MW_CASES:-two_hosts agent_killed interrupted clock_step bad_usage probe_link slurm_step}; do
   run_case "$c"
 done
 kill "$VM1" 2>/dev/null

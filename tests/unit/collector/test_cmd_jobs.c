@@ -11,6 +11,9 @@
  *             same forgery in job 9's run is a damaged run, exit 2
  *   long/10.0  job 10 on 2000 nodes n0000..n1999 (11999 bytes of node list), one channel
  *             on n1999, the list's last: of the job, 1999 nodes unmeasured
+ *   merged/11.0, one/12.0  a run merged from meter hosts (channels_from): a channel without
+ *             a host measures its meter's host (merged_hosts_run, numbers there); the same
+ *             run not merged: it does not
  * so job 7 has 300 J on node0, 150 J on node1, 37.5 J on the switch, 450 J on its nodes,
  * 487.5 J in all (0.125 Wh, 0.135417 Wh), 3 s recorded; job 8 has 400 J on n3, none on its
  * nodes (n1 unmeasured), its steps flagged. */
@@ -41,9 +44,12 @@ typedef struct {
     int32_t p_mw;
 } chan;
 
-/* a run DIR/name with n windows from t0_ns, the channels and the meta pairs (NULL-ended) */
-static void make_run(const char *name, int64_t t0_ns, int n, const chan *ch, int nch,
-                     const char *const *meta)
+/* a run DIR/name with n windows from t0_ns, the meters (meter i + 1 on host meter_host[i],
+ * which may be NULL), the channels (channel k on meter ch_meter[k]; ch_meter NULL: the
+ * one-meter form, mw_store_channel_add) and the meta pairs (NULL-ended) */
+static void make_run_meters(const char *name, int64_t t0_ns, int n, const char *const *meter_host,
+                            int nmeters, const chan *ch, const int *ch_meter, int nch,
+                            const char *const *meta)
 {
     char dir[256], err[512];
     snprintf(dir, sizeof dir, "%s/%s", jobs, name);
@@ -52,8 +58,19 @@ static void make_run(const char *name, int64_t t0_ns, int n, const chan *ch, int
     assert_int_equal(mw_store_meta_set(s, "status", "complete"), 0);
     for (const char *const *m = meta; m && *m; m += 2)
         assert_int_equal(mw_store_meta_set(s, m[0], m[1]), 0);
+    for (int i = 0; i < nmeters; i++) {
+        char mname[32];
+        snprintf(mname, sizeof mname, "sim-%d", i + 1);
+        assert_int_equal(mw_store_meter_add(s, i + 1, mname, meter_host[i], NULL, 0, 0), 0);
+    }
+    int on_meter[16] = {0};
     for (int k = 0; k < nch; k++)
-        assert_int_equal(mw_store_channel_add(s, k + 1, ch[k].name, ch[k].host, "A1"), 0);
+        if (ch_meter)
+            assert_int_equal(mw_store_channel_add_meter(s, k + 1, ch[k].name, ch[k].host, "A1",
+                                                        ch_meter[k], ++on_meter[ch_meter[k]]),
+                             0);
+        else
+            assert_int_equal(mw_store_channel_add(s, k + 1, ch[k].name, ch[k].host, "A1"), 0);
     for (int q = 0; q < n; q++)
         for (int k = 0; k < nch; k++) {
             mw_store_sample x = {
@@ -70,6 +87,13 @@ static void make_run(const char *name, int64_t t0_ns, int n, const chan *ch, int
             if (mw_store_sample_add(s, &x)) fail_msg("%s", mw_store_error(s));
         }
     mw_store_close(s);
+}
+
+/* a run DIR/name with the one meter */
+static void make_run(const char *name, int64_t t0_ns, int n, const chan *ch, int nch,
+                     const char *const *meta)
+{
+    make_run_meters(name, t0_ns, n, NULL, 0, ch, NULL, nch, meta);
 }
 
 static int setup(void **state)
@@ -268,6 +292,95 @@ static void long_node_list(void **state)
     json_object_put(doc);
 }
 
+/* the energy of the channels of the job's JSON j that measure node (their "measures") */
+static double node_j(json_object *j, const char *node)
+{
+    json_object *ch, *v;
+    assert_true(json_object_object_get_ex(j, "channels", &ch));
+    double sum = 0;
+    for (size_t k = 0; k < json_object_array_length(ch); k++) {
+        json_object *c = json_object_array_get_idx(ch, k);
+        assert_true(json_object_object_get_ex(c, "measures", &v));
+        if (!strcmp(json_object_get_string(v), node)) sum += num(c, "energy_j");
+    }
+    return sum;
+}
+
+/* the one job of mw jobs --json DIR: its JSON (doc to put) */
+static json_object *one_job(const char *dir, json_object **doc)
+{
+    char *argv[] = {"mw", "jobs", "--json", (char *)dir, NULL};
+    assert_int_equal(run_mw(argv), 0);
+    json_object *v;
+    *doc = json_tokener_parse(out);
+    assert_non_null(*doc);
+    assert_true(json_object_object_get_ex(*doc, "jobs", &v));
+    assert_int_equal(json_object_array_length(v), 1);
+    return json_object_array_get_idx(v, 0);
+}
+
+/* A run merged from meter hosts (meta channels_from "hosts (mw merge)", as mw_merge_hosts
+ * writes): meter 1 on n1, meter 2 on n2, meter 3 on no host; 8 windows of 0.25 s (2 s):
+ *   n1:ch1  meter 1, no host   100 W -> 200 J, measures n1 (its meter's host)
+ *   n1:ch2  meter 1, no host    40 W ->  80 J, measures n1
+ *   n2:ch1  meter 2, no host   200 W -> 400 J, measures n2
+ *   x       meter 2, host n1    20 W ->  40 J, measures n1 (its own host wins)
+ *   pdu     meter 3, no host    10 W ->  20 J, measures "pdu" (its meter has no host)
+ * so n1 320 J, n2 400 J, the job's nodes 720 J, all channels 740 J = n1 + n2 + pdu. The same
+ * run without channels_from (a one-host run): the host-less channels measure their names,
+ * only x is of a job node (40 J), n2 unmeasured. */
+static void merged_hosts_run(void **state)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/merged", tmpdir);
+    mkdir(dir, 0777);
+    const char *hosts[] = {"n1", "n2", NULL};
+    const chan c[] = {{"n1:ch1", NULL, 100000}, {"n1:ch2", NULL, 40000},
+                      {"n2:ch1", NULL, 200000}, {"x", "n1", 20000}, {"pdu", NULL, 10000}};
+    const int on[] = {1, 1, 2, 2, 3};
+    const char *m[] = {"slurm_job_id", "11", "slurm_step_id", "0", "slurm_nodes", "n1,n2",
+                       "channels_from", "hosts (mw merge)", NULL};
+    make_run_meters("../merged/11.0", S_NS, 8, hosts, 3, c, on, 5, m);
+    json_object *doc, *v;
+    json_object *j = one_job(dir, &doc);
+    assert_near(node_j(j, "n1"), 320.0, 1e-6);
+    assert_near(node_j(j, "n2"), 400.0, 1e-6);
+    assert_near(node_j(j, "pdu"), 20.0, 1e-6);
+    assert_near(node_j(j, "n1:ch1") + node_j(j, "n2:ch1"), 0.0, 1e-9);
+    assert_true(json_object_object_get_ex(j, "nodes_without_channel", &v));
+    assert_int_equal(json_object_array_length(v), 0);
+    assert_true(json_object_object_get_ex(j, "energy_j", &v));
+    assert_near(num(v, "job_nodes"), 720.0, 1e-6);
+    assert_near(num(v, "all_channels"), 740.0, 1e-6);
+    assert_near(node_j(j, "n1") + node_j(j, "n2") + node_j(j, "pdu"), num(v, "all_channels"),
+                1e-6);
+    json_object_put(doc);
+    char *argv[] = {"mw", "jobs", dir, NULL};
+    assert_int_equal(run_mw(argv), 0);
+    expect_line("  n1:ch1           n1               yes             200.000     0.055556\n");
+    expect_line("  n2:ch1           n2               yes             400.000     0.111111\n");
+    expect_line("  x                n1               yes              40.000     0.011111\n");
+    expect_line("  pdu              pdu              no               20.000     0.005556\n");
+    expect_line("  total, the job's nodes                            720.000     0.200000\n");
+    expect_line("  total, all channels                               740.000     0.205556\n");
+    /* the same run, not merged from meter hosts: the rule does not apply */
+    char one[256];
+    snprintf(one, sizeof one, "%s/one", tmpdir);
+    mkdir(one, 0777);
+    const char *m1[] = {"slurm_job_id", "12", "slurm_step_id", "0", "slurm_nodes", "n1,n2", NULL};
+    make_run_meters("../one/12.0", S_NS, 8, hosts, 3, c, on, 5, m1);
+    j = one_job(one, &doc);
+    assert_near(node_j(j, "n1"), 40.0, 1e-6);
+    assert_near(node_j(j, "n1:ch1"), 200.0, 1e-6);
+    assert_true(json_object_object_get_ex(j, "nodes_without_channel", &v));
+    assert_int_equal(json_object_array_length(v), 1);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), "n2");
+    assert_true(json_object_object_get_ex(j, "energy_j", &v));
+    assert_near(num(v, "job_nodes"), 40.0, 1e-6);
+    assert_near(num(v, "all_channels"), 740.0, 1e-6);
+    json_object_put(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +389,7 @@ int main(void)
         cmocka_unit_test(errors),
         cmocka_unit_test(damaged_plain_run),
         cmocka_unit_test(long_node_list),
+        cmocka_unit_test(merged_hosts_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
