@@ -130,7 +130,7 @@ c = {row[0]: row[1] for row in csv.reader(open(r + ".csv", newline="")) if len(r
 tables = {t for (t,) in db.execute("select name from sqlite_master where type='table'")}
 ok = (meta["meter_firmware"] == fw and meta["meter_build"] == build and j["meter_firmware"] == fw
       and j["meter_build"] == build and c["meter_firmware"] == fw and c["meter_build"] == build
-      and {"meta", "samples", "gaps", "channels"} <= tables)
+      and {"meta", "windows", "gaps", "channels"} <= tables)
 print("yes" if ok else "no: %r %r" % (meta.get("meter_firmware"), meta.get("meter_build")))
 PY
 )" yes

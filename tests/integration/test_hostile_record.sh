@@ -54,9 +54,10 @@ file_size_limit() {
   local d=$TMP/xfsz
   mkdir -p "$d"
   (
-    # 150 KiB: the schema and first metadata (about 20 pages of 4 KiB in the WAL since the
-    # version 5 tables), then a few seconds of windows before the limit
-    ulimit -f 150
+    # 36 KiB: the schema and first metadata (about 31 KB in the WAL with schema 6's 1 KiB
+    # pages; the -shm file is 32 KiB), then a second or two of windows (about 3 KB a commit)
+    # before the limit
+    ulimit -f 36
     "$MW" record -q -o "$d/run" --meter sim -- sh -c "sleep 6; date +%s%N >'$d/child.done'" \
       2>"$d/err"
     echo $? >"$d/rc"
