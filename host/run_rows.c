@@ -235,7 +235,7 @@ static int refill(mw_run_rows *r)
     }
     for (size_t i = 0; i < r->n; i++)
         r->it[i].ord = i;
-    qsort(r->it, r->n, sizeof *r->it, item_cmp);
+    if (r->n > 1) qsort(r->it, r->n, sizeof *r->it, item_cmp); /* r->it is NULL when empty */
     return 0;
 }
 
