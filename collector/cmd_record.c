@@ -230,42 +230,6 @@ static void on_command(void *ctx, pid_t pid, const char *traffic_dir)
     if (cluster) mw_simcluster_follow(cluster, pid, traffic_dir);
 }
 
-/* RUN/NAME made fresh (record_dirs.h); 0, or -1 after saying why on standard error */
-static int fresh_run_dir(const char *rundir, const char *name)
-{
-    char path[PATH_MAX + 300], err[PATH_MAX + 600];
-    int replaced = 0;
-    snprintf(path, sizeof path, "%s/%s", rundir, name);
-    if (mw_fs_fresh_dir(path, &replaced, err, sizeof err) != 0) {
-        fprintf(stderr, "mw record: %s\n", err);
-        return -1;
-    }
-    if (replaced)
-        fprintf(stderr,
-                "mw record: %s: was not a directory of mw's (a link?); replaced by a new one, "
-                "its target untouched\n",
-                path);
-    return 0;
-}
-
-int mw_rec_dirs_prepare(const char *rundir, int traffic)
-{
-    if (fresh_run_dir(rundir, "probe") != 0)
-        fprintf(stderr, "mw record: the probes will write no events there\n");
-    if (traffic && fresh_run_dir(rundir, "traffic") != 0) {
-        fprintf(stderr, "mw record: the switch channel will not follow MPI traffic\n");
-        return 0;
-    }
-    return traffic;
-}
-
-void mw_rec_dirs_done(const char *rundir)
-{
-    char probe[PATH_MAX + 300];
-    snprintf(probe, sizeof probe, "%s/probe", rundir);
-    rmdir(probe); /* the one mw_rec_dirs_prepare made, when no probe wrote there */
-}
-
 /* ---- the end ------------------------------------------------------------------------- */
 
 static void finish_store(rec_t *r, const char *status)
