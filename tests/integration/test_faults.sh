@@ -63,8 +63,9 @@ link_invariants() {
     "$(val cuts_while_connected "$d/cmp")"
   expect_eq "reconnected after every cut" "$(val reconnects "$d/cmp")" \
     "$(val cuts_while_connected "$d/cmp")"
-  # the recorder retries every 200 ms: back within 1.5 s even on a loaded machine
-  expect_num "reconnect time (ms)" "$(val reconnect_ms_max "$d/cmp")" 0 1500
+  # the recorder retries every 200 ms: ~0.1 s on a quiet machine; the bound is issue 4's
+  # "reconnects within 2 s" (it was 1.5 s, the margin a loaded machine may need)
+  expect_num "reconnect time (ms)" "$(val reconnect_ms_max "$d/cmp")" 0 2000
   expect_eq "integrity" "$(q "$d/run" "pragma integrity_check")" ok
   expect_eq "no sample twice in a segment" \
     "$(q "$d/run" "select count(*) from (select 1 from samples group by segment, seq, channel having count(*) > 1)")" 0

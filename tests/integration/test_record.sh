@@ -272,8 +272,9 @@ info_and_monitor() {
   expect_grep "calibration" "channel 1   gain 0.040000 A/count  phase +0.000 deg" "$out"
   "$MW" monitor --meter sim --seconds 2 >"$out" 2>&1
   expect_eq "monitor: exit" "$?" 0
-  # not a terminal: one CSV line per window, 5 channels
-  expect_num "monitor lines" "$(grep -c '^[0-9.]*,2[23][0-9]\.[0-9]*,' "$out")" 6 9
+  # not a terminal: one CSV line per window, 5 channels (8 in 2 s; never more than the 2 s
+  # hold, a few fewer where the board lags on a loaded machine and lets the time go)
+  expect_num "monitor lines" "$(grep -c '^[0-9.]*,2[23][0-9]\.[0-9]*,' "$out")" 4 9
   expect_num "monitor node0 (W)" "$(tail -1 "$out" | cut -d, -f4)" 154.7 157.9
   "$MW" info --meter /nonexistent/tty >"$out" 2>&1
   expect_eq "info, no port: exit" "$?" 2
