@@ -20,7 +20,7 @@ start_proxy() {
     2>>"$d/fp.err" &
   FP_PID=$!
   PIDS+=("$FP_PID")
-  for _ in $(seq 100); do [ -e "$d/coll" ] && return 0; sleep 0.05; done
+  for _ in $(seq 600); do [ -e "$d/coll" ] && return 0; sleep 0.05; done # (30 s at most)
   echo "faultproxy did not make $d/coll"; cat "$d/fp.err"; return 1
 }
 
@@ -33,7 +33,7 @@ faulty_run() {
     --log-frames "$d/frames.log" 2>"$d/vmeter.err" &
   local vm=$!
   PIDS+=("$vm")
-  for _ in $(seq 100); do [ -e "$d/board" ] && break; sleep 0.05; done
+  for _ in $(seq 600); do [ -e "$d/board" ] && break; sleep 0.05; done # (30 s at most)
   start_proxy "$d" "$@" || return 1
   "$MW" record -o "$d/run" --meter "$d/coll" -- sh -c "sleep $s; echo done > '$d/child.done'" \
     2>"$d/rec.err"
