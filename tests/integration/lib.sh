@@ -31,7 +31,8 @@ start_vmeter() {
   "$MW" vmeter --link "$link" "$@" 2>>"$TMP/vmeter.log" &
   VM_PID=$!
   PIDS+=("$VM_PID")
-  for _ in $(seq 100); do [ -e "$link" ] && return 0; sleep 0.05; done
+  # (up to 30 s: its start, the firmware's ELF loaded, may take seconds on a loaded machine)
+  for _ in $(seq 600); do [ -e "$link" ] && return 0; sleep 0.05; done
   echo "vmeter did not make $link"; return 1
 }
 

@@ -104,7 +104,7 @@ _slurm_start_munge() {
   munged --force --key-file="$SLURM_DIR/munge.key" --socket="$SLURM_DIR/munge.socket" \
     --pid-file="$SLURM_DIR/munged.pid" --log-file="$SLURM_DIR/munged.log" \
     --seed-file="$SLURM_DIR/munged.seed" 2>>"$SLURM_DIR/munged.log" || return 1
-  for _ in $(seq 50); do [ -S "$SLURM_DIR/munge.socket" ] && return 0; sleep 0.1; done
+  for _ in $(seq 300); do [ -S "$SLURM_DIR/munge.socket" ] && return 0; sleep 0.1; done # (30 s)
   return 1
 }
 

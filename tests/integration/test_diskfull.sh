@@ -13,10 +13,11 @@ cd "$(dirname "$0")/../.." || exit 2
 
 SHIM=$(abs "$BUILD/tests/libfailwrite.so")
 
-# the command: wait, fill the disk (touch the trigger), wait, maybe free it, wait, finish
+# the command: wait, fill the disk (touch the trigger), wait, maybe free it (DIR/freed: when),
+# wait, finish
 child_script() { # DIR FULL_ACTION FREE_ACTION
   echo "sleep 3; sqlite3 -readonly '$1/run/trace.db' 'select count(*) from samples' >'$1/before';
-        $2; sleep 3; $3; sleep 2; echo done >'$1/child.done'"
+        $2; sleep 3; $3; date +%s%N >'$1/freed'; sleep 2; echo done >'$1/child.done'"
 }
 
 common_checks() { # DIR
@@ -25,7 +26,9 @@ common_checks() { # DIR
   check "the command ran to its end" test -s "$d/child.done"
   expect_eq "integrity" "$(q "$d/run" "pragma integrity_check")" ok
   local before; before=$(cat "$d/before" 2>/dev/null)
-  expect_num "samples stored before the disk filled" "$before" 20 100
+  # 3 s in: about 2 s of windows committed (40 samples); a board slow to start or lagging on
+  # a loaded machine gives fewer, and the checks below need only some
+  expect_num "samples stored before the disk filled" "$before" 5 100
   # everything a reader saw before the fault is still there, unchanged (on a loaded machine
   # few windows may come before the fault: no window old enough to check is no failure)
   expect_eq "what was stored is intact" "$(q "$d/run" "select count(*) >= $before from samples where seq < $before / 5")" 1
@@ -45,8 +48,11 @@ enospc_transient() {
   check "the shim refused writes" test -s "$d/run.failwrite.count"
   # once there is room again the recording goes on, and the run says what happened
   expect_eq "status" "$(q "$d/run" "select value from meta where key='status'")" "failed: store"
+  # the command's last 2 s after the disk was freed: about 8 windows (and the one holding its
+  # end); counted by their time, not by a sequence number guessed from the windows before
+  # (which the board's pace on a loaded machine moves); 3 at least
   expect_num "windows stored after the disk was freed" \
-    "$(q "$d/run" "select count(distinct seq) from samples where seq > $(cat "$d/before") / 5 + 16")" 4 20
+    "$(q "$d/run" "select count(distinct seq) from samples where t0_ns >= $(cat "$d/freed" 2>/dev/null || echo 0)")" 3 20
   expect_grep "summary says so" "failed: store" "$d/err"
 }
 

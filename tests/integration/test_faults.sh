@@ -20,7 +20,7 @@ start_proxy() {
     2>>"$d/fp.err" &
   FP_PID=$!
   PIDS+=("$FP_PID")
-  for _ in $(seq 100); do [ -e "$d/coll" ] && return 0; sleep 0.05; done
+  for _ in $(seq 600); do [ -e "$d/coll" ] && return 0; sleep 0.05; done # (30 s at most)
   echo "faultproxy did not make $d/coll"; cat "$d/fp.err"; return 1
 }
 
@@ -33,7 +33,7 @@ faulty_run() {
     --log-frames "$d/frames.log" 2>"$d/vmeter.err" &
   local vm=$!
   PIDS+=("$vm")
-  for _ in $(seq 100); do [ -e "$d/board" ] && break; sleep 0.05; done
+  for _ in $(seq 600); do [ -e "$d/board" ] && break; sleep 0.05; done # (30 s at most)
   start_proxy "$d" "$@" || return 1
   "$MW" record -o "$d/run" --meter "$d/coll" -- sh -c "sleep $s; echo done > '$d/child.done'" \
     2>"$d/rec.err"
@@ -63,8 +63,9 @@ link_invariants() {
     "$(val cuts_while_connected "$d/cmp")"
   expect_eq "reconnected after every cut" "$(val reconnects "$d/cmp")" \
     "$(val cuts_while_connected "$d/cmp")"
-  # the recorder retries every 200 ms: back within 1.5 s even on a loaded machine
-  expect_num "reconnect time (ms)" "$(val reconnect_ms_max "$d/cmp")" 0 1500
+  # the recorder retries every 200 ms: ~0.1 s on a quiet machine; the bound is issue 4's
+  # "reconnects within 2 s" (it was 1.5 s, the margin a loaded machine may need)
+  expect_num "reconnect time (ms)" "$(val reconnect_ms_max "$d/cmp")" 0 2000
   expect_eq "integrity" "$(q "$d/run" "pragma integrity_check")" ok
   expect_eq "no sample twice in a segment" \
     "$(q "$d/run" "select count(*) from (select 1 from samples group by segment, seq, channel having count(*) > 1)")" 0

@@ -99,6 +99,7 @@ meter_silent_command_fails() {
   local rec=$!
   PIDS+=("$rec")
   check "windows before the stop" wait_windows "$r" 4
+  local stop_ns; stop_ns=$(now_ns)
   kill -STOP "$vm"
   wait "$rec"
   expect_eq "exit: the command's 3" "$?" 3
@@ -106,8 +107,14 @@ meter_silent_command_fails() {
   # the command exited 3: "command failed", and the meter was lost besides
   [[ $(status_of "$r") =~ ^command\ failed,\ meter\ lost\ at\ [0-9.]+\ s$ ]] ||
     { echo "  FAIL: status '$(status_of "$r")'"; CASE_OK=0; }
-  expect_num "the gap: most of the run (s)" \
-    "$(q "$r" "select (end_ns - start_ns)/1e9 from gaps where reason = 'meter lost (no window)'")" 5 11
+  # the gap: from the last window (before the stop) past the command's end, so at least the
+  # time from the stop to that end (about 6 s; less where the windows came late on a loaded
+  # machine: a fixed 5 s failed there) and at most 3 s more than the whole command
+  local lo
+  lo=$(q "$r" "select ((select value from meta where key='cmd_end_ns') - $stop_ns) / 1e9")
+  echo "    stop to the command's end ${lo} s, gap $(q "$r" "select (end_ns - start_ns)/1e9 from gaps where reason = 'meter lost (no window)'") s"
+  expect_num "the gap: from the stop past the command's end (s)" \
+    "$(q "$r" "select (end_ns - start_ns)/1e9 from gaps where reason = 'meter lost (no window)'")" "$lo" 11
 }
 
 # the simulated board inside the stopped recorder stands still
@@ -181,7 +188,8 @@ recorder_stopped_vmeter() {
   spread=$(awk -F'[ |,]' 'NR == FNR { if ($2 == "W") last[$3] = $1; next }
              ($1 in last) { x = (last[$1] - $2) / 1e6; n++; if (n == 1 || x < lo) lo = x; if (n == 1 || x > hi) hi = x }
              END { print n, hi - lo }' "$d/frames.log" "$d/t1")
-  expect_num "windows matched with the board's log" "${spread% *}" 30 60
+  # (9 s at 4 Hz: about 37; a lagging board lets time go and makes fewer)
+  expect_num "windows matched with the board's log" "${spread% *}" 20 60
   # (a few ms on a quiet machine; where the board's simulation lags under load its lines
   # leave late, up to its 250 ms slips and more; a window stamped as read, or a false
   # step, is off by seconds)

@@ -17,7 +17,7 @@ start_hostile() {
   python3 "$HOSTILE" "$1" "$2" --seconds 60 --log "$1.log" 2>"$1.err" &
   HM_PID=$!
   PIDS+=("$HM_PID")
-  for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.05; done
+  for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done # (30 s at most)
   echo "hostile meter did not make $1"; cat "$1.err"; return 1
 }
 stop_hostile() { kill "$HM_PID" 2>/dev/null; wait "$HM_PID" 2>/dev/null; }

@@ -42,7 +42,9 @@ second_recorder_refused() {
   expect_eq "first run: status" "$(status_of "$r")" complete
   expect_eq "first run: its command" "$(q "$r" "select value from meta where key='command'")" \
     "sh -c 'sleep 6; echo done >'\\''$d/first.done'\\'''"
-  expect_num "first run: windows (6 s at 4 Hz)" "$(q "$r" "select count(distinct seq) from samples")" 20 40
+  # (about 26: 6 s at 4 Hz and the start; a board lagging on a loaded machine lets time go
+  # and makes fewer, so 12 at least)
+  expect_num "first run: windows (6 s at 4 Hz)" "$(q "$r" "select count(distinct seq) from samples")" 12 40
   expect_eq "integrity" "$(q "$r" "pragma integrity_check")" ok
   expect_eq "lock file: the first recorder's pid" "$(cat "$r/.lock")" "$first"
   "$MW" record -q --force -o "$r" --meter sim -- true 2>"$d/again.err"
@@ -79,7 +81,8 @@ hangup() {
   "$MW" record -o "$d/run" --meter sim -- sh -c "echo \$\$ >'$d/child.pid'; exec sleep 60" 2>"$d/err" &
   local rec=$!
   PIDS+=("$rec")
-  for _ in $(seq 100); do [ -s "$d/child.pid" ] && break; sleep 0.1; done
+  # (up to 60 s for the command to start: the board comes first, seconds on a loaded machine)
+  for _ in $(seq 600); do [ -s "$d/child.pid" ] && break; sleep 0.1; done
   sleep 1
   local child; child=$(cat "$d/child.pid")
   PIDS+=("$child")

@@ -43,18 +43,19 @@ domain() {
 # put FILE VALUE: replace FILE atomically
 put() { printf '%s\n' "$2" >"$1.tmp" && mv -f "$1.tmp" "$1"; }
 
-# wait_sources RUNDIR: until the recorder has stored its in-band sources (at most 10 s)
+# wait_sources RUNDIR: until the recorder has stored its in-band sources (at most 60 s: it
+# starts the simulated board first, seconds on a loaded machine)
 wait_sources() {
-  for _ in $(seq 200); do
+  for _ in $(seq 1200); do
     [ "$(q "$1" "select count(*) from inband_channels" 2>/dev/null)" -gt 0 ] 2>/dev/null && return 0
     sleep 0.05
   done
   return 1
 }
 
-# wait_window RUNDIR: until an in-band window is stored: the sampler has read twice (10 s)
+# wait_window RUNDIR: until an in-band window is stored: the sampler has read twice (60 s)
 wait_window() {
-  for _ in $(seq 200); do
+  for _ in $(seq 1200); do
     [ "$(q "$1" "select count(*) from inband_samples" 2>/dev/null)" -gt 0 ] 2>/dev/null && return 0
     sleep 0.05
   done
@@ -171,7 +172,7 @@ power_writer() {
   python3 tests/integration/inband_writer.py "$@" &
   PIDS+=("$!")
   WRITER=$!
-  for _ in $(seq 100); do
+  for _ in $(seq 600); do # (up to 30 s: python's start on a loaded machine)
     [ -s "$4" ] && break
     sleep 0.05
   done

@@ -190,7 +190,7 @@ record() {
   done
   python3 "$(dirname "$0")/inband_writer.py" "$root" "$TMP/busy-$1" "$TMP/stop-$1" "$TMP/$1.log" &
   local wp=$!
-  for _ in $(seq 100); do [ -s "$TMP/$1.log" ] && break; sleep 0.05; done
+  for _ in $(seq 600); do [ -s "$TMP/$1.log" ] && break; sleep 0.05; done # (30 s at most)
   MW_POWERCAP_ROOT=$root MW_INBAND_HOST=N2 MW_NVML_LIBRARY=$TMP/nvml/libnvidia-ml.so.1 \
     FAKE_NVML_POWER_MW=75000 FAKE_NVML_NO_ENERGY=-1 \
     "$MW" record -q -o "$TMP/$1" --meter sim:cluster --idle 1 --inband rapl,nvml --inband-hz 50 \

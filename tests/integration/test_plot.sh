@@ -151,7 +151,10 @@ trace_numbers() {
       if ($3 >= 145.5 && $3 <= 154.5) { lo++; slo += $3 } else if ($3 >= 242.5 && $3 <= 257.5) { hi++; shi += $3 } }
     END { printf "%d %d %d %.3f %.3f\n", n, lo, hi, lo ? slo / lo : 0, hi ? shi / hi : 0 }' >"$TMP/levels.txt"
   read -r n lo hi mlo mhi <"$TMP/levels.txt"
-  expect_num "node0 windows" "$n" 20 60
+  # 21 windows on a quiet machine (2.8 s of pattern, 2 s of idle baseline, the start-up): a
+  # board lagging on a loaded machine lets the lost time go (host/sim/simpty.c) and makes
+  # fewer, so only 10 at least (the levels' checks below need a few of each)
+  expect_num "node0 windows" "$n" 10 60
   expect_num "node0 windows near 150 W" "$lo" $((n / 4)) "$n"
   expect_num "node0 windows near 250 W" "$hi" $((n / 4)) "$n"
   expect_num "node0 windows at either level" $((lo + hi)) $((n * 6 / 10)) "$n"

@@ -66,10 +66,15 @@ check_regions() {
     else
       echo "  NOTE: region $k took $(((p1 - p0) / 1000000)) ms by the program's clock, not $nom (busy machine)"
     fi
+    # inside the program's stamps (the point: 0 at least, so no region covers the 40 ms of
+    # serial sleep between them), and close to them: within 60 ms (a few ms on a quiet
+    # machine; a thread descheduled between its stamp and the runtime's callback on a
+    # loaded 2-core one waits some tens of ms; a stamp at the wrong edge of a region is
+    # off by its 100-200 ms)
     expect_num "region $k begins after the program's stamp (ms)" \
-      "$(awk -v a="$t0" -v b="$p0" 'BEGIN { print (a - b) / 1e6 }')" 0 20
+      "$(awk -v a="$t0" -v b="$p0" 'BEGIN { print (a - b) / 1e6 }')" 0 60
     expect_num "region $k ends before the program's stamp (ms)" \
-      "$(awk -v a="$p1" -v b="$t1" 'BEGIN { print (a - b) / 1e6 }')" 0 20
+      "$(awk -v a="$p1" -v b="$t1" 'BEGIN { print (a - b) / 1e6 }')" 0 60
     check "region $k after region $((k - 1))" test "$t0" -ge "$prev_t1"
     prev_t1=$t1
     # "omp parallel @MODULE+0xOFF": addr2line gives the line of the k-th #pragma
@@ -141,9 +146,11 @@ implicit_tasks() {
     mapfile -t got < <(printf '%s\n' "$in" | awk -F'\t' '{ w[$1] += $3 - $2 } END { for (t in w) print w[t] / 1e6 }' | sort -g)
     mapfile -t want < <(awk -v k="$k" '$1 == "work" && $2 == k { print $4 / 1e6 }' "$out" | sort -g)
     expect_eq "region $k: threads the program saw" "${#want[@]}" 3
+    # within 25 ms of the program's own measure (3 threads on 2 loaded cores: one may be
+    # descheduled between its stamp and the runtime's callback for a timeslice or more)
     for i in 0 1 2; do
       expect_num "region $k: work of thread $i in order (ms; program: ${want[$i]:-})" "${got[$i]:-}" \
-        "$(awk -v x="${want[$i]:-0}" 'BEGIN { print x - 10 }')" "$(awk -v x="${want[$i]:-0}" 'BEGIN { print x + 10 }')"
+        "$(awk -v x="${want[$i]:-0}" 'BEGIN { print x - 25 }')" "$(awk -v x="${want[$i]:-0}" 'BEGIN { print x + 25 }')"
     done
   done
 }

@@ -188,7 +188,9 @@ spank_late() {
   expect_grep "late recorder: said" "did not start within 1 s: the step runs" "$TMP/late.err"
   local r; r=$(ls -d "$TMP"/late/*.0)
   expect_eq "late recorder: complete" "$(meta "$r" status)" complete
-  expect_num "late recorder: windows of the step's rest" "$(q "$r" "select count(*) from samples where channel=1")" 4 20
+  # about 2 s of the step left once the recorder is up (6 to 8 windows on a quiet machine);
+  # on a loaded one the board's start takes more of it: some windows, at least one
+  expect_num "late recorder: windows of the step's rest" "$(q "$r" "select count(*) from samples where channel=1")" 1 20
   echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
 }
 
@@ -214,10 +216,15 @@ spank_srun_killed() {
   echo "required $SPANK mw=$MW" >"$SLURM_PLUGSTACK"
   srun -N1 --mw-record="$TMP/killed" --mw-meter=sim sleep 30 2>/dev/null &
   local sp=$! r s
-  for _ in $(seq 100); do r=$(ls -d "$TMP"/killed/*.0 2>/dev/null) && [ -n "$r" ] && break; sleep 0.1; done
-  sleep 1.5
+  # srun is killed once the recording has 4 windows (each wait up to 60 s: a fixed 1.5 s saw
+  # fewer where the board was slow to start on a loaded machine)
+  for _ in $(seq 600); do r=$(ls -d "$TMP"/killed/*.0 2>/dev/null) && [ -n "$r" ] && break; sleep 0.1; done
+  for _ in $(seq 600); do
+    [ "$(q "$r" "select count(*) from samples where channel=1" 2>/dev/null || echo 0)" -ge 4 ] 2>/dev/null && break
+    sleep 0.1
+  done
   { kill -9 "$sp"; wait "$sp"; } 2>/dev/null # (bash's "Killed" line not shown)
-  for _ in $(seq 100); do s=$(meta "$r" status); [ "$s" != recording ] && break; sleep 0.1; done
+  for _ in $(seq 600); do s=$(meta "$r" status); [ "$s" != recording ] && break; sleep 0.1; done
   # the pipe only srun held is closed by the kernel: the recording ends, the run is closed
   expect_eq "srun killed: the run closed" "$s" complete
   expect_num "srun killed: windows until then" "$(q "$r" "select count(*) from samples where channel=1")" 4 20

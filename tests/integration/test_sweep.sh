@@ -102,7 +102,9 @@ resume() {
   "$MW" sweep -o "$d" --param s=0.05,0.1 --param k=x,y --reps 2 --meter sim -- \
     "${SHCMD[@]}" {s} {k} "$IDLE" >/dev/null 2>"$TMP/res1.err" &
   local pid=$!
-  for _ in $(seq 400); do
+  # until the second run is done: up to 60 s (20 s, two runs on a loaded machine, could pass
+  # first and the interrupt then came in the wrong run)
+  for _ in $(seq 1200); do
     grep -q '\[2/8\] .* done' "$TMP/res1.err" 2>/dev/null && break
     sleep 0.05
   done

@@ -22,7 +22,10 @@ done
 # val FILE SED-REGEX: the first \1 of the regex in FILE
 val() { sed -n "s/$2/\1/p" "$1" | head -n 1; }
 # timed CMD...: run CMD (stdout to $TMP/out, stderr to $TMP/err); its exit status goes to RC,
-# its wall time in s to W
+# its wall time in s to W. W includes the process's start and exit and the last wake-up,
+# which a loaded 2-core machine (CI) stretches by tenths of a second: the checks of W below
+# allow that much above --seconds (the programs' own times, which show --seconds kept, are
+# checked more closely); W below --seconds is a true failure.
 timed() {
   local t0; t0=$(now_ns)
   "$@" >"$TMP/out" 2>"$TMP/err"
@@ -78,34 +81,37 @@ help_and_bad_options() {
 idle_seconds() {
   timed "$BIN/mwb-idle" --seconds 1.5
   expect_eq "exit" "$RC" 0
-  expect_num "wall time (s)" "$W" 1.5 1.65
-  expect_num "printed idle time (s)" "$(val "$TMP/out" '^mwb-idle: idle \([0-9.]*\) s$')" 1.5 1.55
+  expect_num "wall time (s)" "$W" 1.5 2.5
+  # (a sleep wakes late on a loaded machine: some tens of ms)
+  expect_num "printed idle time (s)" "$(val "$TMP/out" '^mwb-idle: idle \([0-9.]*\) s$')" 1.5 1.65
 }
 
 cpuburn_rate() {
   timed "$BIN/mwb-cpuburn" --seconds 2 --threads 2
   expect_eq "exit" "$RC" 0
-  expect_num "wall time (s)" "$W" 1.9 2.2
+  expect_num "wall time (s)" "$W" 1.9 3
   local o=$TMP/out
   expect_eq "threads" "$(val "$o" '^threads: \([0-9]*\)$')" 2
   local t ops rate
   t=$(val "$o" '^time: \([0-9.]*\) s$')
   ops=$(val "$o" '^operations: \([0-9.e+]*\) op .*')
   rate=$(val "$o" '^mwb-cpuburn: \([0-9.]*\) Gop\/s on 2 threads, [0-9.]* s$')
-  expect_num "time (s)" "$t" 1.95 2.05
+  # (up to the last of its 2 threads to see the deadline: one descheduled there by the
+  # loaded machine's other work ends late)
+  expect_num "time (s)" "$t" 1.95 2.25
   rel_close "rate = operations / time" "$rate" "$(awk -v o="$ops" -v t="$t" 'BEGIN { print o / t / 1e9 }')" 0.01
   # 2 threads x (6 GHz x 16 operations per cycle) ~ 200 Gop/s: a generous physical bound
   expect_num "rate (Gop/s)" "$rate" 0.1 200
   # 1 thread reports 1 thread and keeps time too
   timed "$BIN/mwb-cpuburn" --seconds 0.5 --threads 1
-  expect_num "1 thread: wall time (s)" "$W" 0.45 0.6
+  expect_num "1 thread: wall time (s)" "$W" 0.45 1.5
   expect_eq "1 thread: threads" "$(val "$TMP/out" '^threads: \([0-9]*\)$')" 1
 }
 
 stream_bandwidth() {
   timed "$BIN/mwb-stream" --size 32 --seconds 2
   expect_eq "exit" "$RC" 0
-  expect_num "wall time (s)" "$W" 1.8 2.2
+  expect_num "wall time (s)" "$W" 1.8 3
   local o=$TMP/out n sweeps t gbs
   expect_grep "self-check" "^check: passed (0 of 4194304 elements wrong" "$o"
   n=$(val "$o" '^arrays: 3 x 32.000 MiB (\([0-9]*\) doubles each)$')
@@ -123,7 +129,7 @@ stream_bandwidth() {
 dgemm_rate() {
   timed "$BIN/mwb-dgemm" --n 384 --seconds 1.5
   expect_eq "exit" "$RC" 0
-  expect_num "wall time (s)" "$W" 1.3 1.75
+  expect_num "wall time (s)" "$W" 1.3 2.5
   local o=$TMP/out reps t gf threads
   expect_grep "self-check" "^check: passed" "$o"
   reps=$(val "$o" '^products: \([0-9]*\) in [0-9.]* s.*')
@@ -184,7 +190,7 @@ pattern_sequence() {
   # --seconds: whole bits that fit, and the run keeps to it
   timed "$BIN/mwb-pattern" --seconds 1 --bit-ms 250 --order 5
   expect_eq "--seconds 1: exit" "$RC" 0
-  expect_num "--seconds 1: wall time (s)" "$W" 1.0 1.1
+  expect_num "--seconds 1: wall time (s)" "$W" 1.0 2
   expect_eq "--seconds 1: 4 bits of 250 ms" "$(val "$TMP/out" '^sequence: \([01]*\) .*' | wc -L)" 4
 }
 
@@ -203,16 +209,18 @@ pattern_recorded() {
     "$(q "$R" "select group_concat(b, '') from (select case name when 'busy' then 1 else 0 end b from phases where $sel order by start_ns)")" \
     "$seq"
   # bit i is [t0 + i bit, t0 + (i + 1) bit]: a phase starts and ends at or after its edge
-  # (sleeps wake late, never early), and within 25 ms of it
+  # (sleeps wake late, never early: the point), and within 75 ms of it (a few ms on a quiet
+  # machine; a wake-up on a loaded 2-core one waits for a core some tens of ms, and 75 ms is
+  # still well under half a 200 ms bit, so each edge is told from the next)
   local bns=$((bit_ms * 1000000)) lag
   lag="select (start_ns - ($t0 + i * $bns)) / 1e6 s, (end_ns - ($t0 + (i + 1) * $bns)) / 1e6 e
        from (select start_ns, end_ns, row_number() over (order by start_ns) - 1 i from phases where $sel)"
-  expect_num "starts after their edges: earliest (ms)" "$(q "$R" "select min(s) from ($lag)")" 0 25
-  expect_num "starts after their edges: latest (ms)" "$(q "$R" "select max(s) from ($lag)")" 0 25
-  expect_num "ends after their edges: earliest (ms)" "$(q "$R" "select min(e) from ($lag)")" 0 25
-  expect_num "ends after their edges: latest (ms)" "$(q "$R" "select max(e) from ($lag)")" 0 25
-  expect_num "durations: shortest (ms)" "$(q "$R" "select min(end_ns - start_ns) / 1e6 from phases where $sel")" $((bit_ms - 25)) $((bit_ms + 25))
-  expect_num "durations: longest (ms)" "$(q "$R" "select max(end_ns - start_ns) / 1e6 from phases where $sel")" $((bit_ms - 25)) $((bit_ms + 25))
+  expect_num "starts after their edges: earliest (ms)" "$(q "$R" "select min(s) from ($lag)")" 0 75
+  expect_num "starts after their edges: latest (ms)" "$(q "$R" "select max(s) from ($lag)")" 0 75
+  expect_num "ends after their edges: earliest (ms)" "$(q "$R" "select min(e) from ($lag)")" 0 75
+  expect_num "ends after their edges: latest (ms)" "$(q "$R" "select max(e) from ($lag)")" 0 75
+  expect_num "durations: shortest (ms)" "$(q "$R" "select min(end_ns - start_ns) / 1e6 from phases where $sel")" $((bit_ms - 75)) $((bit_ms + 75))
+  expect_num "durations: longest (ms)" "$(q "$R" "select max(end_ns - start_ns) / 1e6 from phases where $sel")" $((bit_ms - 75)) $((bit_ms + 75))
   expect_num "phases inside the recorded command (s past its end)" \
     "$(q "$R" "select (max(p.end_ns) - cast(e.value as integer)) / 1e9 from phases p, meta e where e.key='cmd_end_ns' and p.kind='user'")" -1 0
 }
@@ -228,14 +236,16 @@ pingpong_two_ranks() {
   bw=$(val "$o" '^mwb-pingpong: .*, bandwidth \([0-9.]*\) MB\/s, 65536 bytes, [0-9.]* s, check passed$')
   trips=$(val "$o" '^round trips: \([0-9]*\) in [0-9.]* s$')
   t=$(val "$o" '^round trips: [0-9]* in \([0-9.]*\) s$')
-  expect_num "elapsed (s)" "$t" 1 1.1
+  # --seconds 1 kept: the loop ends at the first round trip past it (oversubscribed ranks on a
+  # loaded machine may wait tens of ms for a core in one), so 1 to 1.5 s
+  expect_num "elapsed (s)" "$t" 1 1.5
   # a half round trip takes more than nothing and less than 0.1 s, even oversubscribed
   expect_num "latency (us)" "$lat" 0.01 100000
   rel_close "latency = time / (2 round trips)" "$lat" "$(awk -v t="$t" -v n="$trips" 'BEGIN { print t / (2 * n) * 1e6 }')" 0.01
   rel_close "bandwidth = bytes / latency" "$bw" "$(awk -v l="$lat" 'BEGIN { print 65536 / l }')" 0.01
   expect_num "bandwidth (MB/s)" "$bw" 1 1000000
   for r in 0 1; do
-    expect_num "rank $r: phase pingpong (s)" "$(q "$R" "select (end_ns - start_ns) / 1e9 from phases where name='pingpong' and rank=$r")" 0.99 1.2
+    expect_num "rank $r: phase pingpong (s)" "$(q "$R" "select (end_ns - start_ns) / 1e9 from phases where name='pingpong' and rank=$r")" 0.99 1.6
   done
   expect_eq "phase pingpong once per rank" "$(q "$R" "select count(*) from phases where name='pingpong'")" 2
 }
@@ -250,11 +260,11 @@ alltoall_three_ranks() {
   n=$(val "$o" '^exchanges: \([0-9]*\) in .*')
   t=$(val "$o" '^exchanges: [0-9]* in \([0-9.]*\) s .*')
   mbs=$(val "$o" '^mwb-alltoall: aggregate \([0-9.]*\) MB\/s on 3 ranks, 100000 bytes per pair, [0-9.]* s, check passed$')
-  expect_num "elapsed (s)" "$t" 1 1.1
+  expect_num "elapsed (s)" "$t" 1 1.5 # (as mwb-pingpong's)
   rel_close "MB/s = 3 x 2 x bytes x exchanges / time" "$mbs" "$(awk -v n="$n" -v t="$t" 'BEGIN { print 6 * 100000 * n / t / 1e6 }')" 0.01
   expect_num "aggregate (MB/s)" "$mbs" 1 10000000
   for r in 0 1 2; do
-    expect_num "rank $r: phase alltoall (s)" "$(q "$R" "select (end_ns - start_ns) / 1e9 from phases where name='alltoall' and rank=$r")" 0.99 1.2
+    expect_num "rank $r: phase alltoall (s)" "$(q "$R" "select (end_ns - start_ns) / 1e9 from phases where name='alltoall' and rank=$r")" 0.99 1.6
   done
 }
 

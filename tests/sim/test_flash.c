@@ -117,7 +117,7 @@ static void flash_through_genuine_bootloader(void **state)
     /* the board's own account of what it sent, independent of mw flash */
     mw_flash_id id;
     int got = 0;
-    for (int i = 0; i < 300 && !(got = find_id(cap, &id)); i++)
+    for (int i = 0; i < 3000 && !(got = find_id(cap, &id)); i++) /* 30 s at most */
         usleep(10000);
 
     mw_simpty_request_stop(pty);

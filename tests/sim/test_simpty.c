@@ -85,8 +85,10 @@ static void paced_to_real_time(void **state)
     assert_int_equal(mw_simpty_run(pty, 500000000ull), 0);
     double wall = now_s() - t0;
     assert_true(mw_sim_time_ns(sim) >= 500000000ull);
-    assert_true(wall >= 0.49);
-    assert_true(wall < 1.5);
+    assert_true(wall >= 0.49); /* never ahead of real time: the point */
+    /* behind it only when the machine is too loaded to give the board its ~0.2 core: a
+     * bound that catches a hang, not a slow machine (it was 1.5 s) */
+    assert_true(wall < 10.0);
     mw_simpty_stats st;
     mw_simpty_get_stats(pty, &st);
     assert_true(st.from_board > 0);                /* the boot lines ... */
@@ -111,8 +113,10 @@ static void clients_open_close_reopen(void **state)
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, run_board, pty), 0);
     usleep(300000); /* the boot line is long gone when the first client comes */
-    assert_true(read_id(link, 3.0));
-    assert_true(read_id(mw_simpty_path(pty), 3.0)); /* closed and reopened */
+    /* (up to 30 s each: a board booting on a loaded machine may take seconds; a quiet one
+     * answers in a fraction of one) */
+    assert_true(read_id(link, 30.0));
+    assert_true(read_id(mw_simpty_path(pty), 30.0)); /* closed and reopened */
     /* a client that leaves echo on: once it is gone the port is raw again, so the board's
      * output cannot come back into it */
     int fd = open(link, O_RDWR | O_NOCTTY);
