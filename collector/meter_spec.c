@@ -14,7 +14,12 @@
 #include "mw_simprofile.h"
 #include "mw_simpty.h"
 
+/* How long a meter has to identify itself: 5 s for a port (a real board answers in well
+ * under 0.1 s; "no answer within 5.0 s" is what a dead or foreign device gets), 30 s for the
+ * simulated board in this process, which runs against host time and on a loaded machine
+ * can take seconds to boot (measured 0.08-0.11 s when quiet). */
 #define IDENT_MS 5000
+#define IDENT_SIM_MS 30000
 
 struct mw_meter_spec {
     mw_meter *meter;
@@ -135,7 +140,7 @@ int mw_meter_spec_open(const char *cmd, const char *spec, mw_meter_spec **out)
         snprintf(s->path, sizeof s->path, "%s", spec);
     }
     mw_port_err why;
-    s->meter = mw_meter_open(s->path, IDENT_MS, &why, err, sizeof err);
+    s->meter = mw_meter_open(s->path, s->sim ? IDENT_SIM_MS : IDENT_MS, &why, err, sizeof err);
     if (!s->meter) {
         fprintf(stderr, "mw %s: %s\n", cmd, err);
         mw_meter_spec_close(s);
