@@ -78,6 +78,8 @@ static void json_channel(FILE *out, const mw_analysis_run *r, const mw_analysis_
     mw_out_json_string(out, c->name);
     fputs(", \"host\": ", out);
     json_string_or_null(out, c->has_host ? c->host : NULL);
+    fputs(", \"meter_host\": ", out);
+    json_string_or_null(out, c->meter_host[0] ? c->meter_host : NULL);
     fputs(", \"ranks\": [", out);
     for (size_t k = 0; k < c->nranks; k++)
         fprintf(out, "%s%d", k ? ", " : "", r->ranks[c->ranks[k]].rank);

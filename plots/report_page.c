@@ -121,11 +121,13 @@ static void tr_channel(FILE *f, const char *name)
     fputs("\">", f);
 }
 
-static void energy_row(FILE *f, const mw_analysis_channel *c)
+/* meter_host: 1 adds the cell of the host its meter hangs on (a run merged from several) */
+static void energy_row(FILE *f, const mw_analysis_channel *c, int meter_host)
 {
     tr_channel(f, c->name);
     rp_td_text(f, c->name);
     rp_td_text(f, c->has_host ? c->host : NULL);
+    if (meter_host) rp_td_text(f, c->meter_host[0] ? c->meter_host : NULL);
     rp_td_num(f, (double)c->windows, 0, "");
     rp_td_seconds(f, rp_an_seconds(c->covered_ns));
     rp_td_energy(f, rp_an_joules(c->energy_pj));
@@ -149,14 +151,19 @@ static void section_energy(FILE *f, const rp_report *rp)
                                        ">Window time",    ">Energy",     ">By the meter's counter",
                                        ">Difference",     ">Mean power", ">Idle power",
                                        ">Dynamic energy", NULL};
+    static const char *const mh_cols[] = {
+        "Channel",         "Host",        "Meter host",  ">Windows",   ">Window time", ">Energy",
+        ">By the meter's counter", ">Difference", ">Mean power", ">Idle power", ">Dynamic energy",
+        NULL};
     for (size_t i = 0; i < rp->nrun; i++) {
         const mw_analysis_run *an = rp->run[i].an;
+        int mh = an->meter_hosts > 1; /* merged from several hosts: say each channel's */
         rp_run_open(f, rp, i);
         fprintf(f, "<div class=\"scroll\"><table id=\"energy-%zu\">\n", i + 1);
-        rp_thead(f, cols);
+        rp_thead(f, mh ? mh_cols : cols);
         fputs("<tbody>\n", f);
         for (size_t k = 0; k < an->nchannels; k++)
-            energy_row(f, &an->channels[k]);
+            energy_row(f, &an->channels[k], mh);
         fputs("</tbody></table></div>\n", f);
         rp_run_close(f, rp);
     }
