@@ -108,6 +108,11 @@ print(" ".join(c["name"] + "@" + str(c["meter_host"]) for c in d["runs"][0]["cha
     "channels come from 2 meter hosts .* on one time axis" "$TMP/rep/index.html"
   expect_eq "report: a Meter hosts table, rows h1 and h2, each with its alignment p99" \
     "$(grep -A8 '<h3 id="meter-hosts">Meter hosts</h3>' "$TMP/rep/index.html" | grep -oE '<tr><td>h[12]</td>(<td class="n">[-0-9.]+ µs</td>){3}' | grep -oE 'h[12]' | tr '\n' ' ')" "h1 h2 "
+  # mw show's meters table: each host's offset and bound in ms, as meters holds them in ns
+  "$MW" show "$R" >"$TMP/show.txt" 2>&1
+  expect_eq "mw show: h2's clock offset and bound (ms)" \
+    "$(awk '$1 == "2" && $3 == "h2" { print $5, $6, $7, $8 }' "$TMP/show.txt")" \
+    "$(q "$R" "select printf('%.3f ms +- %.3f', clock_offset_ns / 1e6, clock_uncertainty_ns / 1e6) from meters where host = 'h2'")"
   # mw merge by hand gives the same trace again
   local n; n=$(q "$R" "select count(*) from samples")
   "$MW" merge "$R" >"$TMP/merge.out" 2>&1
