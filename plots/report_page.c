@@ -520,6 +520,15 @@ static const char *fig_channel(const rp_report *rp, int run, const char *part)
     return part;
 }
 
+/* 1 for the timeline of a run (run -1 with one run: that run) without ranks: its lanes are
+ * empty and the figure is the power trace again */
+static int no_lanes(const rp_report *rp, int run, const char *kind)
+{
+    if (strcmp(kind, "timeline") || (run < 0 && rp->nrun != 1)) return 0;
+    size_t r = run < 0 ? 0 : (size_t)run;
+    return r < rp->nrun && rp->run[r].an && rp->run[r].an->nranks == 0;
+}
+
 /* The figures of one run (or run -1: over every input), a heading per kind. */
 static void figure_group(FILE *f, const rp_report *rp, int run, int level)
 {
@@ -532,6 +541,16 @@ static void figure_group(FILE *f, const rp_report *rp, int run, int level)
             if (!any++)
                 fprintf(f, "<h%d>%s</h%d>\n", level, kk < 0 ? "Other figures" : kinds[kk].title,
                         level);
+            if (kk >= 0 && no_lanes(rp, run, kinds[kk].kind)) {
+                fputs("<p class=\"note\">No lanes: the program recorded no phases "
+                      "(libmwprobe, <code>docs/probe.md</code>), so its timeline would only "
+                      "repeat the power trace; it is left out (<code>",
+                      f);
+                fprintf(f, "%s/", g->sub);
+                mw_html_text(f, g->name);
+                fputs("</code>).</p>\n", f);
+                continue;
+            }
             /* src: SUB (ours: "fig" or "fig/runN") / NAME as one URL segment */
             fprintf(f, "<figure>\n<img src=\"%s/", g->sub);
             mw_html_url_segment(f, g->name);
