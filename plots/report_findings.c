@@ -391,12 +391,18 @@ static void warnings(FILE *f, const rp_report *rp)
     for (size_t i = 0; i < rp->nrun; i++)
         run_warnings(f, rp, i, &n);
     one_level_warnings(f, rp, &n);
+    size_t nun = 0, seen = 0; /* the unconnected channels: one line, not one each */
+    for (size_t k = 0; k < rp->agg.nchannels; k++)
+        nun += unconnected(rp, rp->agg.channels[k].name) != 0;
     for (size_t k = 0; k < rp->agg.nchannels; k++)
         if (unconnected(rp, rp->agg.channels[k].name)) {
-            warn(f, &n, "nothing connected to channel ");
+            if (!seen)
+                warn(f, &n, nun == 1 ? "nothing connected to channel " : "nothing connected to "
+                                                                         "channels ");
+            fputs(seen++ ? ", " : "", f);
             mw_html_text(f, rp->agg.channels[k].name);
-            fputs(" (below 1 W in every run): left out of the findings</li>\n", f);
         }
+    if (nun) fputs(" (below 1 W in every run): left out of the findings</li>\n", f);
     for (size_t i = 0; rp->nescobar && i < rp->nfit_warnings; i++) {
         warn(f, &n, "mw fit: ");
         mw_html_text(f, rp->fit_warnings[i]);
