@@ -92,7 +92,9 @@ static void meta_table(FILE *f, const rp_run *r, size_t i)
     rp_kv_row(f, "Status", rp_meta(r, "status"), 0);
     rp_kv_row(f, "Exit status", rp_meta(r, "exit_status"), 0);
     meta_times(f, r);
-    rp_kv_row(f, "Host", rp_meta(r, "hostname"), 0);
+    /* a run of several meter hosts (meta launcher): this is the host that launched it */
+    rp_kv_row(f, rp_meta(r, "launcher") ? "Launching host" : "Host", rp_meta(r, "hostname"), 0);
+    rp_kv_row(f, "Launched through", rp_meta(r, "launcher"), 0);
     rp_kv_row(f, "Kernel", rp_meta(r, "kernel"), 0);
     rp_kv_row(f, "CPU", rp_meta(r, "cpu_model"), 0);
     rp_kv_row(f, "CPU governor", rp_meta(r, "cpu_governor"), 0);

@@ -108,6 +108,8 @@ print(" ".join(c["name"] + "@" + str(c["meter_host"]) for c in d["runs"][0]["cha
     "channels come from 2 meter hosts .* on one time axis" "$TMP/rep/index.html"
   expect_eq "report: one warning names the channels without a load (only A1 has one on each board)" \
     "$(grep -c 'nothing connected to channels h1:ch2, h1:ch3, h1:ch4, h1:ch5, h2:ch2, h2:ch3, h2:ch4, h2:ch5 (below 1 W' "$TMP/rep/index.html")" 1
+  expect_eq "report: the run's host is the launching host, launched through mpirun" \
+    "$(grep -oE '<tr><th scope="row">(Launching host|Host|Launched through)</th><td>[^<]*' "$TMP/rep/index.html" | sed 's/.*row">//; s#</th><td>#=#' | tr '\n' ' ')" "Launching host=$(hostname) Launched through=mpirun "
   expect_eq "report: no timeline image of a run without phases (it would repeat the trace), a note instead" \
     "$(grep -c '<img src="fig/timeline.png"' "$TMP/rep/index.html") $(grep -c 'No lanes: the program recorded no phases' "$TMP/rep/index.html")" "0 1"
   expect_eq "report: a Meter hosts table, rows h1 and h2, each with its alignment p99" \
