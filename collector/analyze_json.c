@@ -81,7 +81,9 @@ static void json_channel(FILE *out, const mw_analysis_run *r, const mw_analysis_
     fputs(", \"ranks\": [", out);
     for (size_t k = 0; k < c->nranks; k++)
         fprintf(out, "%s%d", k ? ", " : "", r->ranks[c->ranks[k]].rank);
-    fprintf(out, "],\n     \"windows\": %zu, \"covered_s\": %s", c->windows,
+    fputs("], \"meter_host\": ", out); /* added after the keys before it (docs/analysis.md) */
+    json_string_or_null(out, c->meter_host[0] ? c->meter_host : NULL);
+    fprintf(out, ",\n     \"windows\": %zu, \"covered_s\": %s", c->windows,
             seconds6(b, sizeof b, c->covered_ns));
     fprintf(out, ", \"energy_j\": %s", joules6(b, sizeof b, c->energy_pj));
     if (c->have_meter) {

@@ -94,6 +94,15 @@ static void table_add(table *t, const char *const *row)
     t->nrows++;
 }
 
+/* row without its cell `leave_out` (-1: none); row has t->ncols cells besides that one */
+static void table_add_but(table *t, const char *const *row, int leave_out)
+{
+    const char *cells[32];
+    for (int i = 0, k = 0; k < t->ncols && k < 32; i++)
+        if (i != leave_out) cells[k++] = row[i];
+    table_add(t, cells);
+}
+
 /* Columns two spaces apart, each as wide as its widest cell; then freed. */
 static void table_print(table *t, FILE *out)
 {
@@ -121,10 +130,13 @@ static void table_print(table *t, FILE *out)
 
 static void text_energy(FILE *out, const mw_analysis_run *r)
 {
-    table t = {.ncols = 10, .align = "llrrrrrrlr"};
-    const char *head[] = {"channel",    "host",       "windows",    "energy",    "by meter",
-                          "difference", "mean power", "idle power", "idle from", "dynamic energy"};
-    table_add(&t, head);
+    /* a run merged from several meter hosts also says each channel's (docs/scaling.md) */
+    int mh = r->meter_hosts > 1;
+    table t = {.ncols = 10 + mh, .align = mh ? "lllrrrrrrlr" : "llrrrrrrlr"};
+    const char *head[] = {"channel",    "host",       "meter host", "windows",   "energy",
+                          "by meter",   "difference", "mean power", "idle power", "idle from",
+                          "dynamic energy"};
+    table_add_but(&t, head, mh ? -1 : 2);
     for (size_t i = 0; i < r->nchannels; i++) {
         const mw_analysis_channel *c = &r->channels[i];
         char n[32], e[64], m[64] = "-", df[96] = "-", p[64], ip[64], dy[64];
@@ -140,6 +152,7 @@ static void text_energy(FILE *out, const mw_analysis_run *r)
         const char *row[] = {
             c->name,
             c->has_host ? c->host : "-",
+            c->meter_host[0] ? c->meter_host : "-",
             n,
             e,
             m,
@@ -149,7 +162,7 @@ static void text_energy(FILE *out, const mw_analysis_run *r)
             src ? src : "-",
             an_dbl(dy, sizeof dy, mw_analysis_dynamic_j(c, c->energy_pj, c->covered_ns), 3, "J",
                    0)};
-        table_add(&t, row);
+        table_add_but(&t, row, mh ? -1 : 2);
     }
     table_print(&t, out);
 }

@@ -172,11 +172,15 @@ static int show_meters(mw_store *s, char (*names)[128], int *n, FILE *out)
     int rc;
     *n = 0;
     while ((rc = mw_run_meter_next(c, &m)) == 1) {
-        char num[16], off[96], u[64];
+        char num[16], off[96];
         snprintf(num, sizeof num, "%d", m.meter);
-        mw_runsum_seconds(off, sizeof off, m.clock_offset_ns);
-        snprintf(off + strlen(off), sizeof off - strlen(off), " +- %s",
-                 mw_runsum_seconds(u, sizeof u, m.clock_uncertainty_ns));
+        /* in ms with 3 decimals: a merged host's offset and bound are microseconds, which
+           seconds with 3 decimals showed as 0.000 s +- 0.000 s */
+        if (m.clock_uncertainty_ns < 0) /* a lost host's: unknown (docs/scaling.md) */
+            snprintf(off, sizeof off, "%.3f ms +- unknown", (double)m.clock_offset_ns / 1e6);
+        else
+            snprintf(off, sizeof off, "%.3f ms +- %.3f ms", (double)m.clock_offset_ns / 1e6,
+                     (double)m.clock_uncertainty_ns / 1e6);
         const char *row[] = {num, m.name, m.host ? m.host : "-", m.port ? m.port : "-", off};
         mw_table_add(&t, row);
         if (m.meter >= 1 && m.meter <= SHOW_METERS)

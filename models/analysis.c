@@ -117,6 +117,20 @@ int mw_analysis_add_channel(mw_analysis_run *r, int channel, const char *name, c
     return 0;
 }
 
+void mw_analysis_set_meter_host(mw_analysis_run *r, int channel, const char *host)
+{
+    if (!host || !*host) return;
+    mw_analysis_channel *c = NULL;
+    for (size_t i = 0; i < r->nchannels && !c; i++)
+        if (r->channels[i].channel == channel) c = &r->channels[i];
+    if (!c || c->meter_host[0]) return;
+    snprintf(c->meter_host, sizeof c->meter_host, "%s", host);
+    size_t seen = 0; /* distinct among the channels before: a run has at most 64 */
+    for (size_t i = 0; i < r->nchannels; i++)
+        if (&r->channels[i] != c && !strcmp(r->channels[i].meter_host, c->meter_host)) seen = 1;
+    if (!seen) r->meter_hosts++;
+}
+
 /* ---- phases ---------------------------------------------------------------------------- */
 
 static size_t str_hash(const char *s)

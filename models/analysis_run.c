@@ -2,7 +2,7 @@
  * store's read API (host/include/mw_run.h); the one file of models/ that reads a run, and it
  * holds no SQL.
  *
- * Everything is read inside one read snapshot: the channels; the phases that are spans
+ * Everything is read inside one read snapshot: the channels, each with its meter's host; the phases that are spans
  * (kinds mark and counter left out, end after start); then every window's four integrated
  * columns in one scan in recording order (segment, seq, channel), which reads the samples
  * table's pages in order — asking each channel through the (channel, t1_ns) index costs a
@@ -19,15 +19,51 @@
 #include "mw_run.h"
 #include "mw_store.h"
 
+/* the meters' hosts, by meter number (hosts[m], NULL when not recorded); the count in *n */
+static int read_meter_hosts(mw_store *s, char ***hosts, size_t *n, char *err, size_t errlen)
+{
+    *hosts = NULL;
+    *n = 0;
+    mw_run_cursor *c = mw_run_meters(s);
+    if (!c) return mw_store_error_to(s, err, errlen);
+    mw_run_meter m;
+    int rc;
+    while ((rc = mw_run_meter_next(c, &m)) == 1) {
+        if (m.meter < 1 || m.meter > MW_ANALYSIS_MAX_CHANNELS || !m.host) continue;
+        if ((size_t)m.meter >= *n) { /* a meter per channel at most is of use */
+            *hosts = mw_xrealloc(*hosts, (size_t)(m.meter + 1) * sizeof **hosts);
+            for (size_t k = *n; k <= (size_t)m.meter; k++)
+                (*hosts)[k] = NULL;
+            *n = (size_t)m.meter + 1;
+        }
+        free((*hosts)[m.meter]);
+        (*hosts)[m.meter] = mw_xstrdup(m.host);
+    }
+    mw_run_close(c);
+    return rc < 0 ? mw_store_error_to(s, err, errlen) : 0;
+}
+
 static int read_channels(mw_analysis_run *r, mw_store *s, char *err, size_t errlen)
 {
+    char **mhost;
+    size_t nm;
+    if (read_meter_hosts(s, &mhost, &nm, err, errlen)) return -1;
     mw_run_cursor *c = mw_run_channels(s);
-    if (!c) return mw_store_error_to(s, err, errlen);
+    if (!c) {
+        free(mhost);
+        return mw_store_error_to(s, err, errlen);
+    }
     mw_run_channel ch;
     int rc;
-    while ((rc = mw_run_channel_next(c, &ch)) == 1)
+    while ((rc = mw_run_channel_next(c, &ch)) == 1) {
         if (mw_analysis_add_channel(r, ch.channel, ch.name, ch.host, err, errlen)) break;
+        if (ch.meter >= 0 && (size_t)ch.meter < nm)
+            mw_analysis_set_meter_host(r, ch.channel, mhost[ch.meter]);
+    }
     mw_run_close(c);
+    for (size_t k = 0; k < nm; k++)
+        free(mhost[k]);
+    free(mhost);
     if (rc == 1) return -1;
     return rc < 0 ? mw_store_error_to(s, err, errlen) : 0;
 }

@@ -391,12 +391,18 @@ static void warnings(FILE *f, const rp_report *rp)
     for (size_t i = 0; i < rp->nrun; i++)
         run_warnings(f, rp, i, &n);
     one_level_warnings(f, rp, &n);
+    size_t nun = 0, seen = 0; /* the unconnected channels: one line, not one each */
+    for (size_t k = 0; k < rp->agg.nchannels; k++)
+        nun += unconnected(rp, rp->agg.channels[k].name) != 0;
     for (size_t k = 0; k < rp->agg.nchannels; k++)
         if (unconnected(rp, rp->agg.channels[k].name)) {
-            warn(f, &n, "nothing connected to channel ");
+            if (!seen)
+                warn(f, &n, nun == 1 ? "nothing connected to channel " : "nothing connected to "
+                                                                         "channels ");
+            fputs(seen++ ? ", " : "", f);
             mw_html_text(f, rp->agg.channels[k].name);
-            fputs(" (below 1 W in every run): left out of the findings</li>\n", f);
         }
+    if (nun) fputs(" (below 1 W in every run): left out of the findings</li>\n", f);
     for (size_t i = 0; rp->nescobar && i < rp->nfit_warnings; i++) {
         warn(f, &n, "mw fit: ");
         mw_html_text(f, rp->fit_warnings[i]);
@@ -431,10 +437,18 @@ static void first_trace(FILE *f, const rp_report *rp)
         fputs(g->sub, f); /* ours: "fig" or "fig/runN" */
         fputs("/", f);
         mw_html_url_segment(f, g->name);
-        fputs("\" alt=\"Power trace\">\n<figcaption>The power of every node and the switch over "
-              "the run, each node's ranks' phases in a lane below (computation that no phase "
-              "marked is hatched: inferred). ",
+        fputs("\" alt=\"Power trace\">\n<figcaption>The power of every connected channel over "
+              "the run; where the program recorded phases, each node's ranks' phases in a lane "
+              "below (computation that no phase marked is hatched: inferred). ",
               f);
+        const mw_analysis_run *an = rp->run[0].an;
+        if (an && an->meter_hosts > 1) /* mw record --meter-hosts (docs/scaling.md) */
+            fprintf(f,
+                    "Its channels come from %zu meter hosts (each channel's in the column "
+                    "Meter host of <a href=\"#energy\">Energy per channel</a>), all on one time "
+                    "axis: the launching host's clock, each host's windows moved by its measured "
+                    "clock offset (<a href=\"#meter-hosts\">Meter hosts</a>). ",
+                    an->meter_hosts);
         if (rp->nrun > 1) {
             fputs("Run <code>", f);
             mw_html_text(f, rp->run[0].title);

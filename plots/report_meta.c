@@ -92,7 +92,9 @@ static void meta_table(FILE *f, const rp_run *r, size_t i)
     rp_kv_row(f, "Status", rp_meta(r, "status"), 0);
     rp_kv_row(f, "Exit status", rp_meta(r, "exit_status"), 0);
     meta_times(f, r);
-    rp_kv_row(f, "Host", rp_meta(r, "hostname"), 0);
+    /* a run of several meter hosts (meta launcher): this is the host that launched it */
+    rp_kv_row(f, rp_meta(r, "launcher") ? "Launching host" : "Host", rp_meta(r, "hostname"), 0);
+    rp_kv_row(f, "Launched through", rp_meta(r, "launcher"), 0);
     rp_kv_row(f, "Kernel", rp_meta(r, "kernel"), 0);
     rp_kv_row(f, "CPU", rp_meta(r, "cpu_model"), 0);
     rp_kv_row(f, "CPU governor", rp_meta(r, "cpu_governor"), 0);
@@ -112,16 +114,28 @@ static void meta_table(FILE *f, const rp_run *r, size_t i)
     fputs("</tbody></table></div>\n", f);
 }
 
+/* the host channel `channel`'s meter hangs on, as the analysis read it; NULL: not known */
+static const char *meter_host_of(const mw_analysis_run *an, int channel)
+{
+    for (size_t i = 0; i < an->nchannels; i++)
+        if (an->channels[i].channel == channel && an->channels[i].meter_host[0])
+            return an->channels[i].meter_host;
+    return NULL;
+}
+
 static void channels_table(FILE *f, const rp_run *r)
 {
     fputs("<h3>Channels</h3>\n<div class=\"scroll\"><table>\n", f);
     static const char *const cols[] = {">Channel", "Name", "Host", "Pin", NULL};
-    rp_thead(f, cols);
+    static const char *const mh_cols[] = {">Channel", "Name", "Host", "Meter host", "Pin", NULL};
+    int mh = r->an && r->an->meter_hosts > 1; /* merged from several hosts: say each channel's */
+    rp_thead(f, mh ? mh_cols : cols);
     fputs("<tbody>\n", f);
     for (size_t k = 0; k < r->nch; k++) {
         fprintf(f, "<tr><td class=\"n\">%d</td>", r->ch[k].channel);
         rp_td_text(f, r->ch[k].name);
         rp_td_text(f, r->ch[k].host);
+        if (mh) rp_td_text(f, meter_host_of(r->an, r->ch[k].channel));
         rp_td_text(f, r->ch[k].pin);
         fputs("</tr>\n", f);
     }
@@ -147,7 +161,7 @@ static void hosts_table(FILE *f, const rp_run *r)
         snprintf(host, sizeof host, "%.*s", (int)(n - (sizeof pre - 1) - (sizeof suf - 1)),
                  key + sizeof pre - 1);
         if (!any++) {
-            fputs("<h3>Meter hosts</h3>\n<p>Each host's clock minus the launching host's, as "
+            fputs("<h3 id=\"meter-hosts\">Meter hosts</h3>\n<p>Each host's clock minus the launching host's, as "
                   "the merge moved that host's windows onto one time axis (docs/scaling.md); "
                   "the alignment error p99 bounds how far that is from the truth.</p>\n"
                   "<div class=\"scroll\"><table>\n", f);

@@ -121,11 +121,13 @@ static void tr_channel(FILE *f, const char *name)
     fputs("\">", f);
 }
 
-static void energy_row(FILE *f, const mw_analysis_channel *c)
+/* meter_host: 1 adds the cell of the host its meter hangs on (a run merged from several) */
+static void energy_row(FILE *f, const mw_analysis_channel *c, int meter_host)
 {
     tr_channel(f, c->name);
     rp_td_text(f, c->name);
     rp_td_text(f, c->has_host ? c->host : NULL);
+    if (meter_host) rp_td_text(f, c->meter_host[0] ? c->meter_host : NULL);
     rp_td_num(f, (double)c->windows, 0, "");
     rp_td_seconds(f, rp_an_seconds(c->covered_ns));
     rp_td_energy(f, rp_an_joules(c->energy_pj));
@@ -149,14 +151,19 @@ static void section_energy(FILE *f, const rp_report *rp)
                                        ">Window time",    ">Energy",     ">By the meter's counter",
                                        ">Difference",     ">Mean power", ">Idle power",
                                        ">Dynamic energy", NULL};
+    static const char *const mh_cols[] = {
+        "Channel",         "Host",        "Meter host",  ">Windows",   ">Window time", ">Energy",
+        ">By the meter's counter", ">Difference", ">Mean power", ">Idle power", ">Dynamic energy",
+        NULL};
     for (size_t i = 0; i < rp->nrun; i++) {
         const mw_analysis_run *an = rp->run[i].an;
+        int mh = an->meter_hosts > 1; /* merged from several hosts: say each channel's */
         rp_run_open(f, rp, i);
         fprintf(f, "<div class=\"scroll\"><table id=\"energy-%zu\">\n", i + 1);
-        rp_thead(f, cols);
+        rp_thead(f, mh ? mh_cols : cols);
         fputs("<tbody>\n", f);
         for (size_t k = 0; k < an->nchannels; k++)
-            energy_row(f, &an->channels[k]);
+            energy_row(f, &an->channels[k], mh);
         fputs("</tbody></table></div>\n", f);
         rp_run_close(f, rp);
     }
@@ -513,6 +520,15 @@ static const char *fig_channel(const rp_report *rp, int run, const char *part)
     return part;
 }
 
+/* 1 for the timeline of a run (run -1 with one run: that run) without ranks: its lanes are
+ * empty and the figure is the power trace again */
+static int no_lanes(const rp_report *rp, int run, const char *kind)
+{
+    if (strcmp(kind, "timeline") || (run < 0 && rp->nrun != 1)) return 0;
+    size_t r = run < 0 ? 0 : (size_t)run;
+    return r < rp->nrun && rp->run[r].an && rp->run[r].an->nranks == 0;
+}
+
 /* The figures of one run (or run -1: over every input), a heading per kind. */
 static void figure_group(FILE *f, const rp_report *rp, int run, int level)
 {
@@ -525,6 +541,16 @@ static void figure_group(FILE *f, const rp_report *rp, int run, int level)
             if (!any++)
                 fprintf(f, "<h%d>%s</h%d>\n", level, kk < 0 ? "Other figures" : kinds[kk].title,
                         level);
+            if (kk >= 0 && no_lanes(rp, run, kinds[kk].kind)) {
+                fputs("<p class=\"note\">No lanes: the program recorded no phases "
+                      "(libmwprobe, <code>docs/probe.md</code>), so its timeline would only "
+                      "repeat the power trace; it is left out (<code>",
+                      f);
+                fprintf(f, "%s/", g->sub);
+                mw_html_text(f, g->name);
+                fputs("</code>).</p>\n", f);
+                continue;
+            }
             /* src: SUB (ours: "fig" or "fig/runN") / NAME as one URL segment */
             fprintf(f, "<figure>\n<img src=\"%s/", g->sub);
             mw_html_url_segment(f, g->name);

@@ -80,6 +80,8 @@ typedef struct {
     char name[MW_ANALYSIS_NAME]; /* "name" */
     int has_host;
     char host[MW_ANALYSIS_NAME]; /* "host" when has_host, else null */
+    char meter_host[MW_ANALYSIS_NAME]; /* "meter_host": the host its meter hangs on, where the
+                                          run recorded it; "" (null) when not recorded */
     size_t *ranks;               /* "ranks": indices into the run's ranks it measures */
     size_t nranks;
     size_t windows;                       /* "windows": windows overlapping the range */
@@ -139,6 +141,8 @@ typedef struct {
     size_t nranks;
     char **hosts; /* the phases' hosts, sorted (a rank's host points here) */
     size_t nhosts;
+    size_t meter_hosts; /* distinct meter hosts of its channels: 2 or more in a run merged from
+                           several hosts (docs/scaling.md), where readers show each channel's */
     struct mw_analysis_work *work;
     struct mw_inband_share *inband; /* "inband" (inband_share.h): NULL without in-band sources
                                        (filled by mw_analysis_read) */
@@ -153,6 +157,9 @@ mw_analysis_run *mw_analysis_new(const char *dir, int64_t origin_ns, const mw_an
  * were added. */
 int mw_analysis_add_channel(mw_analysis_run *r, int channel, const char *name, const char *host,
                             char *err, size_t errlen);
+/* The host channel `channel` (added before) has its meter on; NULL or "" leaves it unset.
+ * Counts the run's distinct meter hosts (meter_hosts). */
+void mw_analysis_set_meter_host(mw_analysis_run *r, int channel, const char *host);
 /* Then every phase (rank -1: outside MPI); strings are copied. */
 void mw_analysis_add_phase(mw_analysis_run *r, int rank, const char *host, const char *kind,
                            const char *name, int64_t start_ns, int64_t end_ns);

@@ -21,22 +21,25 @@ set bmargin at screen 0.12
 set xlabel sprintf('window power of %s (W)', channel_name)
 set ylabel 'windows per bin'
 set yrange [0:*]
-set offsets 0, 0, graph 0.3, 0 # head room: the tallest bar stays below the level labels (graph 0.76-0.87) and the frame
+# the notes take the top left, 0.06 of the graph each: the level labels (and the bars' head
+# room) move down below a second and third note, so that no label runs into a note
+lv_down = 0.06 * (n_notes > 1 ? n_notes - 1 : 0)
+set offsets 0, 0, graph (1 / (0.77 - lv_down) - 1), 0 # head room: the tallest bar stays below the level labels (graph 0.76-0.87, less lv_down) and the frame
 set boxwidth bin_width absolute
 set key at screen 0.35, screen 0.865 center bottom horizontal box lc rgb '#c0c0c0'
 if (kde_ok) {
     if (kde_bimodal) {
-        set arrow 1 from pow_idle, graph 0 to pow_idle, graph 0.84 nohead dt 2 lw 2 lc rgb '#0072B2' front
-        set label 1 sprintf('Pow_idle = %.2f W', pow_idle) at pow_idle, graph 0.87 center front tc rgb '#0072B2'
-        set arrow 2 from pow_work, graph 0 to pow_work, graph 0.76 nohead dt 4 lw 2 lc rgb '#D55E00' front
-        set label 2 sprintf('Pow_work = %.2f W', pow_work) at pow_work, graph 0.79 center front tc rgb '#D55E00'
+        set arrow 1 from pow_idle, graph 0 to pow_idle, graph (0.84 - lv_down) nohead dt 2 lw 2 lc rgb '#0072B2' front
+        set label 1 sprintf('Pow_idle = %.2f W', pow_idle) at pow_idle, graph (0.87 - lv_down) center front tc rgb '#0072B2'
+        set arrow 2 from pow_work, graph 0 to pow_work, graph (0.76 - lv_down) nohead dt 4 lw 2 lc rgb '#D55E00' front
+        set label 2 sprintf('Pow_work = %.2f W', pow_work) at pow_work, graph (0.79 - lv_down) center front tc rgb '#D55E00'
     } else {
-        set arrow 1 from pow_idle, graph 0 to pow_idle, graph 0.84 nohead dt 2 lw 2 lc rgb '#000000' front
-        set label 1 sprintf('one level: %.2f W', pow_idle) at pow_idle, graph 0.87 center front
+        set arrow 1 from pow_idle, graph 0 to pow_idle, graph (0.84 - lv_down) nohead dt 2 lw 2 lc rgb '#000000' front
+        set label 1 sprintf('one level: %.2f W', pow_idle) at pow_idle, graph (0.87 - lv_down) center front
     }
 }
 do for [i = 1:n_notes] {
-    set label (100 + i) notes[i] at graph 0.01, graph (0.96 - 0.06 * (i - 1)) left front boxed tc rgb '#a00000'
+    set label (100 + i) notes[i] at graph 0.02, graph (0.96 - 0.06 * (i - 1)) left front boxed tc rgb '#a00000'
 }
 plot datafile index 0 using 3:4 with boxes fc rgb '#9ecae1' fs solid 0.6 border lc rgb '#4d4d4d' title sprintf('%d windows in %d bins of %.3g W', n_windows, n_bins, bin_width), \
      for [k = 1:have_kde] datafile index (have_kde ? 1 : 0) using 1:3 with lines lw 2 lc rgb '#D55E00' title sprintf('kernel density, h = %.3g W', bandwidth)

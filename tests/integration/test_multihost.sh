@@ -85,11 +85,40 @@ two_hosts() {
   expect_eq "analyze: exit" "$?" 0
   expect_num "analyze: h1:ch1 mean power (W)" "$(awk '$1 == "h1:ch1" && $NF != "" { for (i = 1; i <= NF; i++) if ($i == "W" && !seen++) print $(i-1) }' "$TMP/an.txt" | head -1)" 97 103
   expect_num "analyze: h2:ch1 mean power (W)" "$(awk '$1 == "h2:ch1" { for (i = 1; i <= NF; i++) if ($i == "W" && !seen++) print $(i-1) }' "$TMP/an.txt" | head -1)" 194 206
+  # every channel with the host its meter hangs on: the board given to h1 on the command line
+  # carries 100 W on its channel 1, h2's 200 W
+  expect_eq "analyze: a column meter host" "$(awk '$1 == "channel" && $2 == "host" { print $3, $4; exit }' "$TMP/an.txt")" "meter host"
+  expect_eq "analyze: each channel's meter host (the host before its name's colon)" \
+    "$(awk '/^energy$/ { on = 1; next } on && NF == 0 { exit } on && $1 ~ /:ch[0-9]+$/ { split($1, h, ":"); print (h[1] == $3) }' "$TMP/an.txt" | sort | uniq -c | tr -s ' ')" " 10 1"
+  expect_eq "analyze: the 100 W board's channel 1 on h1, the 200 W one's on h2" \
+    "$(awk '/^energy$/ { on = 1; next } on && NF == 0 { exit } on && $1 ~ /:ch1$/ { for (i = 1; i <= NF; i++) if ($i == "W") { printf "%s=%d ", $3, ($(i-1) + 50) / 100; break } }' "$TMP/an.txt")" "h1=1 h2=2 "
+  "$MW" analyze --json "$R" >"$TMP/an.json" 2>&1
+  expect_eq "analyze --json: meter_host of every channel" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(c["name"] + "@" + str(c["meter_host"]) for c in d["runs"][0]["channels"]))' "$TMP/an.json")" \
+    "h1:ch1@h1 h1:ch2@h1 h1:ch3@h1 h1:ch4@h1 h1:ch5@h1 h2:ch1@h2 h2:ch2@h2 h2:ch3@h2 h2:ch4@h2 h2:ch5@h2"
   # the report's metadata has a row per meter host with its clock (offset, bound, p99)
-  "$MW" report "$R" -o "$TMP/rep" --no-figures -q >/dev/null 2>&1
+  "$MW" report "$R" -o "$TMP/rep" -q >/dev/null 2>&1
   expect_eq "report: exit" "$?" 0
+  expect_eq "report: Energy per channel has a Meter host column, each channel's host in it" \
+    "$(grep -c -E '<tr data-channel="(h[12]):ch[1-5]"><td>h[12]:ch[1-5]</td><td>–</td><td>\1</td><td class="n">' "$TMP/rep/index.html")" 10
+  expect_eq "report: the Channels table too" \
+    "$(grep -c -E '<tr><td class="n">[0-9]+</td><td>(h[12]):ch[1-5]</td><td>–</td><td>\1</td><td>A[1-5]</td></tr>' "$TMP/rep/index.html")" 10
+  expect_grep "report: the power trace's caption says one time axis over 2 meter hosts" \
+    "channels come from 2 meter hosts .* on one time axis" "$TMP/rep/index.html"
+  expect_eq "report: one warning names the channels without a load (only A1 has one on each board)" \
+    "$(grep -c 'nothing connected to channels h1:ch2, h1:ch3, h1:ch4, h1:ch5, h2:ch2, h2:ch3, h2:ch4, h2:ch5 (below 1 W' "$TMP/rep/index.html")" 1
+  expect_eq "report: the run's host is the launching host, launched through mpirun" \
+    "$(grep -oE '<tr><th scope="row">(Launching host|Host|Launched through)</th><td>[^<]*' "$TMP/rep/index.html" | sed 's/.*row">//; s#</th><td>#=#' | tr '\n' ' ')" "Launching host=$(hostname) Launched through=mpirun "
+  expect_eq "report: no timeline image of a run without phases (it would repeat the trace), a note instead" \
+    "$(grep -c '<img src="fig/timeline.png"' "$TMP/rep/index.html") $(grep -c 'No lanes: the program recorded no phases' "$TMP/rep/index.html")" "0 1"
   expect_eq "report: a Meter hosts table, rows h1 and h2, each with its alignment p99" \
-    "$(grep -A8 '<h3>Meter hosts</h3>' "$TMP/rep/index.html" | grep -oE '<tr><td>h[12]</td>(<td class="n">[-0-9.]+ µs</td>){3}' | grep -oE 'h[12]' | tr '\n' ' ')" "h1 h2 "
+    "$(grep -A8 '<h3 id="meter-hosts">Meter hosts</h3>' "$TMP/rep/index.html" | grep -oE '<tr><td>h[12]</td>(<td class="n">[-0-9.]+ µs</td>){3}' | grep -oE 'h[12]' | tr '\n' ' ')" "h1 h2 "
+  # mw show's meters table: each host's offset and bound in ms, as meters holds them in ns
+  "$MW" show "$R" >"$TMP/show.txt" 2>&1
+  expect_eq "mw show: h2's clock offset and bound (ms)" \
+    "$(awk '$1 == "2" && $3 == "h2" { print $5, $6, $7, $8 }' "$TMP/show.txt")" \
+    "$(q "$R" "select printf('%.3f ms +- %.3f', clock_offset_ns / 1e6, clock_uncertainty_ns / 1e6) from meters where host = 'h2'")"
   # mw merge by hand gives the same trace again
   local n; n=$(q "$R" "select count(*) from samples")
   "$MW" merge "$R" >"$TMP/merge.out" 2>&1
@@ -302,6 +331,9 @@ slurm_step() {
   expect_eq "mw jobs: the job's nodes' total is every channel's" \
     "$(awk '/total, the job.s nodes/ { print $(NF - 1) }' "$TMP/mwjobs.txt")" \
     "$(awk '/total, all channels/ { print $(NF - 1) }' "$TMP/mwjobs.txt")"
+  "$MW" analyze "$R" >"$TMP/an_srun.txt" 2>&1
+  expect_eq "analyze: the 100 W board's channel 1 on n1, the 200 W one's on n2 (column meter host)" \
+    "$(awk '/^energy$/ { on = 1; next } on && NF == 0 { exit } on && $1 ~ /:ch1$/ { for (i = 1; i <= NF; i++) if ($i == "W") { printf "%s=%d ", $3, ($(i-1) + 50) / 100; break } }' "$TMP/an_srun.txt")" "n1=1 n2=2 "
   # the condition is real: under SLURM_EXPORT_ENV=NONE this Slurm's srun passes no variable
   MW_MARK=1 SLURM_EXPORT_ENV=NONE timeout 60 salloc -N 1 -Q srun /usr/bin/env >"$TMP/none.env" 2>&1
   expect_eq "SLURM_EXPORT_ENV=NONE strips srun's environment here (the step ran: 1, MW_MARK: 0)" "$(grep -c "^SLURM_JOB_ID=" "$TMP/none.env") $(grep -c "^MW_MARK=" "$TMP/none.env")" "1 0"

@@ -510,10 +510,47 @@ static void read_from_store(void **state)
     assert_int_equal(r->channels[0].windows, 4);
     assert_true(group(r, "compute", "step")->channel_energy_pj[0] == PJ(400));
     assert_true(r->ranks[0].work_energy_pj == PJ(400));
+    assert_string_equal(r->channels[0].meter_host, ""); /* its one meter has no host */
+    assert_int_equal(r->meter_hosts, 0);
     mw_analysis_free(r);
     assert_int_equal(nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
     assert_int_equal(mw_analysis_read(tmp, NULL, &r, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a run"));
+}
+
+/* A run merged from two meter hosts (docs/scaling.md): each channel gets the host of its own
+ * meter (channel 3 of meter 2 on hB, whatever the channel numbers), the run counts 2 hosts;
+ * a third meter on hA again adds no host. */
+static void read_meter_hosts(void **state)
+{
+    char tmp[] = "/tmp/mw-analysis-XXXXXX", dir[64];
+    assert_non_null(mkdtemp(tmp));
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    mw_store *s = mw_store_create(dir, 0, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(mw_store_meter_add(s, 1, "sim-1", "hA", "/dev/a", 0, 0), 0);
+    assert_int_equal(mw_store_meter_add(s, 2, "sim-2", "hB", "/dev/b", 10, 5), 0);
+    assert_int_equal(mw_store_meter_add(s, 3, "sim-3", "hA", "/dev/c", 0, 0), 0);
+    assert_int_equal(mw_store_channel_add_meter(s, 1, "hA:ch1", NULL, "A1", 1, 1), 0);
+    assert_int_equal(mw_store_channel_add_meter(s, 2, "hB:ch1", "n7", "A1", 2, 1), 0);
+    assert_int_equal(mw_store_channel_add_meter(s, 3, "x", NULL, "A1", 3, 1), 0);
+    for (int c = 1; c <= 3; c++) {
+        mw_store_sample x = {.channel = c, .meter_t0_us = 0, .meter_t1_us = 1000000u,
+                             .t0_ns = S_NS, .t1_ns = S_NS + SEC, .power_mw = 1000 * c,
+                             .energy_mj = 1000 * c};
+        assert_int_equal(mw_store_sample_add(s, &x), 0);
+    }
+    mw_store_close(s);
+    mw_analysis_run *r;
+    assert_int_equal(mw_analysis_read(dir, NULL, &r, err, sizeof err), 0);
+    assert_int_equal(r->nchannels, 3);
+    assert_string_equal(r->channels[0].meter_host, "hA");
+    assert_string_equal(r->channels[1].meter_host, "hB");
+    assert_string_equal(r->channels[1].host, "n7"); /* the node it measures stays apart */
+    assert_string_equal(r->channels[2].meter_host, "hA");
+    assert_int_equal(r->meter_hosts, 2);
+    mw_analysis_free(r);
+    assert_int_equal(nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
 /* The recorder's phases: idle-before [0, 1 s), command [1, 11 s); windows of 250 ms on two
@@ -576,6 +613,7 @@ int main(void)
         cmocka_unit_test(streaming_equals_trace),
         cmocka_unit_test(replay_refuses),
         cmocka_unit_test(read_from_store),
+        cmocka_unit_test(read_meter_hosts),
         cmocka_unit_test(coverage),
     };
     return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

@@ -393,6 +393,7 @@ static void json_run1(void **state)
                           "\"name\": \"node0\"",
                           "\"host\": \"n0\"",
                           "\"host\": null",
+                          "\"meter_host\": null", /* its one meter, no host recorded */
                           "\"windows\": 20",
                           "\"covered_s\": ",
                           "\"energy_j\": ",
