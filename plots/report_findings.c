@@ -32,8 +32,9 @@
 
 /* ---- channels ------------------------------------------------------------------------------ */
 
-/* 1 when the channel called name has no host and draws almost nothing in every run */
-static int unconnected(const rp_report *rp, const char *name)
+/* 1 when the channel called name has no host and draws almost nothing in every run
+ * (report_page.h) */
+int rp_unconnected(const rp_report *rp, const char *name)
 {
     int seen = 0;
     for (size_t i = 0; i < rp->nrun; i++) {
@@ -130,7 +131,7 @@ static void nodes_table(FILE *f, const rp_report *rp)
     const mw_analysis_run *one = rp->nrun == 1 ? rp->run[0].an : NULL;
     for (size_t k = 0; k < rp->agg.nchannels; k++) {
         const char *name = rp->agg.channels[k].name;
-        if (unconnected(rp, name)) continue;
+        if (rp_unconnected(rp, name)) continue;
         fputs("<tr data-channel=\"", f);
         mw_html_text(f, name);
         fputs("\">", f);
@@ -200,7 +201,7 @@ static void energy_table(FILE *f, const rp_report *rp)
     double all = 0, sw = 0;
     for (size_t c = 0; c < an->nchannels; c++) {
         const mw_analysis_channel *ch = &an->channels[c];
-        if (unconnected(rp, ch->name)) continue;
+        if (rp_unconnected(rp, ch->name)) continue;
         double j, s;
         command_energy(an, c, &j, &s);
         all += j;
@@ -334,7 +335,7 @@ static void run_warnings(FILE *f, const rp_report *rp, size_t i, int *n)
         const mw_analysis_channel *c = &an->channels[k];
         double pct = mw_analysis_meter_difference_pct(c);
         /* a channel with nothing on it: its relative difference is of noise */
-        if (isfinite(pct) && fabs(pct) > 0.5 && !unconnected(rp, c->name)) {
+        if (isfinite(pct) && fabs(pct) > 0.5 && !rp_unconnected(rp, c->name)) {
             char b[160];
             snprintf(b, sizeof b, "the meter's counter and the windows differ by %.2f %% on ",
                      pct);
@@ -393,9 +394,9 @@ static void warnings(FILE *f, const rp_report *rp)
     one_level_warnings(f, rp, &n);
     size_t nun = 0, seen = 0; /* the unconnected channels: one line, not one each */
     for (size_t k = 0; k < rp->agg.nchannels; k++)
-        nun += unconnected(rp, rp->agg.channels[k].name) != 0;
+        nun += rp_unconnected(rp, rp->agg.channels[k].name) != 0;
     for (size_t k = 0; k < rp->agg.nchannels; k++)
-        if (unconnected(rp, rp->agg.channels[k].name)) {
+        if (rp_unconnected(rp, rp->agg.channels[k].name)) {
             if (!seen)
                 warn(f, &n, nun == 1 ? "nothing connected to channel " : "nothing connected to "
                                                                          "channels ");

@@ -299,12 +299,17 @@ static const char *est_note(const mw_analysis_estimate *e)
     return e->state != MW_ANALYSIS_SKIPPED && e->levels.note[0] ? e->levels.note : NULL;
 }
 
-/* the estimators' notes: why one level, or why no estimate */
-static void levels_notes(FILE *f, const mw_analysis_run *an)
+/* the estimators' notes: why one level, or why no estimate; none for the channels with
+ * nothing connected (one warning in the findings says so: their notes are about noise) */
+static void levels_notes(FILE *f, const rp_report *rp, const mw_analysis_run *an)
 {
-    int any = 0;
+    int any = 0, left_out = 0;
     for (size_t k = 0; k < an->nchannels; k++) {
         const mw_analysis_channel *c = &an->channels[k];
+        if (rp_unconnected(rp, c->name)) {
+            left_out++;
+            continue;
+        }
         const char *notes[] = {est_note(&c->kde), est_note(&c->gmm),
                                c->split.state == MW_ANALYSIS_SKIPPED ? "no working phases"
                                                                      : est_note(&c->split)};
@@ -318,6 +323,10 @@ static void levels_notes(FILE *f, const mw_analysis_run *an)
             fputs("</li>\n", f);
         }
     }
+    if (left_out)
+        fprintf(f, "%s<li>the notes of the %d channel%s with nothing connected (Warnings) left "
+                   "out</li>\n",
+                any++ ? "" : "<ul class=\"note\">\n", left_out, left_out == 1 ? "" : "s");
     if (any) fputs("</ul>\n", f);
 }
 
@@ -342,7 +351,7 @@ static void section_levels(FILE *f, const rp_report *rp)
         for (size_t k = 0; k < an->nchannels; k++)
             levels_row(f, &an->channels[k]);
         fputs("</tbody></table></div>\n", f);
-        levels_notes(f, an);
+        levels_notes(f, rp, an);
         rp_run_close(f, rp);
     }
     fputs("</section>\n", f);

@@ -48,4 +48,7 @@ int rp_has_inband(const rp_report *rp);
 /* The papers the page names (Escobar et al. 2019, ...), in full. */
 void rp_references(FILE *f);
 void rp_section_findings(FILE *f, const rp_report *rp); /* report_findings.c: first */
+/* 1 when the channel called name has no host and under 1 W in every run (report_findings.c):
+ * "nothing connected", said once among the warnings */
+int rp_unconnected(const rp_report *rp, const char *name);
 #endif
