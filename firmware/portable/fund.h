@@ -18,8 +18,10 @@
  * advances by 2 pi (f - f_ref) h T (T the set interval), so f = f_ref + that / (2 pi h T);
  * the sums' symmetric windows put each phase at its half's centre, h sets apart. A Hann
  * window lets the image at -f and the harmonics (aliased or not) leak into a sum by < 1e-4
- * once a half spans 3 or more cycles (at 4 windows/s and slower); shorter windows keep the
- * crossings. The reference is a phase step dp per set in 1/8192 cycle (0.17 Hz steps at
+ * once a half spans 3 or more cycles (4 windows/s and slower); it is used from 2 cycles
+ * per half (10 windows/s at 45 Hz: 8-24 mHz with 8 % THD in the host model, the crossings
+ * 7-87 mHz). The metrology keeps the crossings' figure where it is not measured or where
+ * the two disagree by 0.25 Hz or more. The reference is a phase step dp per set in 1/8192 cycle (0.17 Hz steps at
  * 1 V + 5 I: f_ref need not be near f, only known); the sine table has 4096 entries (with
  * 1024, the host model's error grew from 0.14-0.30 to 0.28-0.44 mHz rms). The ISR does this
  * in the dummy conversion's interrupt, which had nothing else to do (sampler.c). */

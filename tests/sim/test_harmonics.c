@@ -310,8 +310,9 @@ static void sixteen_channels(void **s)
         sc.m.a[5] = 0.03;
         /* the limits docs/firmware.md states for this map (measured: windows 2.3 %,
          * energy 0.65 %; the previous firmware 2.1 %, 0.78 %); the frequency within the
-         * default 2 mHz (from the fundamental's phase, fund.h: 1 mHz; the crossings read
-         * 16 mHz here, and 38 mHz before their threshold was latched) */
+         * default 2 mHz (1 mHz, from the fundamental's phase, fund.h, as from the
+         * crossings with a 3 % 5th alone; 16 mHz with sets of 16, 38 mHz before the
+         * crossings' threshold was latched) */
         sc.tol_window = 0.03;
         for (int k = 0; k < 5; k++)
             sc.tol_energy[k] = 0.01;
