@@ -37,7 +37,9 @@ static inline __attribute__((always_inline)) int32_t mul16s(int16_t a, int16_t b
  * sets of 16 against 600 Hz becomes sets of 17; docs/firmware.md, "Sampling schemes
  * against aliasing"), and it takes the sample-and-hold kick of the voltage channel, which
  * would otherwise leak into the first current channel (its own kick, from 0 V, is a DC
- * offset that the metrology removes). Its ISR only advances the mux. */
+ * offset that the metrology removes). Its ISR advances the mux and adds the set's voltage
+ * sample to the fundamental's sums (fund.h), which the voltage's own ISR, the longest, has
+ * no room for. */
 #define POS_DUMMY 1u
 #define ADMUX_0V 0x1Fu /* MUX4:0 = 11111 with MUX5 = 0: 0 V (GND) */
 static uint8_t admux_of[MW_MAX_CHANNELS + 1], mux5_of[MW_MAX_CHANNELS + 1];
