@@ -71,7 +71,7 @@ static int16_t prev_x;
 static uint8_t armed, armed_f; /* a rising, a falling crossing may come */
 static uint8_t snap; /* 0, 1: snapshot x1 in this set's current slots, 2: x0 and x1 */
 static volatile int16_t vthr; /* set by the main loop */
-static mw_fund_ref vfref;      /* the fundamental's reference, set by the main loop */
+static volatile mw_fund_ref vfref; /* the fundamental's reference, set by the main loop */
 static mw_fund fund;           /* ... and the ISR's, latched per window (fund.h) */
 static int16_t thr;           /* the crossing threshold of the window being filled */
 static mw_schedule sched;
@@ -126,7 +126,9 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     prev_x = 0;
     thr = vthr;
     /* no reference until the main loop sets one for this map (sampler_set_fund) */
-    memset(&vfref, 0, sizeof vfref);
+    vfref.dp = 0;
+    vfref.dhp = 0;
+    vfref.h = 0;
     memset(&fund, 0, sizeof fund);
     first_isr = 1;
     cur = 0;
@@ -509,7 +511,9 @@ void sampler_set_fund(const mw_fund_ref *r)
 {
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
     {
-        vfref = *r;
+        vfref.dp = r->dp;
+        vfref.dhp = r->dhp;
+        vfref.h = r->h;
     }
 }
 

@@ -45,10 +45,13 @@ static float measure_freq(const mw_sums *s, uint8_t m, uint8_t *ok)
     float seconds = sets * (float)m * (float)MW_CONV_US * 1e-6f;
     *ok = 1;
     float f = 1.0f / seconds, ff;
-    /* the fundamental's phase (fund.h) where the window measured it, and the crossings
+    /* the fundamental's phase (fund.h) where the window measured it, lost no conversion
+     * (the reference's phase only advances with the sets sampled: a missed one would
+     * shift the second half's phase by ~2 pi f 104 us, tens of mHz) and the crossings
      * agree within 0.25 Hz (they are off by tens of mHz at most; the phase wraps at
      * f_ref +- 1 / (2 h T), 4 Hz at 4 windows/s, and the reference may be a start's 50 Hz) */
-    if (mw_fund_freq(&s->fref, s->fz, s->nsets, m, &ff) && fabsf(ff - f) < MW_FUND_AGREE_HZ)
+    if (!s->missed && mw_fund_freq(&s->fref, s->fz, s->nsets, m, &ff) &&
+        fabsf(ff - f) < MW_FUND_AGREE_HZ)
         f = ff;
     return f;
 }
