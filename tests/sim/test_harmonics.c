@@ -370,6 +370,42 @@ static void frequency_thd8(void **s)
     }
 }
 
+/* A step of the mains frequency (with a jump of its phase: the waveform stays
+ * sin(2 pi f t) with the new f) with 8 % THD, 1 V + 5 I, 0.5 LSB noise: 50 -> 50.8 Hz, within the fundamental's reach from
+ * the old reference (+-4 Hz at 4 windows/s), and 50 -> 55 Hz, beyond it, where the
+ * phase wraps and the crossings must take over until the reference has followed. The two
+ * windows after the step are transitions (the step falls in one of them; the next
+ * window's reference is the frequency before it); the third, whose reference is a
+ * transition's figure, within 50 mHz; from the fourth on within 2 mHz of the new
+ * frequency (measured: the window holding the step 2.8 Hz / 0.7 Hz off, as the crossings
+ * read it; all others within 2 mHz). */
+static void frequency_step(void **s)
+{
+    static const double to_hz[2] = {50.8, 55.0};
+    for (int i = 0; i < 2; i++) {
+        scene sc = pulse_scene("step", 50.0, 230, 0.5, 0);
+        sc.m.a[3] = 0.05;
+        sc.m.a[5] = 0.05;
+        sc.m.a[7] = 0.036;
+        sc.m.ph[3] = sc.m.ph[5] = sc.m.ph[7] = M_PI;
+        h_board *h = h_open();
+        mw_sim_set_noise(h->sim, 0.5, 7);
+        mw_sim_set_wave_fn(h->sim, 0, 1, sim_v, &sc.m);
+        h_run_windows(h, 8, 6);
+        int k = h->nwin; /* windows before the step */
+        sc.m.hz = to_hz[i];
+        h_run_windows(h, 10, 6);
+        for (int w = 2; w < h->nwin; w++) {
+            double e = fabs(h->win[w].freq_mhz - (w < k ? 50.0 : to_hz[i]) * 1e3);
+            print_message("50 -> %.1f Hz, window %d%s: %.0f mHz off\n", to_hz[i], w,
+                          w >= k && w < k + 2 ? " (transition)" : "", e);
+            if (w < k || w >= k + 3) assert_true(e <= (w == k + 2 ? 50.0 : 2.0));
+            assert_false(h->win[w].flags & MW_FLAG_OVERRUN);
+        }
+        h_close(h);
+    }
+}
+
 /* The ADC interrupt's cycle budget with the lagged products: 1 V + 15 I (every
  * conversion but one in 16 a current sample) and 1 V + 5 I, pulse loads, 2 s. Each ISR
  * must end within one conversion (1,664 cycles) or the next is missed; the bounds are
@@ -422,6 +458,7 @@ int main(void)
         cmocka_unit_test(fifth_in_phase), cmocka_unit_test(fifth_opposite),
         cmocka_unit_test(harmonics_60),   cmocka_unit_test(energy_20s),
         cmocka_unit_test(frequency),      cmocka_unit_test(frequency_thd8),
+        cmocka_unit_test(frequency_step),
         cmocka_unit_test(sixteen_channels),
         cmocka_unit_test(isr_budget),
     };
