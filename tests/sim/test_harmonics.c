@@ -410,7 +410,7 @@ static void frequency_step(void **s)
  * conversion but one in 16 a current sample) and 1 V + 5 I, pulse loads, 2 s. Each ISR
  * must end within one conversion (1,664 cycles) or the next is missed; the bounds are
  * those docs/performance.md states (worst 1,350 cycles: measured 1,046-1,210 before the
- * fundamental's reference was latched with each window, 1,102 / 1,265 after; mean CPU
+ * fundamental's reference was latched with each window, 1,095 / 1,268 after; mean CPU
  * 36 % at 16 channels, issue 20's budget). */
 #define ADC_VECT_NUM 29 /* ATmega2560 ADC conversion complete */
 
@@ -443,10 +443,10 @@ static void isr_budget(void **s)
     }
     for (int i = 0; i < 2; i++)
         assert_true(worst[i] <= 1350);
-    /* issue 20: not above 36 % with 16 channels (measured 35.5 %, 34.5 % before the
+    /* issue 20: not above 36 % with 16 channels (measured 35.3 %, 34.5 % before the
      * fundamental's sums, fund.h); 1 V + 5 I pays for the two outer lags of its six-tap
      * filter and for the fundamental's sums in one conversion in 7 instead of 17 (measured
-     * 41.0 %: 38.6 % before them, 32.9 % with four taps), with the 16-channel main loop's
+     * 40.6 %: 38.6 % before them, 32.9 % with four taps), with the 16-channel main loop's
      * work to spare */
     assert_true(cpu_of[1] <= 0.36);
     assert_true(cpu_of[0] <= 0.42);
