@@ -25,8 +25,7 @@ void mw_fund_setup(mw_fund_ref *r, float hz, uint8_t nchan_i, uint32_t period_us
     r->h = h;
 }
 
-uint8_t mw_fund_freq(const mw_fund_ref *ref, const int32_t *z, uint16_t nsets, uint8_t m,
-                     float *hz)
+uint8_t mw_fund_freq(const mw_fund_ref *ref, const int32_t *z, uint16_t nsets, uint8_t m, float *hz)
 {
     uint16_t h = ref->h;
     if (!h || !ref->dp || nsets < 2u * (uint32_t)h) return 0;

@@ -21,10 +21,10 @@
  * once a half spans 3 or more cycles (4 windows/s and slower); it is used from 2 cycles
  * per half (10 windows/s at 45 Hz: 8-24 mHz with 8 % THD in the host model, the crossings
  * 7-87 mHz). The metrology keeps the crossings' figure where it is not measured or where
- * the two disagree by 0.25 Hz or more. The reference is a phase step dp per set in 1/8192 cycle (0.17 Hz steps at
- * 1 V + 5 I: f_ref need not be near f, only known); the sine table has 4096 entries (with
- * 1024, the host model's error grew from 0.14-0.30 to 0.28-0.44 mHz rms). The ISR does this
- * in the dummy conversion's interrupt, which had nothing else to do (sampler.c). */
+ * the two disagree by 0.25 Hz or more. The reference is a phase step dp per set in 1/8192 cycle
+ * (0.17 Hz steps at 1 V + 5 I: f_ref need not be near f, only known); the sine table has 4096
+ * entries (with 1024, the host model's error grew from 0.14-0.30 to 0.28-0.44 mHz rms). The ISR
+ * does this in the dummy conversion's interrupt, which had nothing else to do (sampler.c). */
 #ifndef MW_FUND_H
 #define MW_FUND_H
 #include <stdint.h>
@@ -65,8 +65,8 @@ typedef struct {
 
 /* Voltage sample x (code - 512) of set s (0 = the window's first) into the halves' sums
  * z[0..1] (first half: real, imaginary) and z[2..3] (second half). */
-static inline __attribute__((always_inline)) void mw_fund_sample(mw_fund *f, int32_t *z,
-                                                                 uint16_t s, int16_t x)
+static inline __attribute__((always_inline)) void mw_fund_sample(mw_fund *f, int32_t *z, uint16_t s,
+                                                                 int16_t x)
 {
     uint16_t ph = (uint16_t)((f->ph + f->ref.dp) & (MW_FUND_CYCLE - 1u));
     f->ph = ph;

@@ -55,7 +55,8 @@ static double run(double hz, int nchan_i, const double *ph, uint32_t period_us, 
         end += period_us / MW_CONV_US; /* the window ends at the first set at or after */
         uint16_t s = 0;
         for (; conv < end; conv += (uint64_t)m, s++)
-            mw_fund_sample(&st, z, s, sample(hz, ph, (double)conv * MW_CONV_US * 1e-6 + 12e-6, noise_lsb));
+            mw_fund_sample(&st, z, s,
+                           sample(hz, ph, (double)conv * MW_CONV_US * 1e-6 + 12e-6, noise_lsb));
         float f;
         assert_true(mw_fund_freq(&st.ref, z, s, (uint8_t)m, &f));
         if (w >= 2) worst = fmax(worst, fabs(f - hz));
