@@ -137,10 +137,19 @@ static void send_cal(uint8_t ch)
     send(&l);
 }
 
+/* The fundamental's reference (fund.h) at the last frequency measured. */
+static void set_fund(void)
+{
+    mw_fund_ref fr;
+    mw_fund_setup(&fr, freq_last, cfg.nchan_i, 1000000ul / cfg.rate_hz);
+    sampler_set_fund(&fr);
+}
+
 static void restart_sampling(void)
 {
     uint32_t period_us = 1000000ul / cfg.rate_hz;
     sampler_start(cfg.pins, cfg.nchan_i, period_us);
+    set_fund(); /* from the second window on (the first measures its crossings) */
     hold_conv = MW_LINE_HOLD_US(cfg.nchan_i, period_us) / MW_CONV_US;
     conv_base = 0;
     conv_last = 0;
@@ -287,6 +296,7 @@ static uint16_t report(const mw_sums *s)
     mw_metrology_compute(s, cfg.nchan_i, cfg.cal, freq_last, &r);
     sampler_set_vthreshold(mw_metrology_vmean(s));
     if (r.freq_ok && r.freq_hz > 40.0f && r.freq_hz < 70.0f) freq_last = r.freq_hz;
+    set_fund();
 
     uint8_t flags = 0;
     uint16_t lost = sampler_lost_windows();

@@ -1,5 +1,9 @@
 /* sampler — see sampler.h. Everything shared with the main loop is volatile; the
  * 8-bit buffer indices are read and written atomically by the hardware. */
+#include <stdint.h>
+/* the fundamental's products (fund.h) with the ISR's inline multiply (below) */
+static inline __attribute__((always_inline)) int32_t mul16s(int16_t a, int16_t b);
+#define MW_FUND_MUL(a, b) mul16s((a), (b))
 #include "sampler.h"
 
 #include <avr/interrupt.h>
@@ -33,7 +37,9 @@
  * sets of 16 against 600 Hz becomes sets of 17; docs/firmware.md, "Sampling schemes
  * against aliasing"), and it takes the sample-and-hold kick of the voltage channel, which
  * would otherwise leak into the first current channel (its own kick, from 0 V, is a DC
- * offset that the metrology removes). Its ISR only advances the mux. */
+ * offset that the metrology removes). Its ISR advances the mux and adds the set's voltage
+ * sample to the fundamental's sums (fund.h), which the voltage's own ISR, the longest, has
+ * no room for. */
 #define POS_DUMMY 1u
 #define ADMUX_0V 0x1Fu /* MUX4:0 = 11111 with MUX5 = 0: 0 V (GND) */
 static uint8_t admux_of[MW_MAX_CHANNELS + 1], mux5_of[MW_MAX_CHANNELS + 1];
@@ -65,6 +71,8 @@ static int16_t prev_x;
 static uint8_t armed, armed_f; /* a rising, a falling crossing may come */
 static uint8_t snap; /* 0, 1: snapshot x1 in this set's current slots, 2: x0 and x1 */
 static volatile int16_t vthr; /* set by the main loop */
+static volatile mw_fund_ref vfref; /* the fundamental's reference, set by the main loop */
+static mw_fund fund;           /* ... and the ISR's, latched per window (fund.h) */
 static int16_t thr;           /* the crossing threshold of the window being filled */
 static mw_schedule sched;
 static uint32_t wseq;
@@ -117,6 +125,11 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     snap = 0;
     prev_x = 0;
     thr = vthr;
+    /* no reference until the main loop sets one for this map (sampler_set_fund) */
+    vfref.dp = 0;
+    vfref.dhp = 0;
+    vfref.h = 0;
+    memset(&fund, 0, sizeof fund);
     first_isr = 1;
     cur = 0;
     wcur = &bufs[0];
@@ -186,6 +199,16 @@ ISR_PART mw_sums *open_window(mw_sums *w, uint32_t idx)
     }
     nset_cur = 0;
     thr = vthr; /* one threshold for all of this window's crossings */
+    /* and one reference for its fundamental's phase (field by field: a struct copy
+     * compiles to two byte loops here) */
+    uint16_t dp = vfref.dp, dhp = vfref.dhp, fh = vfref.h;
+    fund.ref.dp = dp;
+    fund.ref.dhp = dhp;
+    fund.ref.h = fh;
+    fund.hp = 0;
+    w->fref.dp = dp;
+    w->fref.dhp = dhp;
+    w->fref.h = fh;
     mw_schedule_next(&sched);
     return w;
 }
@@ -394,6 +417,15 @@ ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
     }
 }
 
+/* The voltage sample of this set (vh[0], set nsets - 1 of w) into the fundamental's sums
+ * (fund.h), in the dummy conversion's interrupt: not in the voltage sample's, which is
+ * the longest (crossings, a new window). Inline: the ISR saves these registers anyway (a
+ * function of its own cost 5 cycles more per conversion with 1 V + 5 I). */
+static inline __attribute__((always_inline)) void fund_sample(mw_sums *w)
+{
+    mw_fund_sample(&fund, w->fz, (uint16_t)(w->nsets - 1u), vh[0]);
+}
+
 ISR(ADC_vect)
 {
     uint16_t now = TCNT1;
@@ -440,7 +472,10 @@ ISR(ADC_vect)
     }
     expect = (uint8_t)(done + 1u == m ? 0 : done + 1u);
 
-    if (done == POS_DUMMY) return; /* the 0 V conversion: nothing to add */
+    if (done == POS_DUMMY) { /* the 0 V conversion: nothing to add; its time serves */
+        fund_sample(w);
+        return;
+    }
     uint8_t ch = done ? (uint8_t)(done - 1u) : 0u; /* channel: 0 voltage, 1.. currents */
     _Static_assert(MW_SET_POS(0) == POS_DUMMY + 1u, "the ISR's channel = position - 1");
     int16_t x = (int16_t)raw - 512;
@@ -470,6 +505,16 @@ void sampler_release(void)
     /* cleared here, in the main loop, so the ISR never spends ~1,400 cycles on it */
     if (held != NONE) memset(&bufs[held], 0, sizeof bufs[0]);
     held = NONE;
+}
+
+void sampler_set_fund(const mw_fund_ref *r)
+{
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        vfref.dp = r->dp;
+        vfref.dhp = r->dhp;
+        vfref.h = r->h;
+    }
 }
 
 void sampler_set_vthreshold(int16_t thr)

@@ -26,6 +26,8 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us);
 /* If a window is ready, return a pointer to it (valid until sampler_release). */
 const mw_sums *sampler_take(void);
 void sampler_release(void);
+/* The fundamental's reference for the next windows (fund.h: mw_fund_setup). */
+void sampler_set_fund(const mw_fund_ref *r);
 /* Crossing threshold for the next windows (mean voltage sample, code - 512). */
 void sampler_set_vthreshold(int16_t thr);
 /* Windows that were dropped because the main loop did not take them in time. */

@@ -19,7 +19,11 @@ int16_t mw_metrology_vmean(const mw_sums *s)
  * n crossings of each kind its noise is sqrt(3 / n) of the one from the first and last
  * rising crossing alone. Per kind, n Sxy and n Sxx (no division): the sums of c and c^2 are exact in
  * 32 bits (n is at most 70), n Sxy exactly from two 32 x 32 -> 64-bit products (it
- * cancels to a fraction of its terms; 64-bit divisions would cost the AVR ~1 ms). */
+ * cancels to a fraction of its terms; 64-bit divisions would cost the AVR ~1 ms). The
+ * crossings' instants are off by an amount that depends on the sampling phase and the
+ * harmonics (fund.h): where the window measured the fundamental's phase in its two halves,
+ * that is the frequency, and the crossings only check it. */
+#define MW_FUND_AGREE_HZ 0.25f
 static float measure_freq(const mw_sums *s, uint8_t m, uint8_t *ok)
 {
     *ok = 0;
@@ -40,7 +44,16 @@ static float measure_freq(const mw_sums *s, uint8_t m, uint8_t *ok)
     float sets = sxy / sxx / 256.0f; /* sets per mains cycle */
     float seconds = sets * (float)m * (float)MW_CONV_US * 1e-6f;
     *ok = 1;
-    return 1.0f / seconds;
+    float f = 1.0f / seconds, ff;
+    /* the fundamental's phase (fund.h) where the window measured it, lost no conversion
+     * (the reference's phase only advances with the sets sampled: a missed one would
+     * shift the second half's phase by ~2 pi f 104 us, tens of mHz) and the crossings
+     * agree within 0.25 Hz (they are off by tens of mHz at most; the phase wraps at
+     * f_ref +- 1 / (2 h T), 4 Hz at 4 windows/s, and the reference may be a start's 50 Hz) */
+    if (!s->missed && mw_fund_freq(&s->fref, s->fz, s->nsets, m, &ff) &&
+        fabsf(ff - f) < MW_FUND_AGREE_HZ)
+        f = ff;
+    return f;
 }
 
 /* Harmonics at which the interpolation is made exact (mw_interp, metrology.h): with four

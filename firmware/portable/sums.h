@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "afe.h"
+#include "fund.h"
 
 /* A set is the voltage sample, one dummy conversion of the ADC's internal 0 V input
  * (sampler.c: against aliasing and the sample-and-hold kick), then one sample of each
@@ -75,6 +76,10 @@ typedef struct {
     int32_t x0_sv, x1_sv;
     int32_t x0_si[MW_MAX_I], x1_si[MW_MAX_I]; /* the same for each current channel */
     mw_chsums ch[MW_MAX_I];
+    /* the fundamental's phasor in each half of the window, for the frequency (fund.h):
+     * the reference latched when the window opened, and the halves' sums */
+    mw_fund_ref fref;
+    int32_t fz[4];
 } mw_sums;
 
 #endif

@@ -95,8 +95,9 @@ static void bench(void **s)
     printf("\nThe ISR is timed from the jump to its vector to its RETI (add 5 cycles of "
            "interrupt response); one conversion lasts 1,664 cycles. A set is the channels "
            "and one dummy conversion of the 0 V input after the voltage (docs/firmware.md, "
-           "\"Sampling schemes against aliasing\"), whose interrupt only advances the mux: "
-           "conversions and the mean count it.\n\n");
+           "\"Sampling schemes against aliasing\"), whose interrupt advances the mux and adds "
+           "the set's voltage sample to the fundamental's sums for the frequency "
+           "(docs/firmware.md, \"Metrology\"): conversions and the mean count it.\n\n");
     printf("### Real-power error per window\n\n");
     printf("Each cell: mean / worst |error| vs the ideal value over the window's own sample "
            "instants (tests/sim/truth.h) / worst |error| vs the cycle-average P (which a "

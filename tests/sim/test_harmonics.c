@@ -309,11 +309,13 @@ static void sixteen_channels(void **s)
         sc.pin0 = last ? 11 : 1;
         sc.m.a[5] = 0.03;
         /* the limits docs/firmware.md states for this map (measured: windows 2.3 %,
-         * energy 0.65 %, frequency 16 mHz; the previous firmware 2.1 %, 0.78 %, 38 mHz) */
+         * energy 0.65 %; the previous firmware 2.1 %, 0.78 %); the frequency within the
+         * default 2 mHz (1 mHz, from the fundamental's phase, fund.h, as from the
+         * crossings with a 3 % 5th alone; 16 mHz with sets of 16, 38 mHz before the
+         * crossings' threshold was latched) */
         sc.tol_window = 0.03;
         for (int k = 0; k < 5; k++)
             sc.tol_energy[k] = 0.01;
-        sc.tol_freq_mhz = 25;
         run_scene(&sc);
     }
 }
@@ -338,10 +340,78 @@ static void frequency(void **s)
     }
 }
 
+/* Frequency with issue 20's 8 % THD (3rd 5 %, 5th 5 %, 7th 3.6 %), the harmonics opposite
+ * the fundamental (the crossings' worst: slope 0.35 of the fundamental's there) or mixed, at
+ * 45-65 Hz, 1 V + 5 I and 1 V + 15 I, 0.5 LSB noise, 3 s each: every window within 2 mHz of
+ * the injected frequency (the firmware's mHz field, so within 2.5 mHz before rounding). The
+ * crossings alone (the firmware before fund.h) read up to 5 and 11 mHz off here. */
+static void frequency_thd8(void **s)
+{
+    static const double hz[] = {45.0, 50.02, 59.97, 65.0};
+    static const double ph[2][3] = {{M_PI, M_PI, M_PI}, {0, M_PI, M_PI / 2}};
+    for (int map = 0; map < 2; map++) {
+        for (int i = 0; i < 4; i++) {
+            for (int p = 0; p < 2; p++) {
+                if (p && (i == 0 || i == 3)) continue; /* mixed: at 50 and 60 Hz */
+                char name[80];
+                snprintf(name, sizeof name, "1 V + %d I, %.2f Hz, 8 %% THD %s", map ? 15 : 5,
+                         hz[i], p ? "mixed" : "opposite");
+                scene sc = pulse_scene(name, hz[i], 230, 0.5, 3);
+                if (map) sc.chmap = "CH 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15";
+                sc.m.a[3] = 0.05;
+                sc.m.a[5] = 0.05;
+                sc.m.a[7] = 0.036;
+                sc.m.ph[3] = ph[p][0];
+                sc.m.ph[5] = ph[p][1];
+                sc.m.ph[7] = ph[p][2];
+                run_scene(&sc);
+            }
+        }
+    }
+}
+
+/* A step of the mains frequency (with a jump of its phase: the waveform stays
+ * sin(2 pi f t) with the new f) with 8 % THD, 1 V + 5 I, 0.5 LSB noise: 50 -> 50.8 Hz, within the fundamental's reach from
+ * the old reference (+-4 Hz at 4 windows/s), and 50 -> 55 Hz, beyond it, where the
+ * phase wraps and the crossings must take over until the reference has followed. The two
+ * windows after the step are transitions (the step falls in one of them; the next
+ * window's reference is the frequency before it); the third, whose reference is a
+ * transition's figure, within 50 mHz; from the fourth on within 2 mHz of the new
+ * frequency (measured: the window holding the step 2.8 Hz / 0.7 Hz off, as the crossings
+ * read it; all others within 2 mHz). */
+static void frequency_step(void **s)
+{
+    static const double to_hz[2] = {50.8, 55.0};
+    for (int i = 0; i < 2; i++) {
+        scene sc = pulse_scene("step", 50.0, 230, 0.5, 0);
+        sc.m.a[3] = 0.05;
+        sc.m.a[5] = 0.05;
+        sc.m.a[7] = 0.036;
+        sc.m.ph[3] = sc.m.ph[5] = sc.m.ph[7] = M_PI;
+        h_board *h = h_open();
+        mw_sim_set_noise(h->sim, 0.5, 7);
+        mw_sim_set_wave_fn(h->sim, 0, 1, sim_v, &sc.m);
+        h_run_windows(h, 8, 6);
+        int k = h->nwin; /* windows before the step */
+        sc.m.hz = to_hz[i];
+        h_run_windows(h, 10, 6);
+        for (int w = 2; w < h->nwin; w++) {
+            double e = fabs(h->win[w].freq_mhz - (w < k ? 50.0 : to_hz[i]) * 1e3);
+            print_message("50 -> %.1f Hz, window %d%s: %.0f mHz off\n", to_hz[i], w,
+                          w >= k && w < k + 2 ? " (transition)" : "", e);
+            if (w < k || w >= k + 3) assert_true(e <= (w == k + 2 ? 50.0 : 2.0));
+            assert_false(h->win[w].flags & MW_FLAG_OVERRUN);
+        }
+        h_close(h);
+    }
+}
+
 /* The ADC interrupt's cycle budget with the lagged products: 1 V + 15 I (every
  * conversion but one in 16 a current sample) and 1 V + 5 I, pulse loads, 2 s. Each ISR
  * must end within one conversion (1,664 cycles) or the next is missed; the bounds are
- * those docs/firmware.md states (worst 1,250 cycles, mean CPU 37 %). */
+ * those docs/performance.md states (worst 1,350 cycles: measured 1,046-1,210 before the
+ * fundamental's reference was latched with each window, 1,095 / 1,268 after; mean CPU
+ * 36 % at 16 channels, issue 20's budget). */
 #define ADC_VECT_NUM 29 /* ATmega2560 ADC conversion complete */
 
 static void isr_budget(void **s)
@@ -372,12 +442,14 @@ static void isr_budget(void **s)
         h_close(h);
     }
     for (int i = 0; i < 2; i++)
-        assert_true(worst[i] <= 1250);
-    /* issue 20: not above 36 % with 16 channels (measured 34.5 %); 1 V + 5 I pays for the
-     * two outer lags of its six-tap filter (measured 38.6 %, 32.9 % with four taps), with
-     * the 16-channel main loop's work to spare */
+        assert_true(worst[i] <= 1350);
+    /* issue 20: not above 36 % with 16 channels (measured 35.3 %, 34.5 % before the
+     * fundamental's sums, fund.h); 1 V + 5 I pays for the two outer lags of its six-tap
+     * filter and for the fundamental's sums in one conversion in 7 instead of 17 (measured
+     * 40.6 %: 38.6 % before them, 32.9 % with four taps), with the 16-channel main loop's
+     * work to spare */
     assert_true(cpu_of[1] <= 0.36);
-    assert_true(cpu_of[0] <= 0.40);
+    assert_true(cpu_of[0] <= 0.42);
 }
 
 int main(void)
@@ -385,7 +457,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fifth_in_phase), cmocka_unit_test(fifth_opposite),
         cmocka_unit_test(harmonics_60),   cmocka_unit_test(energy_20s),
-        cmocka_unit_test(frequency),      cmocka_unit_test(sixteen_channels),
+        cmocka_unit_test(frequency),      cmocka_unit_test(frequency_thd8),
+        cmocka_unit_test(frequency_step),
+        cmocka_unit_test(sixteen_channels),
         cmocka_unit_test(isr_budget),
     };
     const char *only = getenv("MW_TEST_FILTER"); /* e.g. "isr_budget": one case, by name */
