@@ -24,6 +24,7 @@ struct mw_port {
     char path[PATH_MAX];
     struct sp_port *sp; /* NULL for a termios port */
     int fd;
+    int lines; /* mw_port_set_lines: the kernel hands over whole lines */
 };
 
 static const struct {
@@ -100,6 +101,38 @@ static int set_termios(int fd)
     cfsetispeed(&t, B115200);
     cfsetospeed(&t, B115200);
     return tcsetattr(fd, TCSANOW, &t);
+}
+
+/* Line mode (mw_port.h): canonical input with every special character disabled
+ * (_POSIX_VDISABLE: Linux n_tty then gives no byte a meaning but '\n'), no CR/NL
+ * translation, no echo, no signals; the bytes come through unchanged. */
+int mw_port_set_lines(mw_port *p, int on)
+{
+    struct termios t;
+    if (tcgetattr(p->fd, &t) != 0) return -1;
+    if (on) {
+        t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL |
+                                 IXON | IXOFF | IXANY | IMAXBEL);
+        t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ISIG | IEXTEN);
+        t.c_lflag |= ICANON;
+        for (size_t k = 0; k < NCCS; k++)
+            t.c_cc[k] = _POSIX_VDISABLE;
+    } else {
+        t.c_lflag &= ~(tcflag_t)ICANON;
+        t.c_cc[VMIN] = 0;
+        t.c_cc[VTIME] = 0;
+    }
+    if (tcsetattr(p->fd, TCSANOW, &t) != 0) return -1;
+    /* tcsetattr succeeds when any one change took: check that this one did */
+    struct termios got;
+    if (tcgetattr(p->fd, &got) != 0 || !!(got.c_lflag & ICANON) != !!on) return -1;
+    p->lines = on;
+    return 0;
+}
+
+int mw_port_lines(const mw_port *p)
+{
+    return p->lines;
 }
 
 mw_port *mw_port_open(const char *path, mw_port_err *why, char *err, size_t errlen)
