@@ -62,7 +62,9 @@ void mw_port_get_info(const mw_port *p, mw_port_info *info);
  * hung up) or failed. */
 int mw_port_read(mw_port *p, void *buf, size_t n, int timeout_ms);
 /* The same, also returning early, with 0 and *woken = 1, when wake_fd (-1: none) becomes
- * readable or a signal interrupts the wait (bytes already there are read first). */
+ * readable or a signal interrupts the wait (bytes already there are read first). In line
+ * mode a call that does not wait (timeout_ms 0) is one read(), without a poll() and without
+ * looking at wake_fd: for a caller whose own poll() said the port has something. */
 int mw_port_read_wake(mw_port *p, void *buf, size_t n, int timeout_ms, int wake_fd, int *woken);
 /* Write all of buf within timeout_ms. Returns 0, or -1. */
 int mw_port_write(mw_port *p, const void *buf, size_t n, int timeout_ms);

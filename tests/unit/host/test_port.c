@@ -218,6 +218,15 @@ static void line_mode_gives_whole_lines(void **state)
     assert_int_equal(buf[n - 1], '\n');
     assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), 7);
     assert_memory_equal(buf, "B,1,1\r\n", 7);
+    /* a read that does not wait is one read(): a line, nothing, both lines in turn */
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 0);
+    assert_int_equal(write(t.master, "W,4\r\nW,5\r\n", 10), 10);
+    usleep(20000);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 5);
+    assert_memory_equal(buf, "W,4\r\n", 5);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 5);
+    assert_memory_equal(buf, "W,5\r\n", 5);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 0);
     /* off again: bytes as they come */
     assert_int_equal(mw_port_set_lines(p, 0), 0);
     assert_int_equal(mw_port_lines(p), 0);
@@ -226,6 +235,15 @@ static void line_mode_gives_whole_lines(void **state)
     assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), 3);
     close(t.master); /* a hang-up is still seen */
     assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), -1);
+    mw_port_close(p);
+    /* and in line mode by a read that does not wait */
+    pty_open(&t);
+    p = mw_port_open(t.slave, NULL, err, sizeof err);
+    assert_non_null(p);
+    assert_int_equal(mw_port_set_lines(p, 1), 0);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 0);
+    close(t.master);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), -1);
     mw_port_close(p);
 }
 
