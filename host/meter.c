@@ -7,7 +7,13 @@
  * next line on time: stamped as usual) or the meter's time fell behind (lines at the
  * meter's pace, each as late: a new segment, mw_meter.h).
  *
- * Predicted reads (mw_meter_quiet_until_ns, docs/performance.md): once the fit is settled,
+ * Line mode (mw_port_set_lines, docs/performance.md): a session puts its port in it, so
+ * that the kernel wakes the reader once a line, when the line's '\n' has come, and the read
+ * that brings it stamps the arrival the clock model fits: one poll and one read a line.
+ *
+ * Predicted reads, for a port where line mode cannot be had (mw_meter_quiet_until_ns,
+ * docs/performance.md; its quiet time and the rest of a line at the UART's pace are slept
+ * through by the one wait_until): once the fit is settled,
  * the next line cannot end before its window's end on the fit plus its hold, the transport's
  * latency and its bytes at the UART's rate, so the port is left unwatched until a margin
  * before that and the line is then read in one or two wake-ups. The arrivals the clock
@@ -169,6 +175,7 @@ void mw_meter_set_port(mw_meter *m, mw_port *p)
     release(m, 0, 0);
     mw_port_close(m->port);
     m->port = p;
+    if (p) mw_port_set_lines(p, 1); /* or, where it cannot be had, bytes as they come */
     m->cooldown = PREDICT_COOLDOWN;
     m->blind = 0;
     /* a partial line from the old port is not continued; the counts go on */
@@ -426,9 +433,23 @@ void mw_meter_set_wake_fd(mw_meter *m, int fd)
  * bytes shorter than the previous window line. */
 static int64_t rest_of_line_ns(const mw_meter *m)
 {
+    if (m->port && mw_port_lines(m->port)) return 0; /* the kernel waits for the line's end */
     if (m->rd.len == 0 || m->last_wire <= m->rd.len + 2) return 0;
     return m->bytes_at_ns + (int64_t)(m->last_wire - m->rd.len - 2) * UART_BYTE_NS -
            WAKE_MARGIN_NS;
+}
+
+/* The one "sleep until" of a session, with the port left unwatched (a predicted quiet
+ * time, the rest of a line at the UART's pace): until end_ns (CLOCK_MONOTONIC), ended early
+ * by a signal and, given woken, by the wake descriptor (then *woken = 1). */
+static void wait_until(const mw_meter *m, int64_t end_ns, int *woken)
+{
+    int64_t left = end_ns - now_ns(CLOCK_MONOTONIC);
+    if (left <= 0) return;
+    struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+    struct pollfd pfd = {.fd = m->wake_fd, .events = POLLIN};
+    int r = ppoll(&pfd, woken && m->wake_fd >= 0 ? 1 : 0, &ts, NULL);
+    if (woken && ((r < 0 && errno == EINTR) || (r > 0 && pfd.revents))) *woken = 1;
 }
 
 /* Read the port once, waiting up to timeout_ms; with woken, the wait also ends when the wake
@@ -437,14 +458,14 @@ static int64_t rest_of_line_ns(const mw_meter *m)
 static int pump(mw_meter *m, int timeout_ms, int *woken)
 {
     if (!m->port) return -1;
-    /* sleep through most of a line that has begun (rest_of_line_ns) */
+    /* sleep through most of a line that has begun (rest_of_line_ns); mw_meter_next has
+     * already waited for it (mw_meter_quiet_until_ns), a command's reply has not */
     int64_t rest = rest_of_line_ns(m);
     if (rest && timeout_ms > 0) {
-        int64_t wait = rest - now_ns(CLOCK_MONOTONIC);
+        int64_t t = now_ns(CLOCK_MONOTONIC), wait = rest - t;
         if (wait > (int64_t)timeout_ms * 1000000) wait = (int64_t)timeout_ms * 1000000;
         if (wait >= 1000000) {
-            struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
-            nanosleep(&ts, NULL);
+            wait_until(m, t + wait, NULL);
             timeout_ms -= (int)(wait / 1000000);
         }
     }
@@ -482,9 +503,9 @@ static int64_t predicted_wake_ns(mw_meter *m)
         m->seen_bad = bad;
         m->cooldown = PREDICT_COOLDOWN;
     }
-    if (!m->port || !m->have_last || m->cooldown > 0 || m->nheld || m->rd.len > 0 ||
-        m->last_period_us == 0)
-        return 0;
+    if (!m->port || mw_port_lines(m->port) || !m->have_last || m->cooldown > 0 || m->nheld ||
+        m->rd.len > 0 || m->last_period_us == 0)
+        return 0; /* in line mode a line costs one wake-up already */
     mw_clock_state cs;
     mw_clock_get_state(m->clock, &cs);
     if (cs.npairs < PREDICT_MIN_PAIRS || cs.uncertainty_ns > PREDICT_MAX_UNC_NS) return 0;
@@ -510,19 +531,6 @@ int64_t mw_meter_quiet_until_ns(mw_meter *m)
     return t;
 }
 
-/* A predicted quiet time: wait until the earlier of until_ns and deadline_ns on the wake
- * descriptor alone (a signal also ends it: *woken = 1). */
-static void quiet_wait(mw_meter *m, int64_t until_ns, int64_t deadline_ns, int *woken)
-{
-    int64_t end = until_ns < deadline_ns ? until_ns : deadline_ns;
-    int64_t left = end - now_ns(CLOCK_MONOTONIC);
-    if (left <= 0) return;
-    struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
-    struct pollfd pfd = {.fd = m->wake_fd, .events = POLLIN};
-    int r = ppoll(&pfd, m->wake_fd >= 0 ? 1 : 0, &ts, NULL);
-    if ((r < 0 && errno == EINTR) || (r > 0 && pfd.revents)) *woken = 1;
-}
-
 int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
 {
     if (m->nheld && now_ns(CLOCK_MONOTONIC) - m->held_since > HOLD_MAX_NS) release(m, 0, 0);
@@ -535,7 +543,7 @@ int mw_meter_next(mw_meter *m, mw_meter_event *ev, int timeout_ms)
         int woken = 0;
         int64_t quiet = mw_meter_quiet_until_ns(m);
         if (quiet) { /* no line before then: the port is not worth a wake-up */
-            quiet_wait(m, quiet, deadline, &woken);
+            wait_until(m, quiet < deadline ? quiet : deadline, &woken);
             if (woken || now_ns(CLOCK_MONOTONIC) >= deadline) return 0;
             continue;
         }
@@ -612,6 +620,7 @@ mw_meter *mw_meter_open(const char *path, int ident_ms, mw_port_err *why, char *
         return NULL;
     }
     m->port = p;
+    mw_port_set_lines(p, 1); /* one wake-up a line; without it, bytes as they come */
     int64_t start = now_ns(CLOCK_MONOTONIC), probe = start + (int64_t)PROBE_AFTER_MS * 1000000;
     int64_t deadline = start + (int64_t)ident_ms * 1000000;
     while (!m->have_ident) {

@@ -3,7 +3,9 @@
  * identity; any other terminal (a pty: the simulated board) is configured with termios.
  * Either way reads and writes go through poll() on the port's descriptor, together with one
  * more descriptor of the caller's (mw_port_read_wake: a child's pidfd), and a hang-up (unplug, the board's pty
- * closing) shows as POLLHUP/EIO and is reported as "gone". */
+ * closing) shows as POLLHUP/EIO and is reported as "gone". A meter session puts its port in
+ * line mode (mw_port_set_lines: canonical input, no special characters), so that the kernel
+ * wakes a reader once a line; a read that does not wait is then a read() alone. */
 #include "mw_port.h"
 
 #include <errno.h>
@@ -24,6 +26,7 @@ struct mw_port {
     char path[PATH_MAX];
     struct sp_port *sp; /* NULL for a termios port */
     int fd;
+    int lines; /* mw_port_set_lines: the kernel hands over whole lines */
 };
 
 static const struct {
@@ -100,6 +103,42 @@ static int set_termios(int fd)
     cfsetispeed(&t, B115200);
     cfsetospeed(&t, B115200);
     return tcsetattr(fd, TCSANOW, &t);
+}
+
+/* Line mode (mw_port.h): canonical input with every special character disabled
+ * (_POSIX_VDISABLE: Linux n_tty then gives no byte a meaning but '\n'), no CR/NL
+ * translation, no echo, no signals; the bytes come through unchanged. */
+int mw_port_set_lines(mw_port *p, int on)
+{
+    struct termios t;
+    if (tcgetattr(p->fd, &t) != 0) return -1;
+    if (on) {
+        t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL |
+                                 IXON | IXOFF | IXANY | IMAXBEL);
+        t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ISIG | IEXTEN);
+        t.c_lflag |= ICANON;
+        for (size_t k = 0; k < NCCS; k++)
+            t.c_cc[k] = _POSIX_VDISABLE;
+    } else {
+        t.c_lflag &= ~(tcflag_t)ICANON;
+        t.c_cc[VMIN] = 0;
+        t.c_cc[VTIME] = 0;
+    }
+    /* reads that do not wait (read_line_now) must not block: libserialport opens ports
+     * non-blocking too, this makes sure */
+    int fl = fcntl(p->fd, F_GETFL);
+    if (fl < 0 || (!(fl & O_NONBLOCK) && fcntl(p->fd, F_SETFL, fl | O_NONBLOCK) != 0)) return -1;
+    if (tcsetattr(p->fd, TCSANOW, &t) != 0) return -1;
+    /* tcsetattr succeeds when any one change took: check that this one did */
+    struct termios got;
+    if (tcgetattr(p->fd, &got) != 0 || !!(got.c_lflag & ICANON) != !!on) return -1;
+    p->lines = on;
+    return 0;
+}
+
+int mw_port_lines(const mw_port *p)
+{
+    return p->lines;
 }
 
 mw_port *mw_port_open(const char *path, mw_port_err *why, char *err, size_t errlen)
@@ -201,8 +240,23 @@ int mw_port_read(mw_port *p, void *buf, size_t n, int timeout_ms)
     return mw_port_read_wake(p, buf, n, timeout_ms, -1, NULL);
 }
 
+/* A read that does not wait, in line mode: no poll() first (the caller's own poll, over
+ * several meters' ports, said this one has something). Canonical input tells the cases
+ * apart by itself: a line, EAGAIN (none yet), 0 (hung up: a real port unplugged) or EIO
+ * (a pty whose other end closed). */
+static int read_line_now(mw_port *p, void *buf, size_t n)
+{
+    ssize_t got = read(p->fd, buf, n);
+    if (got < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+    return got == 0 ? -1 : (int)got;
+}
+
 int mw_port_read_wake(mw_port *p, void *buf, size_t n, int timeout_ms, int wake_fd, int *woken)
 {
+    if (timeout_ms <= 0 && p->lines) {
+        if (woken) *woken = 0;
+        return read_line_now(p, buf, n);
+    }
     struct pollfd pfd[2] = {{.fd = p->fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
     if (woken) *woken = 0;
     int r = poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms < 0 ? 0 : timeout_ms);

@@ -11,9 +11,10 @@
  * ends, when a signal comes, or when the store's commit is due (mw_store_commit_due_ns:
  * what was written is committed within a second, once a second at most), never on a tick.
  * Without a pidfd (a kernel before 5.3, no descriptor left) SIGCHLD cuts the wait short and
- * a 100 ms tick catches one delivered to another thread. With a settled clock fit the port
- * is left out of the wait until shortly before the next line can have ended
- * (mw_meter_quiet_until_ns): one wake-up for the quiet time, one or two for the line.
+ * a 100 ms tick catches one delivered to another thread. The meter's port is in line mode
+ * (mw_port_set_lines): the poll wakes once a line, when it has ended, and one read takes it.
+ * Where line mode cannot be had, with a settled clock fit the port is left out of the wait
+ * until shortly before the next line can have ended (mw_meter_quiet_until_ns).
  *
  * Several meters (mw_record_add_meter): one session per meter, each with its own meter
  * session (clock model, segments, energy bases, gaps, reconnection), all driven by the

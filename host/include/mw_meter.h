@@ -102,7 +102,9 @@ void mw_meter_set_wake_fd(mw_meter *m, int fd);
  * While a line has begun, the time its rest takes at the UART's rate (less 2 ms) is also
  * quiet, without a prediction. A predicted answer marks the next read that brings bytes as
  * the first one after it; until then the caller may leave the port out of its poll().
- * mw_meter_next does this itself, waiting on the wake descriptor alone. */
+ * mw_meter_next does this itself, waiting on the wake descriptor alone. Always 0 while the
+ * port is in line mode (mw_port_set_lines, which mw_meter_open and mw_meter_set_port turn
+ * on): the kernel then wakes the reader once a line by itself. */
 int64_t mw_meter_quiet_until_ns(mw_meter *m);
 
 /* The next queued event without reading the port: after mw_meter_finish, the held windows

@@ -45,6 +45,15 @@ void mw_port_close(mw_port *p);
 const char *mw_port_path(const mw_port *p);
 /* The descriptor to poll() for input. */
 int mw_port_fd(const mw_port *p);
+/* Line mode on (1) or off (0, as opened): with it on, the kernel's terminal layer holds
+ * input until a '\n' has come and poll() and each read then give one whole line, its bytes
+ * unchanged (canonical input with every special character disabled; a line over 4095
+ * bytes is cut to 4095 and its '\n', bytes without a '\n' are never seen). A meter sends
+ * CR LF lines, so a reader wakes once a line, when its last byte has come (issue 22).
+ * Returns 0, or -1 (the mode is then as it was). Not for binary protocols (mw flash). */
+int mw_port_set_lines(mw_port *p, int on);
+/* 1 when line mode is on. */
+int mw_port_lines(const mw_port *p);
 /* USB identity of the open port (libserialport; vid = -1 for a pty). */
 void mw_port_get_info(const mw_port *p, mw_port_info *info);
 
@@ -53,7 +62,9 @@ void mw_port_get_info(const mw_port *p, mw_port_info *info);
  * hung up) or failed. */
 int mw_port_read(mw_port *p, void *buf, size_t n, int timeout_ms);
 /* The same, also returning early, with 0 and *woken = 1, when wake_fd (-1: none) becomes
- * readable or a signal interrupts the wait (bytes already there are read first). */
+ * readable or a signal interrupts the wait (bytes already there are read first). In line
+ * mode a call that does not wait (timeout_ms 0) is one read(), without a poll() and without
+ * looking at wake_fd: for a caller whose own poll() said the port has something. */
 int mw_port_read_wake(mw_port *p, void *buf, size_t n, int timeout_ms, int wake_fd, int *woken);
 /* Write all of buf within timeout_ms. Returns 0, or -1. */
 int mw_port_write(mw_port *p, const void *buf, size_t n, int timeout_ms);

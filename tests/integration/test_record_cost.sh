@@ -4,9 +4,11 @@
 # the ones that were measured, and the bounds sit far from both sides (before: 557 system
 # calls/s, 108 waitpid/s; then about 100 and 2 per second for 15 channels; with schema 6
 # about 80 system calls/s and 125 bytes written per stored sample here, where schema 5 wrote
-# about 1,400):
+# about 1,400; with the port in line mode about 32 system calls/s, one read a line):
 #   no_polling      6 s of '-- sleep 6', 15 channels at 4 Hz: no waitpid every 10 ms (at most 5 a second), at
-#                   most 120 system calls a second in all (the difference with '-- sleep 0'),
+#                   most 60 system calls a second in all (the difference with '-- sleep 0'),
+#                   at most 2 reads per window line (line mode: one; bytes as they come took
+#                   about 4 and a quiet-time wait),
 #                   at most 400 bytes passed to write calls per stored sample (strace's
 #                   return values of write and pwrite64), and the command's end still seen
 #                   (its measured length is the sleep's)
@@ -84,7 +86,16 @@ no_polling() {
   a0=$(calls "$TMP/zero.trace")
   echo "    wait4: $w0 (sleep 0), $w6 (sleep 6); all: $a0, $a6; wall of sleep 6: $wall6 ms"
   expect_num "waitpid per second" "$(( (w6 - w0) / 6 ))" 0 5
-  expect_num "system calls per second" "$(( (a6 - a0) / 6 ))" 1 120
+  expect_num "system calls per second" "$(( (a6 - a0) / 6 ))" 1 60
+  # the port in line mode (mw_port_set_lines): one read per line, no quiet-time wait
+  local r6 r0 l6 l0
+  r6=$(calls "$TMP/six.trace" read)
+  r0=$(calls "$TMP/zero.trace" read)
+  l6=$(q "$TMP/six" "select count(*) from windows")
+  l0=$(q "$TMP/zero" "select count(*) from windows")
+  echo "    read: $r0 (sleep 0, $l0 windows), $r6 (sleep 6, $l6 windows)"
+  expect_num "reads per window line" "$(awk -v r=$((r6 - r0)) -v l=$((l6 - l0)) 'BEGIN { printf "%.2f", (l > 0 ? r / l : 99) }')" 0.5 2
+  expect_num "quiet-time waits (ppoll) per second" "$(( ($(calls "$TMP/six.trace" ppoll) - $(calls "$TMP/zero.trace" ppoll)) / 6 ))" 0 1
   # the store's writes per stored sample (schema 6: one row per window, 1 KB pages; schema
   # 5 wrote about 1,400 here, its two indexes rewritten at every commit)
   local b6 b0 n6 n0

@@ -9,7 +9,10 @@
  *  - a line found complete at the first read after the quiet time (the reader woke late) is
  *    counted late, stamped at the read (above the envelope: harmless), and turns
  *    predictions off for 8 lines; a line whose last bytes come after the quiet time is read
- *    as they come (stamped when they came) and predictions go on. */
+ *    as they come (stamped when they came) and predictions go on.
+ * The meter session puts its port in line mode (mw_port_set_lines), where the kernel wakes
+ * the reader once a line and there is nothing to predict: the rig turns it off, as on a
+ * port where it cannot be had. */
 #include "../unit.h"
 
 #include <fcntl.h>
@@ -102,6 +105,12 @@ static void rig_open(rig *r)
     assert_non_null(p);
     r->m = mw_meter_new();
     mw_meter_set_port(r->m, p);
+    /* predictions are for a port that hands over bytes as they come: a terminal whose line
+     * mode cannot be had (mw_port_set_lines); in line mode there are none */
+    assert_int_equal(mw_port_lines(p), 1);
+    assert_int_equal(mw_meter_quiet_until_ns(r->m), 0);
+    assert_int_equal(mw_port_set_lines(p, 0), 0);
+    assert_int_equal(mw_port_lines(p), 0);
     r->min_len = SIZE_MAX;
 }
 

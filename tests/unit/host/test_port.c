@@ -2,7 +2,11 @@
  * a lost port, and each kind of open failure classified and named: no such port, not a
  * serial port, busy (held by another opener), permission denied. The wait that also ends
  * on a second descriptor (a child's pidfd: its end) or a signal, for the port and for a meter
- * session on it, and that the bytes come first. */
+ * session on it, and that the bytes come first. Line mode (mw_port_set_lines, issue 22): a
+ * line sent in pieces wakes the reader once, after its last piece, with every byte as sent
+ * (control characters, NUL and CR included); a line over the kernel's 4095 bytes is cut and
+ * the next one is whole; a meter session on the port stamps a window line when its last
+ * piece came. */
 #include "../unit.h"
 
 #include <fcntl.h>
@@ -15,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "frame.h"
 #include "mw_meter.h"
 #include "mw_port.h"
 
@@ -152,6 +157,143 @@ static void wake_fd_and_signal_end_the_wait(void **state)
     close(t.master);
 }
 
+/* a child writes the pieces, 50 ms apart, and exits */
+static pid_t write_pieces(int fd, const char *const *piece, int n)
+{
+    pid_t kid = fork();
+    if (kid == 0) {
+        for (int i = 0; i < n; i++) {
+            if (i) usleep(50000);
+            if (write(fd, piece[i], strlen(piece[i])) < 0) _exit(1);
+        }
+        _exit(0);
+    }
+    return kid;
+}
+
+static void line_mode_gives_whole_lines(void **state)
+{
+    pty_t t;
+    pty_open(&t);
+    char err[512], buf[8192];
+    mw_port *p = mw_port_open(t.slave, NULL, err, sizeof err);
+    assert_non_null(p);
+    assert_int_equal(mw_port_lines(p), 0); /* opened raw */
+    assert_int_equal(mw_port_set_lines(p, 1), 0);
+    assert_int_equal(mw_port_lines(p), 1);
+    /* a line in three pieces: one read, after the last piece */
+    const char *pieces[] = {"W,1,", "2,3", "*ABCD\r\n"};
+    double t0 = mono_s();
+    pid_t kid = write_pieces(t.master, pieces, 3);
+    int n = mw_port_read(p, buf, sizeof buf, 5000);
+    double el = mono_s() - t0;
+    assert_int_equal(n, 14);
+    assert_memory_equal(buf, "W,1,2,3*ABCD\r\n", 14);
+    assert_true(el >= 0.09 && el < 2.0);
+    waitpid(kid, NULL, 0);
+    /* a part of a line is not handed over */
+    assert_int_equal(write(t.master, "W,2", 3), 3);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 100), 0);
+    /* no byte has a meaning but the line's end: NUL, EOF, erase, kill, interrupt, stop and
+     * start, suspend, CR all come through as sent; two lines are two reads */
+    static const char ctl[] = "\0\x04\x7f\x15\x17\x03\x1c\x1a\x11\x13\x16\x12\x0f\r\r\n";
+    assert_int_equal(write(t.master, ctl, sizeof ctl - 1), (ssize_t)sizeof ctl - 1);
+    assert_int_equal(write(t.master, "I,x\r\n", 5), 5);
+    usleep(20000);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), 3 + (int)sizeof ctl - 1);
+    assert_memory_equal(buf, "W,2", 3);
+    assert_memory_equal(buf + 3, ctl, sizeof ctl - 1);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), 5);
+    assert_memory_equal(buf, "I,x\r\n", 5);
+    /* 6000 bytes without a line end: nothing; then the line ends: cut to the kernel's
+     * 4095 bytes and its '\n', and the next line is whole */
+    char big[6000];
+    memset(big, 'G', sizeof big);
+    for (size_t k = 0; k < sizeof big; k += 1000)
+        assert_int_equal(write(t.master, big + k, 1000), 1000);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 100), 0);
+    assert_int_equal(write(t.master, "\r\nB,1,1\r\n", 9), 9);
+    n = mw_port_read(p, buf, sizeof buf, 1000);
+    assert_true(n > 1000 && n <= 4096);
+    assert_int_equal(buf[n - 1], '\n');
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), 7);
+    assert_memory_equal(buf, "B,1,1\r\n", 7);
+    /* a read that does not wait is one read(): a line, nothing, both lines in turn */
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 0);
+    assert_int_equal(write(t.master, "W,4\r\nW,5\r\n", 10), 10);
+    usleep(20000);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 5);
+    assert_memory_equal(buf, "W,4\r\n", 5);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 5);
+    assert_memory_equal(buf, "W,5\r\n", 5);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 0);
+    /* off again: bytes as they come */
+    assert_int_equal(mw_port_set_lines(p, 0), 0);
+    assert_int_equal(mw_port_lines(p), 0);
+    assert_int_equal(write(t.master, "W,3", 3), 3);
+    usleep(20000);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), 3);
+    close(t.master); /* a hang-up is still seen */
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 1000), -1);
+    mw_port_close(p);
+    /* and in line mode by a read that does not wait */
+    pty_open(&t);
+    p = mw_port_open(t.slave, NULL, err, sizeof err);
+    assert_non_null(p);
+    assert_int_equal(mw_port_set_lines(p, 1), 0);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), 0);
+    close(t.master);
+    assert_int_equal(mw_port_read(p, buf, sizeof buf, 0), -1);
+    mw_port_close(p);
+}
+
+/* A meter session puts its port in line mode: a window line sent in three pieces is one
+ * event, stamped when its last piece came, not when its first did */
+static void meter_stamps_line_at_its_end(void **state)
+{
+    pty_t t;
+    pty_open(&t);
+    char err[512];
+    mw_port *p = mw_port_open(t.slave, NULL, err, sizeof err);
+    assert_non_null(p);
+    mw_meter *m = mw_meter_new();
+    mw_meter_set_port(m, p);
+    assert_int_equal(mw_port_lines(p), 1);
+    mw_frame f;
+    memset(&f, 0, sizeof f);
+    f.seq = 7;
+    f.t0_us = 1000000;
+    f.t1_us = 1250016;
+    f.nsets = 401;
+    f.freq_mhz = 50000;
+    f.vrms_mv = 230000;
+    f.nchan = 1;
+    f.p_mw[0] = 100000;
+    f.irms_ua[0] = 434782;
+    f.pf_milli[0] = 1000;
+    char line[1200], a[600], b[600], c[600];
+    size_t len = mw_frame_encode(&f, line, sizeof line);
+    assert_true(len > 30);
+    size_t k1 = len / 3, k2 = 2 * len / 3;
+    snprintf(a, sizeof a, "%.*s", (int)k1, line);
+    snprintf(b, sizeof b, "%.*s", (int)(k2 - k1), line + k1);
+    snprintf(c, sizeof c, "%.*s", (int)(len - k2), line + k2);
+    const char *pieces[] = {a, b, c};
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    pid_t kid = write_pieces(t.master, pieces, 3);
+    mw_meter_event ev;
+    assert_int_equal(mw_meter_next(m, &ev, 5000), 1);
+    waitpid(kid, NULL, 0);
+    assert_int_equal(ev.type, MW_METER_WINDOW);
+    assert_int_equal(ev.w.seq, 7);
+    assert_true(ev.arrival_mono_ns - t0 >= 90000000);   /* after the last piece (100 ms) */
+    assert_true(ev.arrival_mono_ns - t0 < 1000000000);
+    mw_meter_close(m);
+    close(t.master);
+}
+
 static void open_failures_are_classified(void **state)
 {
     char err[512];
@@ -245,6 +387,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bytes_both_ways_and_hangup),
         cmocka_unit_test(wake_fd_and_signal_end_the_wait),
+        cmocka_unit_test(line_mode_gives_whole_lines),
+        cmocka_unit_test(meter_stamps_line_at_its_end),
         cmocka_unit_test(open_failures_are_classified),
         cmocka_unit_test(second_opener_is_told_busy),
         cmocka_unit_test(permission_denied),
