@@ -145,7 +145,7 @@ static void channels_table(FILE *f, const rp_run *r)
 /* a run of meters on several hosts (mw record --meter-hosts, docs/scaling.md): per host its
  * clock against the launching host's, from the merge's meta clock_*.HOST_* (the hosts are
  * the keys clock_offset.HOST_ns) */
-static void hosts_table(FILE *f, const rp_run *r)
+static void hosts_table(FILE *f, const rp_run *r, size_t i)
 {
     static const char *const cols[] = {"Meter host", ">Clock offset", ">Bound",
                                        ">Alignment error p99", ">Drift", NULL};
@@ -161,7 +161,9 @@ static void hosts_table(FILE *f, const rp_run *r)
         snprintf(host, sizeof host, "%.*s", (int)(n - (sizeof pre - 1) - (sizeof suf - 1)),
                  key + sizeof pre - 1);
         if (!any++) {
-            fputs("<h3 id=\"meter-hosts\">Meter hosts</h3>\n<p>Each host's clock minus the launching host's, as "
+            /* the first run's table is the one the findings' trace caption links to */
+            fputs(i ? "<h3>Meter hosts</h3>\n" : "<h3 id=\"meter-hosts\">Meter hosts</h3>\n", f);
+            fputs("<p>Each host's clock minus the launching host's, as "
                   "the merge moved that host's windows onto one time axis (docs/scaling.md); "
                   "the alignment error p99 bounds how far that is from the truth.</p>\n"
                   "<div class=\"scroll\"><table>\n", f);
@@ -237,7 +239,7 @@ void rp_section_meta(FILE *f, const rp_report *rp)
         rp_run_open(f, rp, i);
         meta_table(f, r, i);
         channels_table(f, r);
-        hosts_table(f, r);
+        hosts_table(f, r, i);
         gaps_table(f, r);
         every_key(f, r);
         rp_run_close(f, rp);

@@ -91,7 +91,8 @@ static inline __attribute__((always_inline)) void mw_fund_sample(mw_fund *f, int
 
 /* The reference for windows of period_us with nchan_i current channels at mains
  * frequency hz (the last measured): h = (sets per window - 1) / 2, so both halves fit in
- * every window; h = 0 (not measured) when a half would span fewer than 3 cycles. */
+ * every window; h = 0 (not measured) when a half would span fewer than MW_FUND_MIN_CYCLES (2)
+ * cycles. */
 void mw_fund_setup(mw_fund_ref *r, float hz, uint8_t nchan_i, uint32_t period_us);
 
 /* The window's frequency from its halves' sums (z as above, ref as latched, nsets its

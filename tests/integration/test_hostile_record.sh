@@ -83,8 +83,9 @@ hangup() {
   PIDS+=("$rec")
   # (up to 60 s for the command to start: the board comes first, seconds on a loaded machine)
   for _ in $(seq 600); do [ -s "$d/child.pid" ] && break; sleep 0.1; done
+  check "the command started" test -s "$d/child.pid"
   sleep 1
-  local child; child=$(cat "$d/child.pid")
+  local child; child=$(cat "$d/child.pid" 2>/dev/null)
   PIDS+=("$child")
   kill -HUP "$rec"
   local t0; t0=$(now_ns)

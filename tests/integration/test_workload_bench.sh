@@ -105,6 +105,7 @@ cpuburn_rate() {
   # 1 thread reports 1 thread and keeps time too
   timed "$BIN/mwb-cpuburn" --seconds 0.5 --threads 1
   expect_num "1 thread: wall time (s)" "$W" 0.45 1.5
+  expect_num "1 thread: time (s)" "$(val "$TMP/out" '^time: \([0-9.]*\) s$')" 0.5 0.6
   expect_eq "1 thread: threads" "$(val "$TMP/out" '^threads: \([0-9]*\)$')" 1
 }
 

@@ -399,7 +399,7 @@ static void frequency_step(void **s)
             double e = fabs(h->win[w].freq_mhz - (w < k ? 50.0 : to_hz[i]) * 1e3);
             print_message("50 -> %.1f Hz, window %d%s: %.0f mHz off\n", to_hz[i], w,
                           w >= k && w < k + 2 ? " (transition)" : "", e);
-            if (w < k || w >= k + 3) assert_true(e <= (w == k + 2 ? 50.0 : 2.0));
+            if (w < k || w >= k + 2) assert_true(e <= (w == k + 2 ? 50.0 : 2.0));
             assert_false(h->win[w].flags & MW_FLAG_OVERRUN);
         }
         h_close(h);
