@@ -53,6 +53,20 @@ struct mw_run_rows {
 static const char row_sql[] = "SELECT meter, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
                               "uncertainty_ns, channel0" STORE_SLOTS(STORE_SLOT_NAMES)
                               " FROM windows WHERE id = ?1";
+/* version 7: the times mapped through clock_knots (store_internal.h) */
+static const char row7_sql[] = "SELECT w.meter, w.segment, w.seq, w.meter_t0_us, w.meter_t1_us, "
+                               STORE_KNOT_TIMES("w") ", w.channel0" STORE_SLOTS(STORE_SLOT_WCOLS)
+                               " FROM windows w" STORE_KNOT_JOINS("w") " WHERE w.id = ?1";
+#define KEYS7(where, order)                                                                        \
+    "SELECT id, segment, seq, t0_ns, t1_ns FROM (SELECT w.id AS id, w.segment AS segment, w.seq "  \
+    "AS seq, w.channel0 AS channel0, " STORE_KNOT_T("k0", "w", "meter_t0_us", "t0_ns") " AS t0_ns, " \
+    STORE_KNOT_T("k1", "w", "meter_t1_us", "t1_ns") " AS t1_ns FROM windows w" STORE_KNOT_JOINS("w") \
+    where ") ORDER BY " order
+static const char *const keys7_sql[2][2] = {
+    {KEYS7("", "segment, seq, channel0"), KEYS7("", "t1_ns, t0_ns, segment, seq, channel0")},
+    {KEYS7(" WHERE w.channel0 BETWEEN ?1 - 15 AND ?1", "segment, seq, channel0"),
+     KEYS7(" WHERE w.channel0 BETWEEN ?1 - 15 AND ?1", "t1_ns, t0_ns, segment, seq, channel0")},
+};
 
 /* [one channel][by time] */
 static const char *const keys_sql[2][2] = {
@@ -98,9 +112,10 @@ mw_run_rows *mw_run_rows_open(mw_store *s, int channel, int by_time, int full, i
     r->full = full;
     r->names = names;
     sqlite3 *db = mw_store_sqlite(s);
-    if (sqlite3_prepare_v2(db, keys_sql[channel >= 0][by_time != 0], -1, &r->keys, NULL) !=
-            SQLITE_OK ||
-        sqlite3_prepare_v2(db, row_sql, -1, &r->row, NULL) != SQLITE_OK ||
+    int v7 = mw_store_schema(s) >= 7;
+    if (sqlite3_prepare_v2(db, (v7 ? keys7_sql : keys_sql)[channel >= 0][by_time != 0], -1,
+                           &r->keys, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, v7 ? row7_sql : row_sql, -1, &r->row, NULL) != SQLITE_OK ||
         (names && load_names(r))) {
         mw_store_db_error(s, what);
         mw_run_rows_close(r);
@@ -253,18 +268,33 @@ int mw_run_rows_next(mw_run_rows *r, mw_store_sample *out)
     return 1;
 }
 
-int mw_run_rows_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
+static const char find_sql[] = "SELECT id FROM windows WHERE t1_ns = ?2 AND t0_ns = ?3 AND channel0 "
+                               "BETWEEN ?1 - 15 AND ?1 ORDER BY segment, seq, channel0";
+/* Version 7: the times asked for are mapped ones, the index holds the stamps written while
+ * recording. A window's final time is within its clock's error of that stamp, so the rows
+ * whose stamp lies within FIND_NEAR_NS of it are looked at first (through the index); only
+ * when none of them maps to the times asked for is every row looked at. */
+#define FIND_NEAR_NS 60000000000LL
+#define FIND7(where)                                                                               \
+    "SELECT id FROM (SELECT w.id AS id, w.segment AS segment, w.seq AS seq, w.channel0 AS "        \
+    "channel0, " STORE_KNOT_T("k0", "w", "meter_t0_us", "t0_ns") " AS t0, " STORE_KNOT_T(         \
+        "k1", "w", "meter_t1_us", "t1_ns") " AS t1 FROM windows w" STORE_KNOT_JOINS("w")          \
+    " WHERE w.channel0 BETWEEN ?1 - 15 AND ?1" where ") WHERE t1 = ?2 AND t0 = ?3 ORDER BY "     \
+    "segment, seq, channel0"
+static const char *const find7_sql[2] = {FIND7(" AND w.t1_ns BETWEEN ?2 - ?4 AND ?2 + ?4"),
+                                         FIND7(" AND ?4 IS NOT NULL")};
+
+/* the first window of sql (find_sql, find7_sql) with those times: 1, 0 when none, -1 */
+static int find_with(mw_store *s, const char *sql, int channel, int64_t t0_ns, int64_t t1_ns,
                      mw_store_sample *out)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_sqlite(s),
-                           "SELECT id FROM windows WHERE t1_ns = ?2 AND t0_ns = ?3 AND channel0 "
-                           "BETWEEN ?1 - 15 AND ?1 ORDER BY segment, seq, channel0",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
         return mw_store_db_error(s, "reading a window");
     sqlite3_bind_int(st, 1, channel);
     sqlite3_bind_int64(st, 2, t1_ns);
     sqlite3_bind_int64(st, 3, t0_ns);
+    if (sqlite3_bind_parameter_count(st) >= 4) sqlite3_bind_int64(st, 4, FIND_NEAR_NS);
     mw_run_rows *r = mw_run_rows_open(s, channel, 0, 1, 0, "reading a window");
     int rc = r ? 0 : -1, found = 0;
     while (!rc && !found) {
@@ -281,4 +311,12 @@ int mw_run_rows_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
     sqlite3_finalize(st);
     mw_run_rows_close(r);
     return rc ? -1 : found;
+}
+
+int mw_run_rows_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
+                     mw_store_sample *out)
+{
+    if (mw_store_schema(s) < 7) return find_with(s, find_sql, channel, t0_ns, t1_ns, out);
+    int rc = find_with(s, find7_sql[0], channel, t0_ns, t1_ns, out);
+    return rc ? rc : find_with(s, find7_sql[1], channel, t0_ns, t1_ns, out);
 }
