@@ -10,9 +10,14 @@
 #                   at most 400 bytes passed to write calls per stored sample (strace's
 #                   return values of write and pwrite64), and the command's end still seen
 #                   (its measured length is the sleep's)
-#   no_temp_file    the end's restamp opens no SQLite temporary file (it wrote a copy of
-#                   every page it touched, 5 KB per sample, into one) and the run's times
-#                   were restamped: the windows still tile
+#   no_temp_file    the end opens no SQLite temporary file (schema 5's restamp wrote a copy
+#                   of every page it touched, 5 KB per sample, into one) and the windows
+#                   still tile
+#   final_times     schema 7: the end keeps the final clock fit in clock_knots (a lead point
+#                   and a knot for 6 s) instead of rewriting the rows: the view samples maps
+#                   the rows' meter times through it (some windows move, none by more than
+#                   50 ms, and they still tile: no_temp_file), and mw export (the read API,
+#                   in C) gives the view's times to the us
 cd "$(dirname "$0")/../.." || exit 2
 . tests/integration/lib.sh
 
@@ -113,6 +118,32 @@ no_temp_file() {
     "$(q "$TMP/six" "select cast(value as integer) > 0 from meta where key='clock_uncertainty_ns'")" 1
 }
 
+final_times() {
+  [ -f "$TMP/six.trace" ] || { echo "  FAIL: no run from no_polling"; CASE_OK=0; return; }
+  local r=$TMP/six
+  expect_eq "schema version" "$(q "$r" "pragma user_version")" 7
+  expect_num "clock knots of segment 0" \
+    "$(q "$r" "select count(*) from clock_knots where segment = 0")" 2 3
+  # the view maps through them: its times are not the rows' for every window, and within
+  # 50 ms of them (the live fit's error on a few seconds of pairs)
+  expect_num "windows the final fit moved" \
+    "$(q "$r" "select count(*) from samples s join windows w on w.segment = s.segment and w.seq = s.seq where s.channel = w.channel0 and s.t1_ns <> w.t1_ns")" 1 100000
+  expect_eq "moved by more than 50 ms" \
+    "$(q "$r" "select count(*) from samples s join windows w on w.segment = s.segment and w.seq = s.seq where s.channel = w.channel0 and abs(s.t1_ns - w.t1_ns) > 50000000")" 0
+  # mw export (the read API, in C) and the view (SQL) give the same times (export's are
+  # seconds from the run's start to the us)
+  "$MW" export "$r" --format csv --what samples -o "$TMP/six.csv" 2>"$TMP/export.err"
+  expect_eq "export" "$?" 0
+  q "$r" "select c.name, s.segment, s.seq, (s.t1_ns - m.v) / 1e9, (s.t0_ns - m.v) / 1e9 from samples s join channels c on c.channel = s.channel, (select cast(value as integer) as v from meta where key = 'start_ns') m" >"$TMP/six.view"
+  expect_eq "samples exported (the view's)" "$(($(wc -l <"$TMP/six.csv") - 1))" "$(wc -l <"$TMP/six.view")"
+  expect_eq "export's times off the view's by more than 1 us" "$(awk -F'[,|]' '
+    NR == FNR { t1[$1 "," $2 "," $3] = $4; t0[$1 "," $2 "," $3] = $5; next }
+    FNR > 1 { k = $2 "," $10 "," $9; d1 = $1 - t1[k]; d0 = $8 - t0[k]
+      if (!(k in t1) || d1 > 1.5e-6 || d1 < -1.5e-6 || d0 > 1.5e-6 || d0 < -1.5e-6) n++ }
+    END { print n + 0 }' "$TMP/six.view" "$TMP/six.csv")" 0
+}
+
 run_case no_polling
 run_case no_temp_file
+run_case final_times
 finish
