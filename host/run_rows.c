@@ -112,7 +112,11 @@ mw_run_rows *mw_run_rows_open(mw_store *s, int channel, int by_time, int full, i
     r->full = full;
     r->names = names;
     sqlite3 *db = mw_store_sqlite(s);
-    int v7 = mw_store_schema(s) >= 7;
+    int v7 = mw_store_has_knots(s);
+    if (v7 < 0) {
+        mw_run_rows_close(r);
+        return NULL;
+    }
     if (sqlite3_prepare_v2(db, (v7 ? keys7_sql : keys_sql)[channel >= 0][by_time != 0], -1,
                            &r->keys, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, v7 ? row7_sql : row_sql, -1, &r->row, NULL) != SQLITE_OK ||
@@ -316,7 +320,8 @@ static int find_with(mw_store *s, const char *sql, int channel, int64_t t0_ns, i
 int mw_run_rows_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
                      mw_store_sample *out)
 {
-    if (mw_store_schema(s) < 7) return find_with(s, find_sql, channel, t0_ns, t1_ns, out);
+    int knots = mw_store_has_knots(s);
+    if (knots <= 0) return knots ? -1 : find_with(s, find_sql, channel, t0_ns, t1_ns, out);
     int rc = find_with(s, find7_sql[0], channel, t0_ns, t1_ns, out);
     return rc ? rc : find_with(s, find7_sql[1], channel, t0_ns, t1_ns, out);
 }

@@ -1136,6 +1136,18 @@ static int knots_add_one(mw_store *s, int meter, int segment, const mw_clock_kno
     return 0;
 }
 
+int mw_store_has_knots(mw_store *s)
+{
+    if (s->version && s->version < 7) return 0;
+    if (row_flush(s)) return -1;
+    int64_t v; /* a store without the table (made by hand) has no knots */
+    if (single_int(s, "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND "
+                      "name = 'clock_knots')", &v))
+        return -1;
+    if (v && single_int(s, "SELECT EXISTS (SELECT 1 FROM clock_knots)", &v)) return -1;
+    return v != 0;
+}
+
 int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,
                        int64_t uncertainty_ns)
 {

@@ -76,6 +76,10 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     STORE_KNOT_T("k0", w, "meter_t0_us", "t0_ns") ", " STORE_KNOT_T("k1", w, "meter_t1_us", "t1_ns") \
     ", coalesce(k1.unc_ns, " w ".uncertainty_ns)"
 #define STORE_KNOT_JOINS(w) STORE_KNOT_JOIN("k0", w, "meter_t0_us") STORE_KNOT_JOIN("k1", w, "meter_t1_us")
+/* 1 when the store has clock knots to map through (version 7 and a row in clock_knots), 0
+ * when its rows' times are final as they are (older versions, a run still being recorded
+ * or cut short, an import), -1 on a read error */
+int mw_store_has_knots(mw_store *s);
 
 /* ---- the compact phases of schema version 3 (merge.c writes, run.c reads) ---------------- */
 /* One thread's events, sorted by start, encoded by phase_codec.h; start_ns is the first
