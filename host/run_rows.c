@@ -53,19 +53,21 @@ struct mw_run_rows {
 static const char row_sql[] = "SELECT meter, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
                               "uncertainty_ns, channel0" STORE_SLOTS(STORE_SLOT_NAMES)
                               " FROM windows WHERE id = ?1";
-/* version 7: the times mapped through clock_knots (store_internal.h) */
-static const char row7_sql[] = "SELECT w.meter, w.segment, w.seq, w.meter_t0_us, w.meter_t1_us, "
-                               STORE_KNOT_TIMES("w") ", w.channel0" STORE_SLOTS(STORE_SLOT_WCOLS)
-                               " FROM windows w" STORE_KNOT_JOINS("w") " WHERE w.id = ?1";
+/* version 7 with clock knots: the times mapped through them (mw_store_has_knots' SQL
+ * functions, the view's arithmetic in C) */
+#define ROW_T(x, live) "mw_knot_t(meter, segment, " x ", " live ")"
+static const char row7_sql[] = "SELECT meter, segment, seq, meter_t0_us, meter_t1_us, "
+                               ROW_T("meter_t0_us", "t0_ns") ", " ROW_T("meter_t1_us", "t1_ns")
+                               ", mw_knot_unc(meter, segment, uncertainty_ns), channel0"
+                               STORE_SLOTS(STORE_SLOT_NAMES) " FROM windows WHERE id = ?1";
 #define KEYS7(where, order)                                                                        \
-    "SELECT id, segment, seq, t0_ns, t1_ns FROM (SELECT w.id AS id, w.segment AS segment, w.seq "  \
-    "AS seq, w.channel0 AS channel0, " STORE_KNOT_T("k0", "w", "meter_t0_us", "t0_ns") " AS t0_ns, " \
-    STORE_KNOT_T("k1", "w", "meter_t1_us", "t1_ns") " AS t1_ns FROM windows w" STORE_KNOT_JOINS("w") \
-    where ") ORDER BY " order
+    "SELECT id, segment, seq, " ROW_T("meter_t0_us", "t0_ns") " AS t0, " ROW_T("meter_t1_us",      \
+                                                                            "t1_ns") " AS t1 "     \
+    "FROM windows" where " ORDER BY " order
 static const char *const keys7_sql[2][2] = {
-    {KEYS7("", "segment, seq, channel0"), KEYS7("", "t1_ns, t0_ns, segment, seq, channel0")},
-    {KEYS7(" WHERE w.channel0 BETWEEN ?1 - 15 AND ?1", "segment, seq, channel0"),
-     KEYS7(" WHERE w.channel0 BETWEEN ?1 - 15 AND ?1", "t1_ns, t0_ns, segment, seq, channel0")},
+    {KEYS7("", "segment, seq, channel0"), KEYS7("", "t1, t0, segment, seq, channel0")},
+    {KEYS7(" WHERE channel0 BETWEEN ?1 - 15 AND ?1", "segment, seq, channel0"),
+     KEYS7(" WHERE channel0 BETWEEN ?1 - 15 AND ?1", "t1, t0, segment, seq, channel0")},
 };
 
 /* [one channel][by time] */
@@ -280,12 +282,10 @@ static const char find_sql[] = "SELECT id FROM windows WHERE t1_ns = ?2 AND t0_n
  * when none of them maps to the times asked for is every row looked at. */
 #define FIND_NEAR_NS 60000000000LL
 #define FIND7(where)                                                                               \
-    "SELECT id FROM (SELECT w.id AS id, w.segment AS segment, w.seq AS seq, w.channel0 AS "        \
-    "channel0, " STORE_KNOT_T("k0", "w", "meter_t0_us", "t0_ns") " AS t0, " STORE_KNOT_T(         \
-        "k1", "w", "meter_t1_us", "t1_ns") " AS t1 FROM windows w" STORE_KNOT_JOINS("w")          \
-    " WHERE w.channel0 BETWEEN ?1 - 15 AND ?1" where ") WHERE t1 = ?2 AND t0 = ?3 ORDER BY "     \
+    "SELECT id FROM windows WHERE channel0 BETWEEN ?1 - 15 AND ?1" where " AND "                    \
+    ROW_T("meter_t1_us", "t1_ns") " = ?2 AND " ROW_T("meter_t0_us", "t0_ns") " = ?3 ORDER BY "     \
     "segment, seq, channel0"
-static const char *const find7_sql[2] = {FIND7(" AND w.t1_ns BETWEEN ?2 - ?4 AND ?2 + ?4"),
+static const char *const find7_sql[2] = {FIND7(" AND t1_ns BETWEEN ?2 - ?4 AND ?2 + ?4"),
                                          FIND7(" AND ?4 IS NOT NULL")};
 
 /* the first window of sql (find_sql, find7_sql) with those times: 1, 0 when none, -1 */

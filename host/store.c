@@ -11,9 +11,14 @@
  * after each step. A busy_timeout lets other processes (the instrumentation, writing
  * phases) wait for the writer's lock instead of failing; readers never wait in WAL mode.
  *
- * Sample times are re-stamped per segment: mw_store_restamp() runs one UPDATE of the
- * segment's rows alone in a transaction (autocommit: no statement journal), mapping each
- * window's meter times through the caller's clock model once (an SQL function).
+ * Version 7 keeps each segment's final clock fit as points in clock_knots
+ * (mw_store_knots_add, a few rows a segment) instead of rewriting the segment's rows, which
+ * cost a third of the bytes a recording wrote; the readers (run_rows.c, the view samples,
+ * merge_hosts.c) map the rows' meter times through them (STORE_KNOT_JOIN, STORE_KNOT_T:
+ * store_internal.h), the rows' own times where a segment has none. mw_store_restamp()
+ * (version 6's end, kept for tests and tools) runs one UPDATE of the segment's rows alone
+ * in a transaction, mapping each window's meter times through the caller's clock model
+ * once (an SQL function).
  * With several meters (version 5: table meters, channels.meter) segments are numbered per
  * meter, so mw_store_restamp_meter() keeps to the rows of one meter (windows.meter).
  *
@@ -1119,6 +1124,139 @@ int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid
     return step_done(s, st, "adding a clock sample");
 }
 
+/* The clock knots of a store in memory, for the SQL functions mw_knot_t and mw_knot_unc that
+ * the readers call (run_rows.c): a binary search per window in C rather than two lookups
+ * in clock_knots' B-tree per time through SQL (a day's export took a third longer so). The
+ * same arithmetic as the view's SQL (mw_clock_knots_map; test_store_knots compares them). */
+#define STORE_KNOTS_MAX 4000000 /* rows: a hostile file must not fill the memory */
+typedef struct {
+    int64_t meter, segment, unc_ns;
+    size_t first, n;
+} knot_group;
+typedef struct {
+    mw_clock_knot *k;
+    knot_group *g;
+    size_t ng;
+} knot_map;
+
+static void knot_map_free(void *p)
+{
+    knot_map *m = p;
+    if (!m) return;
+    free(m->k);
+    free(m->g);
+    free(m);
+}
+
+static const knot_group *knot_find(const knot_map *m, int64_t meter, int64_t segment)
+{
+    size_t lo = 0, hi = m->ng;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const knot_group *g = &m->g[mid];
+        if (g->meter < meter || (g->meter == meter && g->segment < segment))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->ng && m->g[lo].meter == meter && m->g[lo].segment == segment ? &m->g[lo]
+                                                                              : NULL;
+}
+
+/* mw_knot_t(meter, segment, meter_us, live_ns): the final time, or live_ns without knots */
+static void sql_knot_t(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+    const knot_map *m = sqlite3_user_data(c);
+    const knot_group *g = knot_find(m, sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]));
+    if (g)
+        sqlite3_result_int64(c, mw_clock_knots_map(&m->k[g->first], (int)g->n,
+                                                   sqlite3_value_int64(v[2])));
+    else
+        sqlite3_result_value(c, v[3]);
+}
+
+/* mw_knot_unc(meter, segment, live_unc): the segment's final uncertainty, or live_unc */
+static void sql_knot_unc(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+    const knot_map *m = sqlite3_user_data(c);
+    const knot_group *g = knot_find(m, sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]));
+    if (g)
+        sqlite3_result_int64(c, g->unc_ns);
+    else
+        sqlite3_result_value(c, v[2]);
+}
+
+static int knots_load(mw_store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT meter, segment, x_us, t_ns, slope, unc_ns FROM "
+                                  "clock_knots ORDER BY meter, segment, x_us",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, "reading the clock knots");
+    knot_map *m = calloc(1, sizeof *m);
+    size_t nk = 0, cap = 0, gcap = 0;
+    int rc = SQLITE_DONE, failed = !m;
+    if (!m) set_err(s, "%s: reading the clock knots: out of memory", s->path);
+    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (nk == STORE_KNOTS_MAX) {
+            set_err(s, "%s: more than %d clock knots", s->path, STORE_KNOTS_MAX);
+            s->unusable = failed = 1;
+            break;
+        }
+        int64_t meter = sqlite3_column_int64(st, 0), seg = sqlite3_column_int64(st, 1);
+        if (nk == cap) {
+            cap = cap ? 2 * cap : 256;
+            mw_clock_knot *k = realloc(m->k, cap * sizeof *k);
+            if (!k) break;
+            m->k = k;
+        }
+        if (!m->ng || m->g[m->ng - 1].meter != meter || m->g[m->ng - 1].segment != seg) {
+            if (m->ng == gcap) {
+                gcap = gcap ? 2 * gcap : 16;
+                knot_group *g = realloc(m->g, gcap * sizeof *g);
+                if (!g) break;
+                m->g = g;
+            }
+            m->g[m->ng++] = (knot_group){meter, seg, sqlite3_column_int64(st, 5), nk, 0};
+        }
+        m->k[nk++] = (mw_clock_knot){sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                                     sqlite3_column_double(st, 4)};
+        m->g[m->ng - 1].n++;
+    }
+    if (!failed && rc != SQLITE_DONE) {
+        failed = 1;
+        if (rc == SQLITE_ROW)
+            set_err(s, "%s: reading the clock knots: out of memory", s->path);
+        else
+            db_err(s, "reading the clock knots");
+    }
+    sqlite3_finalize(st);
+    if (failed) {
+        knot_map_free(m);
+        return -1;
+    }
+    /* direct only: no view or trigger of a file may call them */
+    int fl = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
+    if (sqlite3_create_function_v2(s->db, "mw_knot_t", 4, fl, m, sql_knot_t, NULL, NULL,
+                                   knot_map_free) != SQLITE_OK ||
+        sqlite3_create_function_v2(s->db, "mw_knot_unc", 3, fl, m, sql_knot_unc, NULL, NULL,
+                                   NULL) != SQLITE_OK)
+        return db_err(s, "reading the clock knots");
+    return 0;
+}
+
+int mw_store_has_knots(mw_store *s)
+{
+    if (s->version && s->version < 7) return 0;
+    if (row_flush(s)) return -1;
+    int64_t v; /* a store without the table (made by hand) has no knots */
+    if (single_int(s, "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND "
+                      "name = 'clock_knots')", &v))
+        return -1;
+    if (v && single_int(s, "SELECT EXISTS (SELECT 1 FROM clock_knots)", &v)) return -1;
+    return v && knots_load(s) ? -1 : v != 0;
+}
+
 static int knots_add_one(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,
                          int64_t uncertainty_ns)
 {
@@ -1134,18 +1272,6 @@ static int knots_add_one(mw_store *s, int meter, int segment, const mw_clock_kno
         if (step_done(s, st, "storing the clock's knots")) return -1;
     }
     return 0;
-}
-
-int mw_store_has_knots(mw_store *s)
-{
-    if (s->version && s->version < 7) return 0;
-    if (row_flush(s)) return -1;
-    int64_t v; /* a store without the table (made by hand) has no knots */
-    if (single_int(s, "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND "
-                      "name = 'clock_knots')", &v))
-        return -1;
-    if (v && single_int(s, "SELECT EXISTS (SELECT 1 FROM clock_knots)", &v)) return -1;
-    return v != 0;
 }
 
 int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,

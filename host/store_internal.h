@@ -78,7 +78,9 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
 #define STORE_KNOT_JOINS(w) STORE_KNOT_JOIN("k0", w, "meter_t0_us") STORE_KNOT_JOIN("k1", w, "meter_t1_us")
 /* 1 when the store has clock knots to map through (version 7 and a row in clock_knots), 0
  * when its rows' times are final as they are (older versions, a run still being recorded
- * or cut short, an import), -1 on a read error */
+ * or cut short, an import), -1 on a read error. With 1, the connection has the knots as
+ * read now in SQL functions for its own statements (not views): mw_knot_t(meter, segment,
+ * meter_us, live_ns), STORE_KNOT_T's time, and mw_knot_unc(meter, segment, live_unc). */
 int mw_store_has_knots(mw_store *s);
 
 /* ---- the compact phases of schema version 3 (merge.c writes, run.c reads) ---------------- */

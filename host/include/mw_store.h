@@ -150,8 +150,9 @@ int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot 
                        int64_t uncertainty_ns);
 
 /* Re-stamp every sample of a segment from its meter time with map (ctx, meter_us -> ns,
- * returning 0 or -1) and set their uncertainty; used when a segment is over and the clock
- * model has its final fit. One UPDATE per window (segment, seq) through the primary key;
+ * returning 0 or -1) and set their uncertainty: what the recorder did with a segment's
+ * final fit up to schema 6 (schema 7 keeps the fit instead: mw_store_knots_add; a segment
+ * with knots is read through them, whatever its rows hold). One UPDATE per window (segment, seq) through the primary key;
  * all or nothing (a map failure leaves every time stamp as it was). */
 int mw_store_restamp(mw_store *s, int segment,
                      int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,

@@ -193,7 +193,7 @@ static int record_once(const char *mw, const char *run, char *const links[], int
 {
     char secs[32];
     snprintf(secs, sizeof secs, "%g", s);
-    char *rec[8 + 2 * METERS_MAX + 4] = {"/usr/bin/strace", "-c", "-f", "-o", (char *)trace_file,
+    char *rec[10 + 2 * METERS_MAX + 4] = {"/usr/bin/strace", "-c", "-f", "-o", (char *)trace_file,
                                          (char *)mw, "record", "-q", "-o", (char *)run};
     int a = 10;
     for (int i = 0; i < nm; i++) {
