@@ -18,7 +18,8 @@
  *  - mw_clock_knots_map (C) and the store's SQL agree to the ns on meter times around and
  *    beyond the knots, before the first and after the last;
  *  - the by-time order is by the mapped t1; a window is found by its mapped times;
- *  - a store without knots (a run still recorded, or cut short) reads its live stamps. */
+ *  - a store without knots (a run still recorded, or cut short) reads its live stamps;
+ *  - a hostile file's knots (extreme values) are read without overflow or crash. */
 #include "../unit.h"
 
 #include <ftw.h>
@@ -377,11 +378,67 @@ static void without_knots_the_live_stamps(void **state)
     mw_store_close(w);
 }
 
+/* a hostile file's knots (extreme times and slopes, a NULL slope, a segment of one point far
+ * away): read without overflow (UBSan) or crash, every window handed out */
+static void hostile_knots_read(void **state)
+{
+    char err[512], path[160];
+    mw_store *w = mw_store_create(run, 0, err, sizeof err);
+    if (!w) fail_msg("%s", err);
+    assert_int_equal(mw_store_channel_add(w, 1, "a", NULL, "A1"), 0);
+    for (uint32_t i = 0; i < 40; i++) {
+        mw_store_sample x = {.channel = 1, .segment = (int)(i / 10), .seq = i,
+                             .meter_t0_us = i % 2 ? UINT64_C(0x7fffffffffffff00) : i,
+                             .meter_t1_us = i % 2 ? UINT64_C(0x7fffffffffffffff) : i + 1,
+                             .t0_ns = 5, .t1_ns = 6, .power_mw = 1};
+        assert_int_equal(mw_store_sample_add(w, &x), 0);
+    }
+    assert_int_equal(mw_store_commit(w), 0);
+    mw_store_close(w);
+    snprintf(path, sizeof path, "%s/trace.db", run);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "PRAGMA writable_schema = 0; INSERT INTO clock_knots VALUES "
+                                  "(1, 0, -9223372036854775808, 9223372036854775807, 1e300, 1), "
+                                  "(1, 0, 0, -9223372036854775808, -1e300, 1), "
+                                  "(1, 1, 5, 9223372036854775807, 1000.0, 9223372036854775807), "
+                                  "(1, 2, 9223372036854775807, 0, 0.0, -1)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    mw_store *r = mw_store_open(run, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    for (int order = 0; order < 2; order++) {
+        mw_run_cursor *c = mw_run_windows(r, -1, order ? MW_RUN_BY_TIME : MW_RUN_BY_WINDOW);
+        mw_store_sample x;
+        int n = 0, rc;
+        while ((rc = mw_run_window_next(c, &x)) == 1)
+            n++;
+        assert_int_equal(rc, 0);
+        assert_int_equal(n, 40);
+        mw_run_close(c);
+    }
+    mw_store_sample f;
+    assert_true(mw_run_window_find(r, 1, 5, 6, &f) >= 0);
+    mw_store_close(r);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK); /* the view too */
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*), count(t0_ns) FROM samples", -1, &q,
+                                        NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 40);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(readers_map_through_the_knots, setup, teardown),
         cmocka_unit_test_setup_teardown(without_knots_the_live_stamps, setup, teardown),
+        cmocka_unit_test_setup_teardown(hostile_knots_read, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
