@@ -274,6 +274,7 @@ struct mw_store {
     int chmeter[1025]; /* meter + 1 of channel c (0: not looked up yet) */
     int seen[8];       /* the meters of the rows this writer inserted (mw_store_knots_add) */
     int nseen, seen_more; /* seen_more: more than seen holds */
+    int knots_loaded;     /* the SQL functions hold the knots as they are (mw_store_has_knots) */
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -1254,7 +1255,13 @@ int mw_store_has_knots(mw_store *s)
                       "name = 'clock_knots')", &v))
         return -1;
     if (v && single_int(s, "SELECT EXISTS (SELECT 1 FROM clock_knots)", &v)) return -1;
-    return v && knots_load(s) ? -1 : v != 0;
+    /* loaded once per connection (and again after this connection added knots): the
+     * functions cannot be replaced while another cursor's statement uses them */
+    if (v && !s->knots_loaded) {
+        if (knots_load(s)) return -1;
+        s->knots_loaded = 1;
+    }
+    return v != 0;
 }
 
 static int knots_add_one(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,
@@ -1278,6 +1285,7 @@ int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot 
                        int64_t uncertainty_ns)
 {
     if (begin_write(s) || row_flush(s)) return -1;
+    s->knots_loaded = 0;
     if (meter > 0) return knots_add_one(s, meter, segment, k, n, uncertainty_ns);
     /* meter 0: the meters of every row this writer stored (one, with one meter) */
     if (!s->seen_more) {

@@ -17,7 +17,8 @@
  *    what the readers map;
  *  - mw_clock_knots_map (C) and the store's SQL agree to the ns on meter times around and
  *    beyond the knots, before the first and after the last;
- *  - the by-time order is by the mapped t1; a window is found by its mapped times;
+ *  - the by-time order is by the mapped t1; a window is found by its mapped times, also
+ *    while a cursor is open;
  *  - a store without knots (a run still recorded, or cut short) reads its live stamps;
  *  - a hostile file's knots (extreme values) are read without overflow or crash. */
 #include "../unit.h"
@@ -287,6 +288,11 @@ static void readers_map_through_the_knots(void **state)
         prev = x.t1_ns;
         if (!n++) first = x;
         last = x;
+        if (n == 2) { /* a lookup while this cursor is open (mw analyze does) */
+            mw_store_sample g;
+            assert_int_equal(mw_run_window_find(r, 2, first.t0_ns, first.t1_ns, &g), 1);
+            assert_int_equal(g.seq, first.seq);
+        }
     }
     assert_int_equal(rc, 0);
     mw_run_close(c);
