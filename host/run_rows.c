@@ -10,7 +10,13 @@
  * split over rows): the group's samples are sorted by channel before they go out, so ties
  * come in version 5's order (its index, then its primary key (segment, seq, channel)).
  * Values handed out in 32 bits are checked as run.c checks them: one out of its range is
- * an error naming the column, at the sample that holds it. */
+ * an error naming the column, at the sample that holds it.
+ *
+ * Schema 7 with clock knots: the keys and the rows carry the final times, each window's
+ * meter times mapped through its segment's knots by the SQL functions mw_store_has_knots
+ * gives the connection (the view samples' arithmetic, in C), so the by-time order is the
+ * final one; the rows' own times where a segment has none. mw_run_rows_find looks for the
+ * final times first among the rows whose live stamp is near them (the index). */
 #include "run_rows.h"
 
 #include "mw_alloc.h"
