@@ -20,6 +20,7 @@
  *  - the by-time order is by the mapped t1; a window is found by its mapped times, also
  *    while a cursor is open;
  *  - a store without knots (a run still recorded, or cut short) reads its live stamps;
+ *  - a version 6 store is read by its rows' times, whatever else it holds;
  *  - a hostile file's knots (extreme values) are read without overflow or crash. */
 #include "../unit.h"
 
@@ -384,6 +385,46 @@ static void without_knots_the_live_stamps(void **state)
     mw_store_close(w);
 }
 
+/* a version 6 store (its rows restamped at the end) is read as it is: its rows' times,
+ * whatever else it holds */
+static void version6_reads_its_rows(void **state)
+{
+    mw_meter *m;
+    int64_t unc[2];
+    mw_clock_knot k[2][MAXK];
+    int nk[2];
+    mw_store *w = record(&m, 1, unc, k, nk);
+    mw_store_close(w);
+    mw_meter_close(m);
+    char err[512], path[160];
+    snprintf(path, sizeof path, "%s/trace.db", run);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6", NULL, NULL, NULL), SQLITE_OK);
+    mw_store *r = mw_store_open(run, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT t0_ns, t1_ns, uncertainty_ns FROM windows "
+                                            "ORDER BY segment, seq",
+                                        -1, &q, NULL),
+                     SQLITE_OK);
+    mw_run_cursor *c = mw_run_windows(r, 1, MW_RUN_BY_WINDOW);
+    mw_store_sample x;
+    int n = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        assert_int_equal(mw_run_window_next(c, &x), 1);
+        assert_int_equal(x.t0_ns, sqlite3_column_int64(q, 0));
+        assert_int_equal(x.t1_ns, sqlite3_column_int64(q, 1));
+        assert_int_equal(x.uncertainty_ns, sqlite3_column_int64(q, 2));
+        n++;
+    }
+    assert_int_equal(n, SEG0_WINDOWS + SEG1_WINDOWS);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    mw_run_close(c);
+    mw_store_close(r);
+}
+
 /* a hostile file's knots (extreme times and slopes, a NULL slope, a segment of one point far
  * away): read without overflow (UBSan) or crash, every window handed out */
 static void hostile_knots_read(void **state)
@@ -444,6 +485,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(readers_map_through_the_knots, setup, teardown),
         cmocka_unit_test_setup_teardown(without_knots_the_live_stamps, setup, teardown),
+        cmocka_unit_test_setup_teardown(version6_reads_its_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(hostile_knots_read, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
