@@ -5,10 +5,10 @@
 # calls/s, 108 waitpid/s; then about 100 and 2 per second for 15 channels; with schema 6
 # about 80 system calls/s and 125-130 bytes written per stored sample here, where schema 5
 # wrote about 1,400; schema 7, which keeps the clock fit instead of rewriting the rows at the
-# end, 101-107):
+# end, 107):
 #   no_polling      6 s of '-- sleep 6', 15 channels at 4 Hz: no waitpid every 10 ms (at most 5 a second), at
 #                   most 120 system calls a second in all (the difference with '-- sleep 0'),
-#                   at most 300 bytes passed to write calls per stored sample (strace's
+#                   at most 150 bytes passed to write calls per stored sample (strace's
 #                   return values of write and pwrite64), and the command's end still seen
 #                   (its measured length is the sleep's)
 #   no_temp_file    the end opens no SQLite temporary file (schema 5's restamp wrote a copy
@@ -59,11 +59,14 @@ traced_record() {
 }
 
 # written FILE: bytes the recorder itself (the first pid in the trace) passed to write calls
-# (write, pwrite64, writev: SQLite's WAL frames and checkpoints, the log)
+# (write, pwrite64, writev: SQLite's WAL frames and checkpoints, the log); a call strace
+# shows "<unfinished ...>" (another thread's call came between) counts on its "resumed"
+# line, which has the return value (counted before from the unfinished line too, whose only
+# number is the pid: about 28 KB more for each, now and then)
 written() {
   awk 'NR == 1 { pid = $1 }
     $1 == pid && ($2 ~ /^(write|pwrite64|writev|pwritev)\(/ || $0 ~ /<\.\.\. (write|pwrite64|writev|pwritev) resumed>/) {
-      n = split($0, f, " = "); v = f[n] + 0; if (v > 0) b += v }
+      n = split($0, f, " = "); v = f[n] + 0; if (n > 1 && v > 0) b += v }
     END { print b + 0 }' "$1"
 }
 
@@ -92,14 +95,14 @@ no_polling() {
   expect_num "waitpid per second" "$(( (w6 - w0) / 6 ))" 0 5
   expect_num "system calls per second" "$(( (a6 - a0) / 6 ))" 1 120
   # the store's writes per stored sample (schema 7: one row per window, 1 KB pages, no
-  # rewrite at the end: about 105 here; schema 6 about 128; schema 5 about 1,400)
+  # rewrite at the end: 107 here; schema 6 about 128; schema 5 about 1,400)
   local b6 b0 n6 n0
   b6=$(written "$TMP/six.trace")
   b0=$(written "$TMP/zero.trace")
   n6=$(q "$TMP/six" "select count(*) from samples")
   n0=$(q "$TMP/zero" "select count(*) from samples")
   echo "    bytes written: $b0 (sleep 0, $n0 samples), $b6 (sleep 6, $n6 samples)"
-  expect_num "bytes written per stored sample" "$(( (b6 - b0) / (n6 - n0 > 0 ? n6 - n0 : 1) ))" 1 300
+  expect_num "bytes written per stored sample" "$(( (b6 - b0) / (n6 - n0 > 0 ? n6 - n0 : 1) ))" 1 150
   # the command's end is seen: its measured length is the sleep's (strace slows the start)
   expect_num "command's length (ms)" \
     "$(q "$TMP/six" "select (max(case key when 'cmd_end_ns' then cast(value as integer) end) - max(case key when 'cmd_start_ns' then cast(value as integer) end)) / 1000000 from meta")" \
