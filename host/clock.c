@@ -50,7 +50,13 @@
  * the assumed fastest delivery, which no fit can see. Measured with the right latency, the
  * fit's error is within g + e |x - m| in 97 % of windows live, 100 % after refit_all
  * (tests/unit/host/test_clock.c). State: at the newest pair (live), or the largest over the
- * segment (after refit_all); mw_clock_uncertainty gives it at any meter time. */
+ * segment (after refit_all); mw_clock_uncertainty gives it at any meter time.
+ *
+ * mw_clock_knots hands the final mapping out as points for the run store (schema 7 keeps
+ * them instead of rewriting every window's times at the end): the knots' host times
+ * rounded to the ns, each with the slope to the next knot computed from the unrounded
+ * values, the last with its own fit's slope, and one lead point on the first fit's line, so
+ * that a reader's point-and-slope mapping is within 1 ns of mw_clock_map everywhere. */
 #include "mw_clock.h"
 
 #include <math.h>
@@ -740,4 +746,65 @@ void mw_clock_get_state(const mw_clock *c, mw_clock_state *st)
     st->span_s = (double)(f->xl - f->xf) * 1e-9;
     st->drift_ppm = drift_ppm_of(f->s);
     st->uncertainty_ns = (int64_t)llround(unc_at(c, f, c->p[c->n - 1].x)) + c->cfg.latency_err_ns;
+}
+
+/* ---- the mapping as points (mw_clock_knots) ------------------------------------------- */
+
+int64_t mw_clock_round_sql(double r)
+{
+    /* SQLite's roundFunc with 0 digits (3.40): (sqlite_int64)(r + 0.5), mirrored below 0 */
+    if (!(r > -9.2e18 && r < 9.2e18)) return r < 0 ? INT64_MIN : INT64_MAX;
+    return r >= 0 ? (int64_t)(r + 0.5) : -(int64_t)(-r + 0.5);
+}
+
+/* what mw_clock_map rounds: host time minus the origin at x */
+static double v_at(const mw_clock *c, int64_t x)
+{
+    return c->use_knots ? knots_at(c, x, NULL) : (double)x + line_at(&c->live, x);
+}
+
+int mw_clock_knots(const mw_clock *c, mw_clock_knot *out, int cap)
+{
+    if (c->n == 0 || (!c->use_knots && !c->live.ok)) return 0;
+    int nk = c->use_knots ? c->nknot : 1;
+    if (cap < nk + 1) return nk + 1;
+    /* knot j at a whole us (its meter time; knots lie on pairs' times, which are) */
+    for (int j = 0; j < nk; j++) {
+        int64_t x = c->use_knots ? c->knot[j].x : c->p[c->n - 1].x;
+        out[j + 1].x_us = (int64_t)c->m0_us + (x >= 0 ? x / 1000 : -((-x + 999) / 1000));
+    }
+    /* the lead point: on the first fit's line, which mw_clock_map follows before it */
+    out[0].x_us = out[1].x_us - MW_CLOCK_KNOT_LEAD_US;
+    double s0 = c->use_knots ? c->knot[0].s : c->live.s;
+    out[0].slope_ns_per_us = (1.0 + s0) * 1e3;
+    for (int j = 0; j <= nk; j++) {
+        double v = v_at(c, (out[j].x_us - (int64_t)c->m0_us) * 1000);
+        out[j].t_ns = c->h0_ns + (int64_t)llround(v);
+        if (j == 0) continue;
+        if (j < nk && out[j + 1].x_us > out[j].x_us) { /* to the next knot, unrounded */
+            double v1 = v_at(c, (out[j + 1].x_us - (int64_t)c->m0_us) * 1000);
+            out[j].slope_ns_per_us = (v1 - v) / (double)(out[j + 1].x_us - out[j].x_us);
+        } else { /* beyond the last knot: its own line */
+            out[j].slope_ns_per_us = (1.0 + (c->use_knots ? c->knot[nk - 1].s : s0)) * 1e3;
+        }
+    }
+    return nk + 1;
+}
+
+int64_t mw_clock_knots_map(const mw_clock_knot *k, int n, int64_t meter_us)
+{
+    int lo = 0, hi = n; /* the last point with x_us <= meter_us, or the first */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (k[mid].x_us <= meter_us)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int64_t dx;
+    double d = __builtin_sub_overflow(meter_us, k[lo].x_us, &dx)
+                   ? (double)meter_us - (double)k[lo].x_us /* SQLite's REAL fallback */
+                   : (double)dx;
+    int64_t t, r = mw_clock_round_sql(d * k[lo].slope_ns_per_us);
+    return __builtin_add_overflow(k[lo].t_ns, r, &t) ? (r < 0 ? INT64_MIN : INT64_MAX) : t;
 }

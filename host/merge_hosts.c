@@ -6,7 +6,8 @@
  * mw_store_open (so that a file that is not a megawatt run store is refused before any
  * statement of ours reads it), its clock exchanges and channels are read, then the file is
  * ATTACHed to the output's connection and its windows, gaps, metadata and clock exchanges
- * are copied by INSERT ... SELECT, shifted by the host's offset: SQLite moves the rows
+ * are copied by INSERT ... SELECT, shifted by the host's offset (version 7: its clock knots
+ * too, which readers map the windows' meter times through): SQLite moves the rows
  * without handing each to C, which is what makes 64 hosts x 1 h x 16 channels a matter of
  * seconds (tests/bench/bench_merge_hosts.c). Each host's windows are appended in key order:
  * its segments are numbered after the previous hosts' (segment + the largest segment so far,
@@ -471,6 +472,16 @@ static const char copy_samples_sql_const[] =
     " m.new), 0), s.segment + ?4, s.seq, s.meter_t0_us, s.meter_t1_us, s.t0_ns - ?1,"
     " s.t1_ns - ?1," COPY_SAMPLES_FROM;
 
+/* A version 7 host's clock knots (its segments' final clock mappings: readers map the
+ * windows' meter times through them), moved as its windows are: meter, segment, the host
+ * time by the offset and drift, the slope by the drift, the uncertainty by the host's. */
+static const char copy_knots_sql[] =
+    "INSERT OR IGNORE INTO main.clock_knots (meter, segment, x_us, t_ns, slope, unc_ns) SELECT"
+    " coalesce(mm.new, 0), k.segment + ?4, k.x_us,"
+    " k.t_ns - ?1 - CAST(round(?5 * (k.t_ns - ?6)) AS INTEGER), k.slope * (1.0 - ?5),"
+    " k.unc_ns + ?2 FROM h.clock_knots k LEFT JOIN temp.mmap mm ON mm.old = k.meter"
+    " ORDER BY k.meter, k.segment, k.x_us";
+
 /* with the drift (?5 per ns of host clock from ?6) */
 static const char *const copy_sql[] = {
     /* a gap of the host's whole recording concerns each of its meters, and only those */
@@ -589,6 +600,13 @@ static int copy_host(mw_store *out, const char *path, const host_info *h, int i,
     const char *wsql = h->drift != 0 ? (whole ? copy_windows_sql : copy_samples_sql)
                                      : (whole ? copy_windows_sql_const : copy_samples_sql_const);
     if (!rc) rc = copy_stmt(out, wsql, h, seg_base, delta);
+    int knots = 0;
+    if (!rc && sqlite3_prepare_v2(db, "SELECT count(*) FROM h.sqlite_schema WHERE type = 'table' "
+                                      "AND name = 'clock_knots'", -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW) knots = sqlite3_column_int(q, 0) > 0;
+        sqlite3_finalize(q);
+    }
+    if (!rc && knots) rc = copy_stmt(out, copy_knots_sql, h, seg_base, delta);
     const char *const *sql = h->drift != 0 ? copy_sql : copy_sql_const;
     for (int k = 0; !rc && sql[k]; k++) rc = copy_stmt(out, sql[k], h, seg_base, delta);
     if (!rc && sqlite3_prepare_v2(db, "SELECT max(segment) FROM main.windows WHERE id > ?1", -1,
@@ -721,8 +739,9 @@ static const char drop_idx[] = "PRAGMA synchronous = OFF; PRAGMA cache_size = -1
                                "DROP INDEX IF EXISTS windows_time";
 static const char make_idx[] =
     STORE_WINDOWS_INDEX ";"
-    "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max(t1_ns) FROM windows"
-    " HAVING count(*) > 0";
+    "INSERT OR REPLACE INTO meta (key, value) SELECT 'end_ns', max("
+    STORE_KNOT_T("k1", "w", "meter_t1_us", "t1_ns") ") FROM windows w"
+    STORE_KNOT_JOIN("k1", "w", "meter_t1_us") " HAVING count(*) > 0";
 
 void mw_merge_hosts_align_text(const mw_merge_hosts_stats *st, char *out, size_t n)
 {

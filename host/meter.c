@@ -237,6 +237,17 @@ int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t 
     return 0;
 }
 
+int mw_meter_segment_knots(const mw_meter *m, int seg, mw_clock_knot *out, int cap)
+{
+    const mw_clock *c = seg >= 0 && seg < m->ndone          ? m->done[seg]
+                        : seg == m->segment && m->have_last ? m->clock
+                                                            : NULL;
+    int n = c ? mw_clock_knots(c, out, cap) : 0;
+    for (int i = 0; n <= cap && i < n; i++)
+        out[i].t_ns += m->rt_off_ns; /* as mw_meter_map_segment */
+    return n;
+}
+
 /* Window ev's pair into the clock, and its stamps from the fit that includes it. */
 static void stamp(mw_meter *m, mw_meter_event *ev)
 {

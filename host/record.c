@@ -25,7 +25,7 @@
  * wait up to a second for the first's open transaction, and late reads would shift the
  * arrival times the clock model fits), and because each meter is still read the moment its
  * bytes arrive, which is what its clock model needs. A session's windows are stored under
- * run-wide channels (first_channel + k - 1), its gaps and restamps under its meter number. */
+ * run-wide channels (first_channel + k - 1), its gaps and clock knots under its meter number. */
 #include "mw_record.h"
 
 #include <errno.h>
@@ -99,7 +99,7 @@ struct mw_record {
     /* several meters (mw_record_set_meter, mw_record_add_meter) */
     int meter;         /* the run's meter number, 1.. */
     int first_channel; /* run-wide channel of current channel 1 */
-    int multi;         /* one of several meters: restamps are the meter's own */
+    int multi;         /* one of several meters: knots are the meter's own */
     int64_t last_pump_mono; /* when it was last read (several meters) */
     char name[128];    /* the meter's name, for the outcome */
     mw_record *more[MW_RECORD_MAX_METERS - 1];
@@ -530,18 +530,26 @@ int mw_record_meter_meta_as(mw_store *st, mw_meter *m, int meter, const char *po
 
 /* ---- the end ------------------------------------------------------------------------- */
 
-typedef struct {
-    const mw_meter *m;
-    int segment;
-} restamp_ctx;
-
-static int restamp_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
+/* Segment s's final mapping into the store (schema 7: readers map the windows' meter times
+ * through it, nothing is rewritten); *from, when not NULL, mapped through it as readers do.
+ * Returns its uncertainty, or -1 when the segment has no clock or the store refused. */
+static int64_t keep_knots(mw_record *r, int s, uint64_t last_us, int64_t *from)
 {
-    const restamp_ctx *c = ctx;
-    return mw_meter_map_segment(c->m, c->segment, meter_us, t_ns, NULL);
+    int64_t t, u;
+    if (mw_meter_map_segment(r->m, s, 0, &t, &u) != 0) return -1;
+    int n = mw_meter_segment_knots(r->m, s, NULL, 0);
+    mw_clock_knot *k = n > 0 ? malloc((size_t)n * sizeof *k) : NULL;
+    if (!k || mw_meter_segment_knots(r->m, s, k, n) != n ||
+        mw_store_knots_add(r->st, r->multi ? r->meter : 0, s, k, n, u)) {
+        free(k); /* on failure the windows keep their live stamps */
+        return -1;
+    }
+    if (from) *from = mw_clock_knots_map(k, n, (int64_t)last_us);
+    free(k);
+    return u;
 }
 
-/* One meter's end: the windows it still held, every segment restamped with its final fit
+/* One meter's end: the windows it still held, every segment's final fit kept in the store
  * (*worst: the largest uncertainty), the gap of a meter lost for good. */
 static void finish_one(mw_record *r, mw_record_news *n, int64_t *worst)
 {
@@ -552,17 +560,14 @@ static void finish_one(mw_record *r, mw_record_news *n, int64_t *worst)
     while (mw_meter_queued(r->m, &ev))
         on_event(r, &ev);
     r->news = NULL;
+    /* from the last window's end as readers map it: the two tile */
+    int64_t from = r->have_window ? r->last_t1_ns : r->start_ns;
     for (int s = 0; s < r->nseg; s++) {
-        int64_t t, u;
-        if (mw_meter_map_segment(r->m, s, 0, &t, &u) != 0) continue;
-        restamp_ctx ctx = {r->m, s};
-        /* all or nothing: kept on failure */
-        mw_store_restamp_meter(r->st, r->multi ? r->meter : 0, s, restamp_map, &ctx, u);
+        int last = r->have_window && s == r->segment;
+        int64_t u = keep_knots(r, s, r->last_t1_us, last ? &from : NULL);
         if (u > *worst) *worst = u;
     }
-    if (r->lost_why) { /* from the last window's end as restamped: the two tile */
-        int64_t from = r->have_window ? r->last_t1_ns : r->start_ns;
-        if (r->have_window) mw_meter_map_segment(r->m, r->segment, r->last_t1_us, &from, NULL);
+    if (r->lost_why) {
         r->news = n;
         gap(r, from, r->lost_end_ns, r->lost_why);
         r->news = NULL;
@@ -833,7 +838,7 @@ static int lost_check(mw_record *r, int64_t end)
                       : end - r->last_t1_ns > silent ? "meter lost (no window)"
                                                      : NULL;
     if (!why) return 0;
-    r->lost_why = why; /* the gap: mw_record_finish, from the restamped last window */
+    r->lost_why = why; /* the gap: mw_record_finish, from the last window's final time */
     r->lost_end_ns = end;
     r->pending_gap[0] = 0;
     return 1;

@@ -10,7 +10,13 @@
  * split over rows): the group's samples are sorted by channel before they go out, so ties
  * come in version 5's order (its index, then its primary key (segment, seq, channel)).
  * Values handed out in 32 bits are checked as run.c checks them: one out of its range is
- * an error naming the column, at the sample that holds it. */
+ * an error naming the column, at the sample that holds it.
+ *
+ * Schema 7 with clock knots: the keys and the rows carry the final times, each window's
+ * meter times mapped through its segment's knots by the SQL functions mw_store_has_knots
+ * gives the connection (the view samples' arithmetic, in C), so the by-time order is the
+ * final one; the rows' own times where a segment has none. mw_run_rows_find looks for the
+ * final times first among the rows whose live stamp is near them (the index). */
 #include "run_rows.h"
 
 #include "mw_alloc.h"
@@ -53,6 +59,22 @@ struct mw_run_rows {
 static const char row_sql[] = "SELECT meter, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
                               "uncertainty_ns, channel0" STORE_SLOTS(STORE_SLOT_NAMES)
                               " FROM windows WHERE id = ?1";
+/* version 7 with clock knots: the times mapped through them (mw_store_has_knots' SQL
+ * functions, the view's arithmetic in C) */
+#define ROW_T(x, live) "mw_knot_t(meter, segment, " x ", " live ")"
+static const char row7_sql[] = "SELECT meter, segment, seq, meter_t0_us, meter_t1_us, "
+                               ROW_T("meter_t0_us", "t0_ns") ", " ROW_T("meter_t1_us", "t1_ns")
+                               ", mw_knot_unc(meter, segment, uncertainty_ns), channel0"
+                               STORE_SLOTS(STORE_SLOT_NAMES) " FROM windows WHERE id = ?1";
+#define KEYS7(where, order)                                                                        \
+    "SELECT id, segment, seq, " ROW_T("meter_t0_us", "t0_ns") " AS t0, " ROW_T("meter_t1_us",      \
+                                                                            "t1_ns") " AS t1 "     \
+    "FROM windows" where " ORDER BY " order
+static const char *const keys7_sql[2][2] = {
+    {KEYS7("", "segment, seq, channel0"), KEYS7("", "t1, t0, segment, seq, channel0")},
+    {KEYS7(" WHERE channel0 BETWEEN ?1 - 15 AND ?1", "segment, seq, channel0"),
+     KEYS7(" WHERE channel0 BETWEEN ?1 - 15 AND ?1", "t1, t0, segment, seq, channel0")},
+};
 
 /* [one channel][by time] */
 static const char *const keys_sql[2][2] = {
@@ -98,9 +120,14 @@ mw_run_rows *mw_run_rows_open(mw_store *s, int channel, int by_time, int full, i
     r->full = full;
     r->names = names;
     sqlite3 *db = mw_store_sqlite(s);
-    if (sqlite3_prepare_v2(db, keys_sql[channel >= 0][by_time != 0], -1, &r->keys, NULL) !=
-            SQLITE_OK ||
-        sqlite3_prepare_v2(db, row_sql, -1, &r->row, NULL) != SQLITE_OK ||
+    int v7 = mw_store_has_knots(s);
+    if (v7 < 0) {
+        mw_run_rows_close(r);
+        return NULL;
+    }
+    if (sqlite3_prepare_v2(db, (v7 ? keys7_sql : keys_sql)[channel >= 0][by_time != 0], -1,
+                           &r->keys, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, v7 ? row7_sql : row_sql, -1, &r->row, NULL) != SQLITE_OK ||
         (names && load_names(r))) {
         mw_store_db_error(s, what);
         mw_run_rows_close(r);
@@ -253,18 +280,31 @@ int mw_run_rows_next(mw_run_rows *r, mw_store_sample *out)
     return 1;
 }
 
-int mw_run_rows_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
+static const char find_sql[] = "SELECT id FROM windows WHERE t1_ns = ?2 AND t0_ns = ?3 AND channel0 "
+                               "BETWEEN ?1 - 15 AND ?1 ORDER BY segment, seq, channel0";
+/* Version 7: the times asked for are mapped ones, the index holds the stamps written while
+ * recording. A window's final time is within its clock's error of that stamp, so the rows
+ * whose stamp lies within FIND_NEAR_NS of it are looked at first (through the index); only
+ * when none of them maps to the times asked for is every row looked at. */
+#define FIND_NEAR_NS 60000000000LL
+#define FIND7(where)                                                                               \
+    "SELECT id FROM windows WHERE channel0 BETWEEN ?1 - 15 AND ?1" where " AND "                    \
+    ROW_T("meter_t1_us", "t1_ns") " = ?2 AND " ROW_T("meter_t0_us", "t0_ns") " = ?3 ORDER BY "     \
+    "segment, seq, channel0"
+static const char *const find7_sql[2] = {FIND7(" AND t1_ns BETWEEN ?2 - ?4 AND ?2 + ?4"),
+                                         FIND7(" AND ?4 IS NOT NULL")};
+
+/* the first window of sql (find_sql, find7_sql) with those times: 1, 0 when none, -1 */
+static int find_with(mw_store *s, const char *sql, int channel, int64_t t0_ns, int64_t t1_ns,
                      mw_store_sample *out)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mw_store_sqlite(s),
-                           "SELECT id FROM windows WHERE t1_ns = ?2 AND t0_ns = ?3 AND channel0 "
-                           "BETWEEN ?1 - 15 AND ?1 ORDER BY segment, seq, channel0",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(mw_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
         return mw_store_db_error(s, "reading a window");
     sqlite3_bind_int(st, 1, channel);
     sqlite3_bind_int64(st, 2, t1_ns);
     sqlite3_bind_int64(st, 3, t0_ns);
+    if (sqlite3_bind_parameter_count(st) >= 4) sqlite3_bind_int64(st, 4, FIND_NEAR_NS);
     mw_run_rows *r = mw_run_rows_open(s, channel, 0, 1, 0, "reading a window");
     int rc = r ? 0 : -1, found = 0;
     while (!rc && !found) {
@@ -281,4 +321,13 @@ int mw_run_rows_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
     sqlite3_finalize(st);
     mw_run_rows_close(r);
     return rc ? -1 : found;
+}
+
+int mw_run_rows_find(mw_store *s, int channel, int64_t t0_ns, int64_t t1_ns,
+                     mw_store_sample *out)
+{
+    int knots = mw_store_has_knots(s);
+    if (knots <= 0) return knots ? -1 : find_with(s, find_sql, channel, t0_ns, t1_ns, out);
+    int rc = find_with(s, find7_sql[0], channel, t0_ns, t1_ns, out);
+    return rc ? rc : find_with(s, find7_sql[1], channel, t0_ns, t1_ns, out);
 }

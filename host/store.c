@@ -11,9 +11,14 @@
  * after each step. A busy_timeout lets other processes (the instrumentation, writing
  * phases) wait for the writer's lock instead of failing; readers never wait in WAL mode.
  *
- * Sample times are re-stamped per segment: mw_store_restamp() runs one UPDATE of the
- * segment's rows alone in a transaction (autocommit: no statement journal), mapping each
- * window's meter times through the caller's clock model once (an SQL function).
+ * Version 7 keeps each segment's final clock fit as points in clock_knots
+ * (mw_store_knots_add, a few rows a segment) instead of rewriting the segment's rows, which
+ * cost a third of the bytes a recording wrote; the readers (run_rows.c, the view samples,
+ * merge_hosts.c) map the rows' meter times through them (STORE_KNOT_JOIN, STORE_KNOT_T:
+ * store_internal.h), the rows' own times where a segment has none. mw_store_restamp()
+ * (version 6's end, kept for tests and tools) runs one UPDATE of the segment's rows alone
+ * in a transaction, mapping each window's meter times through the caller's clock model
+ * once (an SQL function).
  * With several meters (version 5: table meters, channels.meter) segments are numbered per
  * meter, so mw_store_restamp_meter() keeps to the rows of one meter (windows.meter).
  *
@@ -63,17 +68,25 @@
 #define STORE_WHEN(c, k) " WHEN " #k " THEN w." #c #k
 #define STORE_CASE(c) "CASE k.column1" STORE_SLOTS2(STORE_WHEN, c) " END AS " #c
 
-/* The view samples (version 6), exactly as store_open recognizes it (sqlite_schema.sql). */
+/* The view samples, exactly as store_open recognizes it (sqlite_schema.sql): version 6's
+ * with the times as written, version 7's with them mapped through clock_knots. */
+#define STORE_VIEW_SQL(times, joins)                                                               \
+    "CREATE VIEW samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "         \
+    "uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags) AS " \
+    "SELECT c, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, uncertainty_ns, p, v, i, "   \
+    "pf, me, e, f FROM (SELECT w.channel0 + k.column1 - 1 AS c, w.segment AS segment, w.seq AS "   \
+    "seq, w.meter_t0_us AS meter_t0_us, w.meter_t1_us AS meter_t1_us, " times ", "                \
+    STORE_CASE(p) ", " STORE_CASE(v) ", " STORE_CASE(i) ", " STORE_CASE(pf) ", " STORE_CASE(me)   \
+    ", " STORE_CASE(e) ", " STORE_CASE(f) " FROM windows w" joins " CROSS JOIN (VALUES (1), "      \
+    "(2), (3), (4), (5), (6), (7), (8), (9), (10), (11), (12), (13), (14), (15), (16)) k) WHERE "  \
+    "p IS NOT NULL"
+static const char store_view6_sql[] = STORE_VIEW_SQL(
+    "w.t0_ns AS t0_ns, w.t1_ns AS t1_ns, w.uncertainty_ns AS uncertainty_ns", "");
 static const char store_view_sql[] =
-    "CREATE VIEW samples (channel, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, "
-    "uncertainty_ns, power_mw, vrms_mv, irms_ua, pf_milli, meter_energy_mj, energy_mj, flags) AS "
-    "SELECT c, segment, seq, meter_t0_us, meter_t1_us, t0_ns, t1_ns, uncertainty_ns, p, v, i, "
-    "pf, me, e, f FROM (SELECT w.channel0 + k.column1 - 1 AS c, w.segment AS segment, w.seq AS "
-    "seq, w.meter_t0_us AS meter_t0_us, w.meter_t1_us AS meter_t1_us, w.t0_ns AS t0_ns, w.t1_ns "
-    "AS t1_ns, w.uncertainty_ns AS uncertainty_ns, " STORE_CASE(p) ", " STORE_CASE(v) ", "
-    STORE_CASE(i) ", " STORE_CASE(pf) ", " STORE_CASE(me) ", " STORE_CASE(e) ", " STORE_CASE(f)
-    " FROM windows w CROSS JOIN (VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9), (10), (11), "
-    "(12), (13), (14), (15), (16)) k) WHERE p IS NOT NULL";
+    STORE_VIEW_SQL(STORE_KNOT_T("k0", "w", "meter_t0_us", "t0_ns") " AS t0_ns, " STORE_KNOT_T(
+                       "k1", "w", "meter_t1_us", "t1_ns") " AS t1_ns, coalesce(k1.unc_ns, "
+                                                          "w.uncertainty_ns) AS uncertainty_ns",
+                   STORE_KNOT_JOINS("w"));
 
 /* Prepared statements, indexes into mw_store.stmt and store_sql. */
 enum {
@@ -93,6 +106,7 @@ enum {
     ST_PNAME_ADD,
     ST_BLOCKS_CLEAR,
     ST_PNAMES_CLEAR,
+    ST_KNOT_ADD,
     ST_COUNT
 };
 
@@ -125,6 +139,8 @@ static const char *const store_sql[ST_COUNT] = {
     [ST_PNAME_ADD] = "INSERT INTO phase_names(id, kind, name) VALUES (?1, ?2, ?3)",
     [ST_BLOCKS_CLEAR] = "DELETE FROM phase_blocks",
     [ST_PNAMES_CLEAR] = "DELETE FROM phase_names",
+    [ST_KNOT_ADD] = "INSERT INTO clock_knots(meter, segment, x_us, t_ns, slope, unc_ns) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 };
 
 /* The schema of version MW_STORE_SCHEMA_VERSION (docs/run-store.md describes every column).
@@ -166,6 +182,16 @@ static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    uncertainty_ns INTEGER NOT NULL,\n"
                                    "    channel0 INTEGER NOT NULL" STORE_SLOTS(STORE_SLOT_COLS)
                                    "\n);\n"
+                                   /* version 7: each segment's final clock mapping */
+                                   "CREATE TABLE clock_knots (\n"
+                                   "    meter INTEGER NOT NULL,\n"
+                                   "    segment INTEGER NOT NULL,\n"
+                                   "    x_us INTEGER NOT NULL,\n"
+                                   "    t_ns INTEGER NOT NULL,\n"
+                                   "    slope REAL NOT NULL,\n"
+                                   "    unc_ns INTEGER NOT NULL,\n"
+                                   "    PRIMARY KEY (meter, segment, x_us)\n"
+                                   ");\n"
                                    "CREATE TABLE gaps (\n"
                                    "    id INTEGER PRIMARY KEY,\n"
                                    "    start_ns INTEGER NOT NULL,\n"
@@ -246,6 +272,9 @@ struct mw_store {
     int row_failed;    /* row_flush failed where it could not say so (mw_store_sqlite) */
     int index_at_close; /* made by mw_store_create: make windows_time when closing */
     int chmeter[1025]; /* meter + 1 of channel c (0: not looked up yet) */
+    int seen[8];       /* the meters of the rows this writer inserted (mw_store_knots_add) */
+    int nseen, seen_more; /* seen_more: more than seen holds */
+    int knots_loaded;     /* the SQL functions hold the knots as they are (mw_store_has_knots) */
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -458,14 +487,16 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
     return bad ? 1 : rc != SQLITE_DONE ? -1 : 0;
 }
 
-/* The objects of the run store's schema, versions 1 to 6 (version 1 lacks clock_sync, 1 and 2
+/* The objects of the run store's schema, versions 1 to 7 (version 1 lacks clock_sync, 1 and 2
  * lack phase_names and phase_blocks; the inband_ tables, version 4, are made with a run's
  * first in-band source: store_inband.c, so a version 4 run may lack them too; 1 to 4 lack
- * meters; 6 has table windows and view samples instead of table samples and its indexes).
- * The one view allowed must be ours word for word (store_view_check). */
+ * meters; 6 has table windows and view samples instead of table samples and its indexes;
+ * 7 adds clock_knots, and its view maps times through it). The one view allowed must be
+ * ours word for word: version 6's or 7's text (store_view_check). */
 static const char *const store_objects[] = {
     "table meta",         "table channels",     "table meters",
     "table windows",      "view samples",       "index windows_time",
+    "table clock_knots",
     "table samples",      "index samples_channel_time",
     "index samples_time", "table gaps",
     "index gaps_time",    "table phases",
@@ -488,7 +519,7 @@ static int store_view_check(mw_store *s)
     int rc, bad = 0;
     while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *sql = (const char *)sqlite3_column_text(st, 1);
-        if (!sql || strcmp(sql, store_view_sql)) {
+        if (!sql || (strcmp(sql, store_view_sql) && strcmp(sql, store_view6_sql))) {
             const char *name = (const char *)sqlite3_column_text(st, 0);
             set_err(s, "%s: not a megawatt run store: it holds view %s (not the store's own)",
                     s->path, name ? name : "(null)");
@@ -937,6 +968,13 @@ static int row_flush(mw_store *s)
     if (!st) return -1;
     const mw_store_sample *x0 = &s->row.x[0];
     sqlite3_bind_int(st, 1, s->row.meter);
+    int known = 0;
+    for (int i = 0; i < s->nseen; i++)
+        known |= s->seen[i] == s->row.meter;
+    if (!known && s->nseen < (int)(sizeof s->seen / sizeof s->seen[0]))
+        s->seen[s->nseen++] = s->row.meter;
+    else if (!known)
+        s->seen_more = 1;
     sqlite3_bind_int(st, 2, x0->segment);
     sqlite3_bind_int64(st, 3, x0->seq);
     sqlite3_bind_int64(st, 4, (int64_t)x0->meter_t0_us);
@@ -1087,6 +1125,184 @@ int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid
     return step_done(s, st, "adding a clock sample");
 }
 
+/* The clock knots of a store in memory, for the SQL functions mw_knot_t and mw_knot_unc that
+ * the readers call (run_rows.c): a binary search per window in C rather than two lookups
+ * in clock_knots' B-tree per time through SQL (a day's export took a third longer so). The
+ * same arithmetic as the view's SQL (mw_clock_knots_map; test_store_knots compares them). */
+#define STORE_KNOTS_MAX 4000000 /* rows: a hostile file must not fill the memory */
+typedef struct {
+    int64_t meter, segment, unc_ns;
+    size_t first, n;
+} knot_group;
+typedef struct {
+    mw_clock_knot *k;
+    knot_group *g;
+    size_t ng;
+} knot_map;
+
+static void knot_map_free(void *p)
+{
+    knot_map *m = p;
+    if (!m) return;
+    free(m->k);
+    free(m->g);
+    free(m);
+}
+
+static const knot_group *knot_find(const knot_map *m, int64_t meter, int64_t segment)
+{
+    size_t lo = 0, hi = m->ng;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const knot_group *g = &m->g[mid];
+        if (g->meter < meter || (g->meter == meter && g->segment < segment))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->ng && m->g[lo].meter == meter && m->g[lo].segment == segment ? &m->g[lo]
+                                                                              : NULL;
+}
+
+/* mw_knot_t(meter, segment, meter_us, live_ns): the final time, or live_ns without knots */
+static void sql_knot_t(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+    const knot_map *m = sqlite3_user_data(c);
+    const knot_group *g = knot_find(m, sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]));
+    if (g)
+        sqlite3_result_int64(c, mw_clock_knots_map(&m->k[g->first], (int)g->n,
+                                                   sqlite3_value_int64(v[2])));
+    else
+        sqlite3_result_value(c, v[3]);
+}
+
+/* mw_knot_unc(meter, segment, live_unc): the segment's final uncertainty, or live_unc */
+static void sql_knot_unc(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+    const knot_map *m = sqlite3_user_data(c);
+    const knot_group *g = knot_find(m, sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]));
+    if (g)
+        sqlite3_result_int64(c, g->unc_ns);
+    else
+        sqlite3_result_value(c, v[2]);
+}
+
+static int knots_load(mw_store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT meter, segment, x_us, t_ns, slope, unc_ns FROM "
+                                  "clock_knots ORDER BY meter, segment, x_us",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, "reading the clock knots");
+    knot_map *m = calloc(1, sizeof *m);
+    size_t nk = 0, cap = 0, gcap = 0;
+    int rc = SQLITE_DONE, failed = !m;
+    if (!m) set_err(s, "%s: reading the clock knots: out of memory", s->path);
+    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (nk == STORE_KNOTS_MAX) {
+            set_err(s, "%s: more than %d clock knots", s->path, STORE_KNOTS_MAX);
+            s->unusable = failed = 1;
+            break;
+        }
+        int64_t meter = sqlite3_column_int64(st, 0), seg = sqlite3_column_int64(st, 1);
+        if (nk == cap) {
+            cap = cap ? 2 * cap : 256;
+            mw_clock_knot *k = realloc(m->k, cap * sizeof *k);
+            if (!k) break;
+            m->k = k;
+        }
+        if (!m->ng || m->g[m->ng - 1].meter != meter || m->g[m->ng - 1].segment != seg) {
+            if (m->ng == gcap) {
+                gcap = gcap ? 2 * gcap : 16;
+                knot_group *g = realloc(m->g, gcap * sizeof *g);
+                if (!g) break;
+                m->g = g;
+            }
+            m->g[m->ng++] = (knot_group){meter, seg, sqlite3_column_int64(st, 5), nk, 0};
+        }
+        m->k[nk++] = (mw_clock_knot){sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                                     sqlite3_column_double(st, 4)};
+        m->g[m->ng - 1].n++;
+    }
+    if (!failed && rc != SQLITE_DONE) {
+        failed = 1;
+        if (rc == SQLITE_ROW)
+            set_err(s, "%s: reading the clock knots: out of memory", s->path);
+        else
+            db_err(s, "reading the clock knots");
+    }
+    sqlite3_finalize(st);
+    if (failed) {
+        knot_map_free(m);
+        return -1;
+    }
+    /* direct only: no view or trigger of a file may call them */
+    int fl = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
+    if (sqlite3_create_function_v2(s->db, "mw_knot_t", 4, fl, m, sql_knot_t, NULL, NULL,
+                                   knot_map_free) != SQLITE_OK ||
+        sqlite3_create_function_v2(s->db, "mw_knot_unc", 3, fl, m, sql_knot_unc, NULL, NULL,
+                                   NULL) != SQLITE_OK)
+        return db_err(s, "reading the clock knots");
+    return 0;
+}
+
+int mw_store_has_knots(mw_store *s)
+{
+    if (s->version && s->version < 7) return 0;
+    if (row_flush(s)) return -1;
+    int64_t v; /* a store without the table (made by hand) has no knots */
+    if (single_int(s, "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND "
+                      "name = 'clock_knots')", &v))
+        return -1;
+    if (v && single_int(s, "SELECT EXISTS (SELECT 1 FROM clock_knots)", &v)) return -1;
+    /* loaded once per connection (and again after this connection added knots): the
+     * functions cannot be replaced while another cursor's statement uses them */
+    if (v && !s->knots_loaded) {
+        if (knots_load(s)) return -1;
+        s->knots_loaded = 1;
+    }
+    return v != 0;
+}
+
+static int knots_add_one(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,
+                         int64_t uncertainty_ns)
+{
+    sqlite3_stmt *st = stmt(s, ST_KNOT_ADD);
+    if (!st) return -1;
+    for (int i = 0; i < n; i++) {
+        sqlite3_bind_int(st, 1, meter);
+        sqlite3_bind_int(st, 2, segment);
+        sqlite3_bind_int64(st, 3, k[i].x_us);
+        sqlite3_bind_int64(st, 4, k[i].t_ns);
+        sqlite3_bind_double(st, 5, k[i].slope_ns_per_us);
+        sqlite3_bind_int64(st, 6, uncertainty_ns);
+        if (step_done(s, st, "storing the clock's knots")) return -1;
+    }
+    return 0;
+}
+
+int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,
+                       int64_t uncertainty_ns)
+{
+    if (begin_write(s) || row_flush(s)) return -1;
+    s->knots_loaded = 0;
+    if (meter > 0) return knots_add_one(s, meter, segment, k, n, uncertainty_ns);
+    /* meter 0: the meters of every row this writer stored (one, with one meter) */
+    if (!s->seen_more) {
+        for (int i = 0; i < s->nseen; i++)
+            if (knots_add_one(s, s->seen[i], segment, k, n, uncertainty_ns)) return -1;
+        return 0;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT DISTINCT meter FROM windows", -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, "storing the clock's knots");
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (knots_add_one(s, sqlite3_column_int(st, 0), segment, k, n, uncertainty_ns)) break;
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : rc == SQLITE_ROW ? -1 : db_err(s, "storing the clock's knots");
+}
+
 /* The restamp's mapping, called from its UPDATE as mw_restamp_map(seq, which, meter_us):
  * which 0 for t0, 1 for t1; rows come in primary-key order, so a window's channels reuse the
  * window's two mapped times (the map is called twice per window, not per row). */
@@ -1213,7 +1429,11 @@ int mw_store_start_ns(mw_store *s, int64_t *start_ns)
     if (single_int(s,
                    s->version && s->version < 6
                        ? "SELECT t0_ns FROM samples ORDER BY segment, seq, channel LIMIT 1"
-                       : "SELECT t0_ns FROM windows ORDER BY segment, seq, channel0 LIMIT 1",
+                   : s->version && s->version < 7
+                       ? "SELECT t0_ns FROM windows ORDER BY segment, seq, channel0 LIMIT 1"
+                       : "SELECT " STORE_KNOT_T("k0", "w", "meter_t0_us", "t0_ns") " FROM windows w"
+                         STORE_KNOT_JOIN("k0", "w", "meter_t0_us")
+                         " ORDER BY w.segment, w.seq, w.channel0 LIMIT 1",
                    start_ns) == 0)
         return 0;
     return set_err(s, "%s: no start_ns and no samples", s->path);

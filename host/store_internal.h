@@ -57,6 +57,32 @@ int mw_sqlite_check_schema(sqlite3 *db, const char *const *allowed, const char *
 #define STORE_SAMPLES_COUNT "SELECT coalesce(sum(0" STORE_SLOTS(STORE_SLOT_COUNT) "), 0) FROM windows"
 #define STORE_SLOT_WCOLS(k) ", w.p" #k ", w.v" #k ", w.i" #k ", w.pf" #k ", w.me" #k ", w.e" #k ", w.f" #k
 
+/* ---- schema version 7: times mapped through clock_knots ---------------------------------
+ * A window's final times: the meter time x through the point of its meter and segment at or
+ * before x (the first point when none is), t_ns + round((x - x_us) * slope), as
+ * mw_clock_knots_map computes it; the stamp written while recording where the segment has
+ * no points (a run still recorded, or cut short). STORE_KNOT_JOIN(a, w, x) joins alias a,
+ * the point for w's meter time column x; STORE_KNOT_T(a, w, x, live) is the time. */
+#define STORE_KNOT_JOIN(a, w, x)                                                                   \
+    " LEFT JOIN clock_knots " a " ON " a ".meter = " w ".meter AND " a ".segment = " w           \
+    ".segment AND " a ".x_us = coalesce((SELECT max(x_us) FROM clock_knots WHERE meter = " w      \
+    ".meter AND segment = " w ".segment AND x_us <= " w "." x "), (SELECT min(x_us) FROM "        \
+    "clock_knots WHERE meter = " w ".meter AND segment = " w ".segment))"
+#define STORE_KNOT_T(a, w, x, live)                                                                \
+    "CASE WHEN " a ".x_us IS NULL THEN " w "." live " ELSE " a ".t_ns + CAST(round((" w "." x    \
+    " - " a ".x_us) * " a ".slope) AS INTEGER) END"
+/* t0_ns, t1_ns, uncertainty_ns of windows w, with its joins (k0 for t0, k1 for t1) */
+#define STORE_KNOT_TIMES(w)                                                                        \
+    STORE_KNOT_T("k0", w, "meter_t0_us", "t0_ns") ", " STORE_KNOT_T("k1", w, "meter_t1_us", "t1_ns") \
+    ", coalesce(k1.unc_ns, " w ".uncertainty_ns)"
+#define STORE_KNOT_JOINS(w) STORE_KNOT_JOIN("k0", w, "meter_t0_us") STORE_KNOT_JOIN("k1", w, "meter_t1_us")
+/* 1 when the store has clock knots to map through (version 7 and a row in clock_knots), 0
+ * when its rows' times are final as they are (older versions, a run still being recorded
+ * or cut short, an import), -1 on a read error. With 1, the connection has the knots as
+ * read now in SQL functions for its own statements (not views): mw_knot_t(meter, segment,
+ * meter_us, live_ns), STORE_KNOT_T's time, and mw_knot_unc(meter, segment, live_unc). */
+int mw_store_has_knots(mw_store *s);
+
 /* ---- the compact phases of schema version 3 (merge.c writes, run.c reads) ---------------- */
 /* One thread's events, sorted by start, encoded by phase_codec.h; start_ns is the first
  * event's start (the codec's base), end_ns the latest end. */

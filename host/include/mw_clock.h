@@ -105,4 +105,29 @@ int mw_clock_uncertainty(const mw_clock *c, uint64_t meter_us, int64_t *uncertai
 void mw_clock_refit_all(mw_clock *c);
 
 void mw_clock_get_state(const mw_clock *c, mw_clock_state *st);
+
+/* The mapping of mw_clock_map as points a reader without the clock can apply (the run store
+ * keeps them: docs/run-store.md, table clock_knots). Point i holds meter time x_us, the host
+ * time t_ns there (mw_clock_map's, to the ns) and the slope (ns of host time per us of meter
+ * time) from it on: to the next point, or beyond the last one the last fit's own line. The
+ * first point lies MW_CLOCK_KNOT_LEAD_US before the first knot on the first fit's line, so
+ * that meter times before the first knot follow that line, as mw_clock_map does.
+ * mw_clock_knots_map applies them: the last point at or before meter_us (the first point
+ * when none is), t_ns + round((meter_us - x_us) x slope) with SQLite's round() (half away
+ * from zero, of r + 0.5 truncated), in double arithmetic, so that SQL gives the same ns:
+ * within 1 ns of mw_clock_map. */
+#define MW_CLOCK_KNOT_LEAD_US 1000000
+typedef struct {
+    int64_t x_us;           /* meter time */
+    int64_t t_ns;           /* host time at x_us (the clock's, without an origin added) */
+    double slope_ns_per_us; /* from x_us on */
+} mw_clock_knot;
+
+/* Writes up to cap points to out; returns how many the mapping has (call with cap 0 to
+ * size), 0 when the clock maps nothing (no pair, no fit). */
+int mw_clock_knots(const mw_clock *c, mw_clock_knot *out, int cap);
+/* The host time of meter_us under n >= 1 points sorted by x_us (see above). */
+int64_t mw_clock_knots_map(const mw_clock_knot *k, int n, int64_t meter_us);
+/* SQLite's round() of r to an integer, as mw_clock_knots_map and the store's SQL use it */
+int64_t mw_clock_round_sql(double r);
 #endif

@@ -137,4 +137,8 @@ void mw_meter_get_stats(const mw_meter *m, mw_meter_stats *st);
 void mw_meter_finish(mw_meter *m);
 int mw_meter_map_segment(const mw_meter *m, int seg, uint64_t meter_us, int64_t *t_ns,
                          int64_t *uncertainty_ns);
+/* Segment seg's mapping as mw_meter_map_segment applies it, as points (mw_clock_knots, the
+ * meter's real-time origin added): returns their number (call with cap 0 to size), 0 when
+ * the segment has no clock kept. */
+int mw_meter_segment_knots(const mw_meter *m, int seg, mw_clock_knot *out, int cap);
 #endif

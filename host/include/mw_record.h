@@ -31,9 +31,10 @@
  * windows lost)", "meter time fell behind (S s)" (the meter's time stood still while the
  * host's went on, mw_meter.h: its counters went on, so the energy base stays).
  *
- * At the end (mw_record_finish) every segment is restamped with its final clock fit
- * (mw_meter_finish, mw_meter_map_segment), which is better than the live fit each window got
- * on arrival, and the run's closing metadata is written.
+ * At the end (mw_record_finish) every segment's final clock fit (mw_meter_finish,
+ * mw_meter_segment_knots), which is better than the live fit each window got on arrival, is
+ * kept in the store (table clock_knots: readers map the windows' meter times through it,
+ * no window is rewritten), and the run's closing metadata is written.
  *
  * Errors: 0 or -1 with the message in the caller's buffer, or, while recording, in the news;
  * a store failure does not stop the recording. Nothing is printed. */

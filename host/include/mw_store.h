@@ -15,9 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mw_clock.h"
 #include "mw_inband.h"
 
-#define MW_STORE_SCHEMA_VERSION 6
+#define MW_STORE_SCHEMA_VERSION 7
 #define MW_STORE_DB_NAME "trace.db"
 
 typedef struct mw_store mw_store;
@@ -140,9 +141,18 @@ int mw_store_probe_clear(mw_store *s);
 int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid, int64_t local_ns,
                             int64_t offset_ns, int64_t uncertainty_ns);
 
+/* Schema 7: a segment's final clock mapping (mw_meter_segment_knots), kept in table
+ * clock_knots instead of rewriting its windows' times: readers (the read API, the view
+ * samples) map each window's meter times through it, and give the window uncertainty_ns.
+ * meter is the windows' meter number; 0: every meter whose windows this writer stored (as
+ * mw_store_restamp_meter's 0). n >= 1 points sorted by x_us. */
+int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,
+                       int64_t uncertainty_ns);
+
 /* Re-stamp every sample of a segment from its meter time with map (ctx, meter_us -> ns,
- * returning 0 or -1) and set their uncertainty; used when a segment is over and the clock
- * model has its final fit. One UPDATE per window (segment, seq) through the primary key;
+ * returning 0 or -1) and set their uncertainty: what the recorder did with a segment's
+ * final fit up to schema 6 (schema 7 keeps the fit instead: mw_store_knots_add; a segment
+ * with knots is read through them, whatever its rows hold). One UPDATE per window (segment, seq) through the primary key;
  * all or nothing (a map failure leaves every time stamp as it was). */
 int mw_store_restamp(mw_store *s, int segment,
                      int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,

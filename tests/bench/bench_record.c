@@ -11,7 +11,10 @@
  *    "-- sleep RECORD_S" less "-- sleep 0" (start-up and finish). Goals (issue 22): at most
  *    0.2 % of a core, 50 system calls/s, 100 bytes written per stored sample.
  * The mw binary is $MW_BUILD/bin/mw (default build/bin/mw); RECORD_S (env, default 60)
- * sets the recording length; BENCH_RECORD_NO_DECODE=1 skips the decode figures. */
+ * sets the recording length; BENCH_RECORD_NO_DECODE=1 skips the decode figures;
+ * BENCH_RECORD_METERS=N (1..4, default 1) records N boards at once into one store (the
+ * issue's setting is 4; each board is a simavr process, so mind the cores), and the costs
+ * per meter are the totals divided by N. */
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -184,14 +187,23 @@ static void count_samples(const char *run, rec_cost *c)
 }
 
 /* Run "mw record -- sleep S" (under strace -c -f into trace_file unless it is NULL). */
-static int record_once(const char *mw, const char *run, const char *link, const char *err,
-                       double s, const char *trace_file, rec_cost *c)
+#define METERS_MAX 4
+static int record_once(const char *mw, const char *run, char *const links[], int nm,
+                       const char *err, double s, const char *trace_file, rec_cost *c)
 {
     char secs[32];
     snprintf(secs, sizeof secs, "%g", s);
-    char *rec[] = {"/usr/bin/strace", "-c", "-f", "-o", (char *)trace_file,
-                   (char *)mw,   "record", "-q",         "-o", (char *)run, "--meter",
-                   (char *)link, "--",     "/bin/sleep", secs, NULL};
+    char *rec[10 + 2 * METERS_MAX + 4] = {"/usr/bin/strace", "-c", "-f", "-o", (char *)trace_file,
+                                         (char *)mw, "record", "-q", "-o", (char *)run};
+    int a = 10;
+    for (int i = 0; i < nm; i++) {
+        rec[a++] = "--meter";
+        rec[a++] = links[i];
+    }
+    rec[a++] = "--";
+    rec[a++] = "/bin/sleep";
+    rec[a++] = secs;
+    rec[a] = NULL;
     memset(c, 0, sizeof *c);
     double t0 = now_s();
     pid_t r = spawn(trace_file ? rec : rec + 5, err);
@@ -217,10 +229,15 @@ static int record_once(const char *mw, const char *run, const char *link, const 
     return 0;
 }
 
-static void print_cost(double rec_s, const rec_cost *a, const rec_cost *a0, const rec_cost *t,
-                       const rec_cost *t0)
+static void print_cost(double rec_s, int nm, const rec_cost *a, const rec_cost *a0,
+                       const rec_cost *t, const rec_cost *t0)
 {
-    printf("### Recorder costs\n\n");
+    if (nm > 1)
+        printf("### Recorder costs, %d meters\n\n%d boards recorded into one store "
+               "(`--meter` %d times); the figures per meter are the totals divided by %d.\n\n",
+               nm, nm, nm, nm);
+    else
+        printf("### Recorder costs\n\n");
     printf("`mw record -q --meter LINK -- sleep %g` against the real firmware on the simulated "
            "board (a separate `mw vmeter` process, not counted) set to 15 current channels (16 "
            "with the voltage), 4 Hz; a second run `-- sleep 0` gives what start-up and finish "
@@ -242,9 +259,9 @@ static void print_cost(double rec_s, const rec_cost *a, const rec_cost *a0, cons
                rs[i]->wbytes, calls);
     }
     double dw = a->wall_s - a0->wall_s, ds = (double)(a->samples - a0->samples);
-    double cpu_pct = (a->cpu_s - a0->cpu_s) / dw * 100;
+    double cpu_pct = (a->cpu_s - a0->cpu_s) / dw * 100 / nm;
     double calls_s = t->syscalls >= 0 && t0->syscalls >= 0
-                         ? (double)(t->syscalls - t0->syscalls) / (t->wall_s - t0->wall_s)
+                         ? (double)(t->syscalls - t0->syscalls) / (t->wall_s - t0->wall_s) / nm
                          : -1;
     printf("\nRecording itself (the differences), per meter of 15 channels at 4 Hz:\n\n");
     printf("| cost | measured | goal |\n|---|---|---|\n");
@@ -253,12 +270,12 @@ static void print_cost(double rec_s, const rec_cost *a, const rec_cost *a0, cons
     if (calls_s >= 0) printf("| system calls | **%.1f /s** | ≤ 50 /s |\n", calls_s);
     else printf("| system calls | not measured (no strace) | ≤ 50 /s |\n");
     printf("| bytes passed to write calls per stored sample | **%.0f** (%.2f MB per minute) | ≤ 100 |\n",
-           (double)(a->wchar - a0->wchar) / ds, (double)(a->wchar - a0->wchar) / dw * 60e-6);
+           (double)(a->wchar - a0->wchar) / ds, (double)(a->wchar - a0->wchar) / dw * 60e-6 / nm);
     printf("| bytes sent to storage per stored sample | %.0f | |\n\n",
            (double)(a->wbytes - a0->wbytes) / ds);
     printf("Start-up and finish cost %.0f ms of CPU once: opening the meter and waiting for its "
            "identification, reading the calibration, noting the machine's details (`mpirun "
-           "--version` is most of it), the final restamping. Measured on the shared 2-core "
+           "--version` is most of it), the clock's final fit. Measured on the shared 2-core "
            "development machine: CPU figures vary by ±30 %% between runs.\n",
            a0->cpu_s * 1e3);
 }
@@ -266,20 +283,31 @@ static void print_cost(double rec_s, const rec_cost *a, const rec_cost *a0, cons
 static void record_cost(void)
 {
     const char *b = getenv("MW_BUILD");
-    char mw[4096], dir[] = "/tmp/mw-bench-XXXXXX", link[4200], run[4200], err[4200], tr[4200];
+    char mw[4096], dir[] = "/tmp/mw-bench-XXXXXX", run[4200], err[4200], tr[4200];
+    char lk[METERS_MAX][4200], *links[METERS_MAX];
     snprintf(mw, sizeof mw, "%s/bin/mw", b && *b ? b : "build");
     double rec_s = getenv("RECORD_S") ? atof(getenv("RECORD_S")) : 60;
+    int nm = getenv("BENCH_RECORD_METERS") ? atoi(getenv("BENCH_RECORD_METERS")) : 1;
+    if (nm < 1 || nm > METERS_MAX) nm = 1;
     if (!mkdtemp(dir)) return;
-    snprintf(link, sizeof link, "%s/meter", dir);
     snprintf(err, sizeof err, "%s/stderr", dir);
-    char *vm[] = {mw,       "vmeter", "--link", link,     "--wave", "smps", "--load",
-                  "A1=150", "--load", "A9=300", "--load", "A15=80", NULL};
-    pid_t board = spawn(vm, err);
-    struct stat st;
-    for (int i = 0; i < 100 && lstat(link, &st) != 0; i++)
-        usleep(50000);
-    if (board < 0 || board_15_channels(link)) {
+    pid_t board[METERS_MAX];
+    int ok = 1;
+    for (int i = 0; i < nm; i++) {
+        snprintf(lk[i], sizeof lk[i], "%s/meter%d", dir, i);
+        links[i] = lk[i];
+        char *vm[] = {mw,       "vmeter", "--link", lk[i],    "--wave", "smps", "--load",
+                      "A1=150", "--load", "A9=300", "--load", "A15=80", NULL};
+        board[i] = spawn(vm, err);
+        struct stat st;
+        for (int j = 0; j < 600 && lstat(lk[i], &st) != 0; j++) /* 30 s: a loaded machine */
+            usleep(50000);
+        if (board[i] < 0 || board_15_channels(lk[i])) ok = 0;
+    }
+    if (!ok) {
         printf("### Recorder costs\n\nnot measured: the simulated board did not start\n");
+        for (int i = 0; i < nm; i++)
+            if (board[i] > 0) kill(board[i], SIGTERM);
         return;
     }
     rec_cost c[4];
@@ -292,11 +320,13 @@ static void record_cost(void)
             c[i].syscalls = -1;
             continue;
         }
-        record_once(mw, run, link, err, i % 2 ? 0 : rec_s, i >= 2 ? tr : NULL, &c[i]);
+        record_once(mw, run, links, nm, err, i % 2 ? 0 : rec_s, i >= 2 ? tr : NULL, &c[i]);
     }
-    kill(board, SIGTERM);
-    waitpid(board, NULL, 0);
-    print_cost(rec_s, &c[0], &c[1], &c[2], &c[3]);
+    for (int i = 0; i < nm; i++) {
+        kill(board[i], SIGTERM);
+        waitpid(board[i], NULL, 0);
+    }
+    print_cost(rec_s, nm, &c[0], &c[1], &c[2], &c[3]);
     char rm[4300];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return;

@@ -172,7 +172,7 @@ static const char *const edits[] = {
     /* no parameter: the schema itself */
     "PRAGMA user_version = 1",
     "PRAGMA user_version = 5", /* older: version 6's tables read as version 5's */
-    "PRAGMA user_version = 7", /* newer than this mw */
+    "PRAGMA user_version = 8", /* newer than this mw */
     "DROP TABLE gaps",
     "DROP TABLE phases",
     "DROP TABLE channels",

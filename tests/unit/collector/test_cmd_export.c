@@ -208,7 +208,7 @@ static void phases_gaps_meta(void **state)
                   "command,\"mw record -- ./app \"\"x,y\"\"\"\n"
                   "created_ns,1699999999000000000\n"
                   "end_ns,1700000003250000000\n"
-                  "schema_version,6\n"
+                  "schema_version,7\n"
                   "start_ns,1700000000000000000\n"
                   "status,complete\n",
                   (char *[]){"mw", "export", run, "--format", "csv", "--what", "meta", NULL});
@@ -217,7 +217,7 @@ static void phases_gaps_meta(void **state)
                   "{\n\"command\":\"mw record -- ./app \\\"x,y\\\"\",\n"
                   "\"created_ns\":\"1699999999000000000\",\n"
                   "\"end_ns\":\"1700000003250000000\",\n"
-                  "\"schema_version\":\"6\",\n"
+                  "\"schema_version\":\"7\",\n"
                   "\"start_ns\":\"1700000000000000000\",\n"
                   "\"status\":\"complete\"\n}}\n",
                   (char *[]){"mw", "export", run, "--format", "json", "--what", "meta", NULL});
@@ -373,7 +373,7 @@ static void show(void **state)
              "  command         mw record -- ./app \"x,y\"\n"
              "  created_ns      1699999999000000000\n"
              "  end_ns          1700000003250000000\n"
-             "  schema_version  6\n"
+             "  schema_version  7\n"
              "  start_ns        1700000000000000000\n"
              "  status          complete\n"
              "\n"

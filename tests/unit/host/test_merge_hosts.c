@@ -7,7 +7,9 @@
  * recording did not end, or that left no store, makes the run partial naming it; a 2 s step
  * in one host's exchanges is detected, keeps the longer side's offset and goes into the
  * uncertainty; a clock 100 ppm fast is fitted as a line and every window corrected by the
- * offset at its own time. Schema 6 hosts' windows are copied row by row, 16 channels a row;
+ * offset at its own time. A schema 7 host's clock knots come with its windows (its stamps
+ * 1 ms off, its knots right: the merged times are right, drifting clock included).
+ * Schema 6 hosts' windows are copied row by row, 16 channels a row;
  * a version 5 host store (its table samples, made here by SQL), or a host holding a sample
  * of a channel it does not list, is copied sample by sample, that sample left out, and
  * merges to the same samples. */
@@ -37,6 +39,8 @@ typedef struct {
     int step_at;        /* exchange index from which the host's clock reads +2 s; 0: none */
     double drift_ppm;   /* the offset grows by this (from T0 on the host's clock); with it,
                          * 12 exchanges without jitter */
+    int knots;          /* schema 7: the windows' stamps 1 ms late, and clock knots that map
+                         * their meter times to the right ones (the recorder's end) */
 } host_spec;
 
 /* RUN/hosts/HOST/trace.db with 8 windows per channel (power 1000 * channel + 7), a gap of
@@ -57,12 +61,17 @@ static void make_host(const host_spec *h)
             mw_store_sample x = {.channel = k, .segment = 1, .seq = (uint32_t)i,
                                  .meter_t0_us = (uint64_t)i * 250000,
                                  .meter_t1_us = (uint64_t)(i + 1) * 250000,
-                                 .t0_ns = T0 + h->offset_ns + i * WIN,
-                                 .t1_ns = T0 + h->offset_ns + (i + 1) * WIN,
+                                 .t0_ns = T0 + h->offset_ns + i * WIN + h->knots * 1000000,
+                                 .t1_ns = T0 + h->offset_ns + (i + 1) * WIN + h->knots * 1000000,
                                  .uncertainty_ns = 100000, .power_mw = 1000 * k + 7,
                                  .vrms_mv = 230000, .pf_milli = 1000};
             assert_int_equal(mw_store_sample_add(s, &x), 0);
         }
+    if (h->knots) { /* meter time 0 at T0 + offset, 1 ns per ns; a lead point before */
+        mw_clock_knot k[2] = {{-1000000, T0 + h->offset_ns - 1000000000, 1000.0},
+                              {0, T0 + h->offset_ns, 1000.0}};
+        assert_int_equal(mw_store_knots_add(s, 1, 1, k, 2, 100000), 0);
+    }
     assert_int_equal(mw_store_gap_add(s, T0 + h->offset_ns + 3 * WIN, T0 + h->offset_ns + 4 * WIN,
                                       "disconnected"),
                      0);
@@ -131,8 +140,8 @@ static void two_hosts_on_one_axis(void **state)
 {
     new_run();
     static const char *const n1[] = {"a", "b", "c"}, *const n2[] = {"a", "d"};
-    host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0, 0};
-    host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0, 0};
+    host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0, 0, 0};
+    host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0, 0, 1};
     make_host(&h2); /* made out of order: the merge orders hosts by name */
     make_host(&h1);
     mw_merge_hosts_stats st;
@@ -155,6 +164,12 @@ static void two_hosts_on_one_axis(void **state)
                            "seq * 250000000 AND t1_ns = t0_ns + 250000000"),
                      40);
     assert_int_equal(q1(s, "SELECT min(uncertainty_ns) FROM samples"), 100000 + 11000);
+    /* h2's clock knots came along (its live stamps are 1 ms late), and the run's end is the
+     * last window's final end */
+    assert_int_equal(q1(s, "SELECT count(*) FROM clock_knots WHERE meter = 2"), 2);
+    assert_int_equal(q1(s, "SELECT CAST(value AS INTEGER) - 1795000000000000000 FROM meta WHERE "
+                           "key = 'end_ns'"),
+                     8 * WIN);
     /* channels: h1's a b c then h2's a d; the shared name qualified */
     char buf[256];
     qs(s, "SELECT group_concat(name, ' ') FROM (SELECT name FROM channels ORDER BY channel)",
@@ -224,8 +239,8 @@ static void older_and_odd_host_stores(void **state)
     for (int variant = 0; variant < 2; variant++) {
         new_run();
         static const char *const n1[] = {"a", "b", "c"}, *const n2[] = {"a", "d"};
-        host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0, 0};
-        host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0, 0};
+        host_spec h1 = {"h1", 3000000, 3, n1, "complete", 0, 0, 0};
+        host_spec h2 = {"h2", -7000000, 2, n2, "complete", 0, 0, 0};
         make_host(&h1);
         make_host(&h2);
         if (variant == 0) host_to_v5("h2");
@@ -258,8 +273,8 @@ static void lost_hosts_and_a_step(void **state)
 {
     new_run();
     static const char *const n[] = {"x", "y"};
-    host_spec h1 = {"h1", 0, 2, n, "complete", 6, 0}; /* +2 s from the 7th of 9 exchanges */
-    host_spec h2 = {"h2", 0, 2, n, NULL, 0, 0};    /* killed: no status */
+    host_spec h1 = {"h1", 0, 2, n, "complete", 6, 0, 0}; /* +2 s from the 7th of 9 exchanges */
+    host_spec h2 = {"h2", 0, 2, n, NULL, 0, 0, 0};    /* killed: no status */
     make_host(&h1);
     make_host(&h2);
     char p[300];
@@ -300,7 +315,7 @@ static void drifting_clock(void **state)
 {
     new_run();
     static const char *const n[] = {"x"};
-    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 100.0};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 100.0, 1};
     make_host(&h1);
     mw_merge_hosts_stats st;
     char err[1024];
@@ -330,8 +345,8 @@ static void hostile_clock_rows(void **state)
 {
     new_run();
     static const char *const n[] = {"x"};
-    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 0};
-    host_spec h2 = {"h2", 7000000, 1, n, "complete", 0, 5000.0};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 0, 0};
+    host_spec h2 = {"h2", 7000000, 1, n, "complete", 0, 5000.0, 0};
     make_host(&h1);
     make_host(&h2);
     char dir[300], err[1024];
@@ -372,11 +387,11 @@ static void meta_keys_and_caps(void **state)
 {
     new_run();
     static const char *const n[] = {"x"};
-    host_spec ha = {"a", 0, 1, n, "complete", 0, 0}, hb = {"a.b", 0, 1, n, "complete", 0, 0};
+    host_spec ha = {"a", 0, 1, n, "complete", 0, 0, 0}, hb = {"a.b", 0, 1, n, "complete", 0, 0, 0};
     static const char *many[65];
     static char names[65][16];
     for (int k = 0; k < 65; k++) snprintf(names[k], sizeof names[k], "c%d", k), many[k] = names[k];
-    host_spec hc = {"c", 0, 65, many, "complete", 0, 0};
+    host_spec hc = {"c", 0, 65, many, "complete", 0, 0, 0};
     make_host(&ha);
     make_host(&hb);
     make_host(&hc);
@@ -416,7 +431,7 @@ static void merge_again_keeps(void **state)
 {
     new_run();
     static const char *const n[] = {"x"};
-    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 0};
+    host_spec h1 = {"h1", 5000000, 1, n, "complete", 0, 0, 0};
     make_host(&h1);
     mw_merge_hosts_stats st;
     char err[1024];
@@ -429,7 +444,7 @@ static void merge_again_keeps(void **state)
     assert_int_equal(mw_store_phase_add(s, &ph), 0);
     assert_int_equal(mw_store_commit(s), 0);
     mw_store_close(s);
-    host_spec h2 = {"h2", 0, 1, n, "complete", 0, 0}; /* copied in afterwards */
+    host_spec h2 = {"h2", 0, 1, n, "complete", 0, 0, 0}; /* copied in afterwards */
     make_host(&h2);
     assert_int_equal(mw_merge_hosts_again(run, &st, NULL, NULL, err, sizeof err), 0);
     assert_int_equal(st.hosts, 2);

@@ -239,10 +239,10 @@ static void open_refuses(void **state)
     snprintf(path, sizeof path, "%s/trace.db", rundir);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 8", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_null(mw_store_open(rundir, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 7"));
+    assert_non_null(strstr(err, "schema version 8"));
     assert_non_null(strstr(err, path));
 
     /* an SQLite file that is not a run store */
@@ -711,10 +711,10 @@ static void second_writer(void **state)
     snprintf(path, sizeof path, "%s/trace.db", rundir);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 8", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_null(mw_store_open_write(rundir, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 7 is newer"));
+    assert_non_null(strstr(err, "schema version 8 is newer"));
 }
 
 /* The child writes 40 rows, commits, writes 24 more and a meta key without committing,
