@@ -9,7 +9,8 @@
  * after). This file gives it the command and the signal flags; what happened is said by
  * record_news.c (each news on stderr, and on a terminal one status line). At the end the instrumented command's events
  * are merged (mw_merge.h), a simulated cluster's bookkeeping is done (mw_simcluster.h), and
- * the session restamps every segment and writes the closing metadata.
+ * the session keeps every segment's final clock fit (clock_knots) and writes the closing
+ * metadata.
  *
  * The first store failure is said once; the command goes on, the run's status becomes
  * "failed: store" and the exit status 1 (unless the command's is not 0). A meter lost for

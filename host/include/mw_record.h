@@ -67,7 +67,7 @@ void mw_record_set_meter(mw_record *r, int meter, int first_channel, const char 
 /* Record other's meter too, in r's turns: every turn waits in one poll() for any meter's
  * port, then reads each; mw_record_run waits for every meter's first window and for the
  * window holding the command's end (of every meter still connected); mw_record_finish
- * restamps and ends every meter, each by its own clock model and for its own channels only;
+ * keeps the final clock fits of and ends every meter, each by its own clock model and for its own channels only;
  * a meter lost for good is in the outcome by name. other stays the caller's (freed after r's
  * last use) and is driven only through r from now on. At most MW_RECORD_MAX_METERS in all;
  * returns 0, or -1 when full. */
@@ -163,13 +163,14 @@ typedef struct {
  * was not stored (said in a news). */
 int mw_record_run(mw_record *r, const mw_record_command *c, mw_record_outcome *out);
 
-/* The end of a recording: every segment restamped with its final clock fit (a segment that
- * cannot be restamped keeps the live fit's times), the gap of a meter lost for good (from its
- * last window as restamped), then the metadata clock_drift_ppm,
+/* The end of a recording: every segment's final clock fit written to clock_knots (schema 7:
+ * readers map the rows' meter times through it; a segment without a fit keeps the live
+ * fit's times), the gap of a meter lost for good (from its last window as mapped by that
+ * fit), then the metadata clock_drift_ppm,
  * clock_uncertainty_ns (the worst of the segments' final fits), end_ns (now), status,
  * meter_bad_crc_lines, meter_lost_windows, meter_restarts and reconnects (with several
  * meters: the drift of the first meter, the largest uncertainty, the statistics summed;
- * every meter restamped and its lost gap written). Nothing is
+ * every meter's fit kept and its lost gap written). Nothing is
  * committed. Every key is tried; returns 0, or -1 with the first failure in err. */
 int mw_record_finish(mw_record *r, const char *status, char *err, size_t errlen);
 #endif
