@@ -657,7 +657,8 @@ mw_meter *mw_meter_open(const char *path, int ident_ms, mw_port_err *why, char *
                      path, ident_ms / 1000.0, (unsigned long long)m->st.lines);
         else
             snprintf(err, errlen,
-                     "%s: no answer within %.1f s (%llu bytes, %llu with a bad CRC: is a meter "
+                     "%s: no answer within %.1f s (%llu bytes in whole lines, %llu lines with a "
+                     "bad CRC: is a meter "
                      "with megawatt firmware there? try 'mw flash')",
                      path, ident_ms / 1000.0, (unsigned long long)m->st.bytes,
                      (unsigned long long)m->rd.bad_crc);

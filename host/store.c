@@ -1129,7 +1129,12 @@ int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid
  * the readers call (run_rows.c): a binary search per window in C rather than two lookups
  * in clock_knots' B-tree per time through SQL (a day's export took a third longer so). The
  * same arithmetic as the view's SQL (mw_clock_knots_map; test_store_knots compares them). */
-#define STORE_KNOTS_MAX 4000000 /* rows: a hostile file must not fill the memory */
+/* The knots a store may hold: a segment has a lead point and one every 150 s of meter time,
+ * so never more than two per window (a segment of one window) and a few hundred a day per
+ * meter; a hostile file must not fill the memory with more than its windows justify, and a
+ * genuine merged run of many hosts and days must not be refused (4 M knots is 27 days of
+ * 64 hosts x 4 meters): the bound is the larger of STORE_KNOTS_MIN and 2 per window. */
+#define STORE_KNOTS_MIN 4000000
 typedef struct {
     int64_t meter, segment, unc_ns;
     size_t first, n;
@@ -1194,13 +1199,21 @@ static int knots_load(mw_store *s)
                                   "clock_knots ORDER BY meter, segment, x_us",
                            -1, &st, NULL) != SQLITE_OK)
         return db_err(s, "reading the clock knots");
+    int64_t last_window = 0; /* windows' rowids are their arrival order: about their count */
+    if (single_int(s, "SELECT coalesce(max(rowid), 0) FROM windows", &last_window) != 0)
+        last_window = 0;
+    size_t knots_max = STORE_KNOTS_MIN;
+    if (last_window > 0 && (uint64_t)last_window < SIZE_MAX / 4 &&
+        2 * (size_t)last_window + 64 > knots_max)
+        knots_max = 2 * (size_t)last_window + 64;
     knot_map *m = calloc(1, sizeof *m);
     size_t nk = 0, cap = 0, gcap = 0;
     int rc = SQLITE_DONE, failed = !m;
     if (!m) set_err(s, "%s: reading the clock knots: out of memory", s->path);
     while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (nk == STORE_KNOTS_MAX) {
-            set_err(s, "%s: more than %d clock knots", s->path, STORE_KNOTS_MAX);
+        if (nk == knots_max) {
+            set_err(s, "%s: more than %zu clock knots (2 per window at most)", s->path,
+                    knots_max);
             s->unusable = failed = 1;
             break;
         }
@@ -1241,8 +1254,13 @@ static int knots_load(mw_store *s)
     if (sqlite3_create_function_v2(s->db, "mw_knot_t", 4, fl, m, sql_knot_t, NULL, NULL,
                                    knot_map_free) != SQLITE_OK ||
         sqlite3_create_function_v2(s->db, "mw_knot_unc", 3, fl, m, sql_knot_unc, NULL, NULL,
-                                   NULL) != SQLITE_OK)
+                                   NULL) != SQLITE_OK) {
+        /* (out of memory only) neither may be left with a map the other's failure freed:
+         * both go, and a reader of this connection then fails on the missing function */
+        sqlite3_create_function_v2(s->db, "mw_knot_unc", 3, fl, NULL, NULL, NULL, NULL, NULL);
+        sqlite3_create_function_v2(s->db, "mw_knot_t", 4, fl, NULL, NULL, NULL, NULL, NULL);
         return db_err(s, "reading the clock knots");
+    }
     return 0;
 }
 
