@@ -55,7 +55,7 @@ int16_t mw_metrology_vmean(const mw_sums *s);
  * the 3rd where 5 theta >= 2.2 rad (too near the voltage samples' Nyquist frequency); the
  * two-tap sinusoidal interpolation beyond. Prepared once per window (the system depends on
  * theta only: LU-factorised), then solved for each channel's a. */
-#define MW_INTERP_MAXH 3 /* exact harmonics */
+#define MW_INTERP_MAXH 4 /* exact harmonics */
 typedef struct {
     float theta, c1, s1; /* theta, cos and sin of it */
     uint8_t ok, nt, nh;  /* usable, taps, exact harmonics */
