@@ -61,6 +61,8 @@ static int16_t vh[NVH + 1];
 /* ... but with eight taps, v(t - 3): copied from vh[2] when set t - 1 is complete (by
  * current_taps8, so that the voltage's ISR spends nothing on it) */
 static int16_t vh3;
+static int16_t s8_i3; /* current_sample8's i(t - 3) and ... */
+static uint8_t s8_h;  /* ... hist, across current_sample */
 typedef struct {
     int16_t i1, i2, i3, i4; /* i(t - 1) .. i(t - 4): 8 bytes, its address is a shift */
 } ihist;
@@ -403,8 +405,7 @@ ISR_PART void voltage_taps8(mw_sums *w)
     if (h >= 4) w4->svlx[1] += vh[0];
 }
 
-/* t8: with the products of lags -3 and 4 (a constant: current_sample8 below). */
-ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x, const uint8_t t8)
+ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
 {
     /* channel done's sums at offsetof(ch) + (done - 1) x 32: done x 16 by a nibble swap
      * (done <= 15), doubled, where `(done - 1) * sizeof` compiled to a 20-cycle shift loop */
@@ -431,13 +432,6 @@ ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x, const uint8_t 
     if (taps6) { /* the outer lags, in short sets only */
         if (h >= 2) mac16s(c, SVI(-2), x, vh[2]);
         if (h >= 3) mac16s(CH_AT(wlag[3], off), SVI(3), hp->i3, v0);
-        if (t8) { /* and -3 and 4, in the shortest sets */
-            uint16_t xo = (uint16_t)(SVX_BASE + (uint8_t)(done << 3));
-            if (h >= 3) mac16s((char *)w + xo, 0, x, vh3);
-            if (h >= 4) mac16s((char *)wlag[4] + xo, 4, hp->i4, v0);
-            hp->i4 = hp->i3;
-            if (done == mlast) vh3 = vh[2]; /* v(t - 2), the next set's v(t - 3) */
-        }
         hp->i3 = hp->i2;
     }
     hp->i2 = hp->i1;
@@ -494,7 +488,20 @@ static __attribute__((noinline)) void current_sample8(mw_sums *w, uint8_t done, 
     uint8_t ch = (uint8_t)(done - 1u);
     int16_t x = centred(w, ch, raw);
     if (ch == 1) voltage_taps8(w);
-    current_sample(w, ch, x, 1);
+    /* what current_sample leaves for the outer lags: i(t - 3), and the complete sets in
+     * a row before this one (it may count this one) */
+    /* kept in memory, not in registers, across current_sample (its code then compiles as
+     * in the ISR) */
+    s8_i3 = ((ihist *)((char *)ih + (uint8_t)(ch << 3)))->i3;
+    s8_h = hist;
+    current_sample(w, ch, x); /* lags -2..3, the history, the set's end */
+    ihist *hp = (ihist *)((char *)ih + (uint8_t)(ch << 3));
+    uint8_t h = s8_h;
+    uint16_t xo = (uint16_t)(SVX_BASE + (uint8_t)(ch << 3));
+    if (h >= 3) mac16s((char *)w + xo, 0, x, vh3);
+    if (h >= 4) mac16s((char *)wlag[4] + xo, 4, hp->i4, vh[0]);
+    hp->i4 = s8_i3;
+    if (ch == mlast) vh3 = vh[2]; /* v(t - 2), the next set's v(t - 3) */
 }
 
 ISR(ADC_vect)
@@ -553,7 +560,7 @@ ISR(ADC_vect)
     if (done == 0)
         voltage_sample(w, idx, x);
     else
-        current_sample(w, ch, x, 0);
+        current_sample(w, ch, x);
 }
 
 const mw_sums *sampler_take(void)
