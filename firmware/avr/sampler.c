@@ -59,7 +59,7 @@ static volatile uint32_t conv; /* conversions completed since start (meter time 
 #define NVH 2 /* -MW_LAG6_LO: the earliest voltage sample a current sample needs ... */
 static int16_t vh[NVH + 1];
 /* ... but with eight taps, v(t - 3): copied from vh[2] when set t - 1 is complete (by
- * current_taps8, so that the voltage's ISR spends nothing on it) */
+ * current_sample8, so that the voltage's ISR spends nothing on it) */
 static int16_t vh3;
 static int16_t s8_i3; /* current_sample8's i(t - 3) and ... */
 static uint8_t s8_h;  /* ... hist, across current_sample */
@@ -394,7 +394,7 @@ static inline __attribute__((always_inline)) void mac16s(void *p, uint8_t d, int
 _Static_assert(sizeof(((mw_sums *)0)->svx[0]) == 8, "current_sample's svx offset");
 /* The voltage sums of lags -3 and 4 (sets of at most MW_SET8_MAX_CONV conversions), taken
  * with the set's first current sample (current_sample8), not in the voltage's ISR, so that
- * the code for the other maps is what it was (see set_sample8). */
+ * the code for the other maps is what it was (see current_sample8). */
 ISR_PART void voltage_taps8(mw_sums *w)
 {
     uint8_t h = hist;
@@ -446,7 +446,6 @@ ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
     }
 }
 
-
 /* The voltage sample of this set (vh[0], set nsets - 1 of w) into the fundamental's sums
  * (fund.h), in the dummy conversion's interrupt: not in the voltage sample's, which is
  * the longest (crossings, a new window). Inline: the ISR saves these registers anyway (a
@@ -488,10 +487,9 @@ static __attribute__((noinline)) void current_sample8(mw_sums *w, uint8_t done, 
     uint8_t ch = (uint8_t)(done - 1u);
     int16_t x = centred(w, ch, raw);
     if (ch == 1) voltage_taps8(w);
-    /* what current_sample leaves for the outer lags: i(t - 3), and the complete sets in
-     * a row before this one (it may count this one) */
-    /* kept in memory, not in registers, across current_sample (its code then compiles as
-     * in the ISR) */
+    /* what current_sample changes that the outer lags need: i(t - 3) (its history
+     * shifts) and the complete sets in a row before this one (it may count this one),
+     * kept in memory, not in registers, across it */
     s8_i3 = ((ihist *)((char *)ih + (uint8_t)(ch << 3)))->i3;
     s8_h = hist;
     current_sample(w, ch, x); /* lags -2..3, the history, the set's end */
