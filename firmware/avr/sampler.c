@@ -45,28 +45,39 @@ static inline __attribute__((always_inline)) int32_t mul16s(int16_t a, int16_t b
 static uint8_t admux_of[MW_MAX_CHANNELS + 1], mux5_of[MW_MAX_CHANNELS + 1];
 static uint8_t m, mlast; /* conversions per set (nchan_i + 2), the last channel (nchan_i) */
 static uint8_t lat_pos, wr_pos, expect; /* in-flight, written-to-mux, next wanted */
+/* resync: bit 0 (RESYNC) set after a missed conversion, until the next set begins; bit 1
+ * (TAPS8) in sets of at most MW_SET8_MAX_CONV conversions, so that the ISR tests one byte
+ * for both and the 16-channel path pays nothing for the eight taps */
+#define RESYNC 1u
+#define TAPS8 2u
 static uint8_t resync, first_isr;
 static uint16_t last_tick;
 static volatile uint32_t conv; /* conversions completed since start (meter time / 104 us) */
 /* History for the lagged products: vh[j] = v(t - j) of the set t now running, ih[j][k] =
  * i_k(t - 1 - j); hist = complete sets in a row before t (saturated), so a product with a
  * lag beyond hist is left out (after a start or resync) together with its voltage sum */
-#define NVH 2 /* -MW_LAG_LO: the earliest voltage sample a current sample needs */
+#define NVH 2 /* -MW_LAG6_LO: the earliest voltage sample a current sample needs ... */
 static int16_t vh[NVH + 1];
+/* ... but with eight taps, v(t - 3): copied from vh[2] when set t - 1 is complete (by
+ * current_sample8, so that the voltage's ISR spends nothing on it) */
+static int16_t vh3;
+static int16_t s8_i3; /* current_sample8's i(t - 3) and ... */
+static uint8_t s8_h;  /* ... hist, across current_sample */
 typedef struct {
-    int16_t i1, i2, i3; /* i(t - 1), i(t - 2), i(t - 3) */
-    int16_t pad;        /* 8 bytes: its address is a shift */
+    int16_t i1, i2, i3, i4; /* i(t - 1) .. i(t - 4): 8 bytes, its address is a shift */
 } ihist;
 static ihist ih[MW_MAX_CHANNELS]; /* by channel (1..15): ih[0] unused */
 _Static_assert(sizeof(ihist) == 8 && MW_MAX_CHANNELS <= 16, "current_sample's history offset");
 static uint8_t hist;
-/* the outer lags (-2 and +3) in sets of at most MW_SET6_MAX_CONV conversions (sums.h);
- * lag_hi: the latest lag summed, the sets of the next window a closing one waits for */
-static uint8_t taps6, lag_hi;
+/* the outer lags (-2 and +3) in sets of at most MW_SET6_MAX_CONV conversions, and -3 and
+ * +4 in sets of at most MW_SET8_MAX_CONV (sums.h); lag_hi: the latest lag summed, the sets
+ * of the next window a closing one waits for */
+static uint8_t taps6, taps8, lag_hi;
 static uint8_t nset_cur; /* sets begun in the window being filled (saturated at 255) */
 static mw_sums *wlag[MW_LAG_HI + 1]; /* wlag[j]: the window of set t - j (j >= 1) */
-_Static_assert(MW_LAG_LO == -2 && MW_LAG_HI == 3, "the ISR is written for lags -2..3");
-#define LAG(j) ((j) - MW_LAG_LO) /* the index of lag j in svi[] and svl[] */
+_Static_assert(MW_LAG_LO == -3 && MW_LAG_HI == 4 && MW_LAG6_LO == -2,
+               "the ISR is written for lags -3..4");
+#define LAG(j) ((j) - MW_LAG6_LO) /* the index of lag j (-2..3) in svl[] and svi[] */
 static int16_t prev_x;
 static uint8_t armed, armed_f; /* a rising, a falling crossing may come */
 static uint8_t snap; /* 0, 1: snapshot x1 in this set's current slots, 2: x0 and x1 */
@@ -113,11 +124,12 @@ void sampler_start(const uint8_t *pins, uint8_t nchan_i, uint32_t period_us)
     mux5_of[POS_DUMMY] = 0;
     m = (uint8_t)MW_SET_CONV(nchan_i);
     mlast = nchan_i;
-    taps6 = MW_NTAPS(m) == 6;
-    lag_hi = taps6 ? 3u : 2u;
+    taps6 = MW_NTAPS(m) >= 6;
+    taps8 = MW_NTAPS(m) == 8;
+    lag_hi = taps8 ? 4u : taps6 ? 3u : 2u;
     conv = 0;
     wseq = 0;
-    resync = 0;
+    resync = taps8 ? TAPS8 : 0;
     hist = 0;
     nset_cur = 0;
     armed = 0;
@@ -300,8 +312,9 @@ ISR_PART void voltage_sample(mw_sums *w, uint32_t idx, int16_t x)
  * after the voltage and the dummy): its own sums and its products
  * with the earlier voltage samples go to this window; the products of the channel's
  * earlier samples with this set's voltage sample, to their windows (wlag). Written out
- * for lags -2..3 (one pointer per window, no loops; lags -2 and 3 only in sets of at most
- * MW_SET6_MAX_CONV conversions, sums.h): every cycle here is spent on 15 of
+ * for lags -3..4 (one pointer per window, no loops; lags -2 and 3 only in sets of at most
+ * MW_SET6_MAX_CONV conversions, -3 and 4 in sets of at most MW_SET8_MAX_CONV, sums.h):
+ * every cycle here is spent on 15 of
  * every 16 conversions. */
 #define CH_AT(win, off) ((mw_chsums *)((char *)(win) + (off)))
 _Static_assert(sizeof(mw_chsums) == 32 && MW_MAX_CHANNELS <= 16, "current_sample's offset");
@@ -376,6 +389,22 @@ static inline __attribute__((always_inline)) void mac16s(void *p, uint8_t d, int
             : "r0");
 }
 #define SVI(j) ((uint8_t)(offsetof(mw_chsums, svi) + 4u * LAG(j)))
+/* channel done's svx (lags -3 and 4) at offsetof(svx) + (done - 1) x 8 */
+#define SVX_BASE (offsetof(mw_sums, svx) - sizeof(((mw_sums *)0)->svx[0]))
+_Static_assert(sizeof(((mw_sums *)0)->svx[0]) == 8, "current_sample's svx offset");
+/* The voltage sums of lags -3 and 4 (sets of at most MW_SET8_MAX_CONV conversions), taken
+ * with the set's first current sample (current_sample8), not in the voltage's ISR, so that
+ * the code for the other maps is what it was (see current_sample8). */
+ISR_PART void voltage_taps8(mw_sums *w)
+{
+    uint8_t h = hist;
+    mw_sums *tw = tail == NONE ? w : &bufs[tail];
+    mw_sums *w4 = nset_cur > 4 ? w : tw;
+    wlag[4] = w4;
+    if (h >= 3) w->svlx[0] += vh3;
+    if (h >= 4) w4->svlx[1] += vh[0];
+}
+
 ISR_PART void current_sample(mw_sums *w, uint8_t done, int16_t x)
 {
     /* channel done's sums at offsetof(ch) + (done - 1) x 32: done x 16 by a nibble swap
@@ -426,6 +455,53 @@ static inline __attribute__((always_inline)) void fund_sample(mw_sums *w)
     mw_fund_sample(&fund, w->fz, (uint16_t)(w->nsets - 1u), vh[0]);
 }
 
+/* Sample raw of conversion done of the set in step with it: 1, and the next one wanted is
+ * noted; 0 if not (the sets are resynchronised). */
+ISR_PART uint8_t in_step(mw_sums *w, uint8_t done)
+{
+    if (done != expect) { /* cannot happen without a miss; be safe */
+        w->missed++;
+        resync |= RESYNC;
+        return 0;
+    }
+    expect = (uint8_t)(done + 1u == m ? 0 : done + 1u);
+    return 1;
+}
+
+/* Raw code of channel ch (0 voltage, 1.. currents), centred, its clipping noted. */
+ISR_PART int16_t centred(mw_sums *w, uint8_t ch, uint16_t raw)
+{
+    if (raw == 0 || raw >= 1023) w->clip |= (uint16_t)(1u << ch);
+    return (int16_t)raw - 512;
+}
+
+/* A current sample (conversion done >= 2 of the set) in sets of at most MW_SET8_MAX_CONV
+ * conversions, with the eight taps' sums and products, called last in the ISR: a function
+ * of its own, because inline the registers of that code cost every conversion of every
+ * map (the ISR kept a stack frame, or saved one more register: +4 to +13 cycles a
+ * conversion with 16 channels); called, no value is live across the call, and the ISR's
+ * code for the other maps and samples is what it was. */
+static __attribute__((noinline)) void current_sample8(mw_sums *w, uint8_t done, uint16_t raw)
+{
+    if (!in_step(w, done)) return;
+    uint8_t ch = (uint8_t)(done - 1u);
+    int16_t x = centred(w, ch, raw);
+    if (ch == 1) voltage_taps8(w);
+    /* what current_sample changes that the outer lags need: i(t - 3) (its history
+     * shifts) and the complete sets in a row before this one (it may count this one),
+     * kept in memory, not in registers, across it */
+    s8_i3 = ((ihist *)((char *)ih + (uint8_t)(ch << 3)))->i3;
+    s8_h = hist;
+    current_sample(w, ch, x); /* lags -2..3, the history, the set's end */
+    ihist *hp = (ihist *)((char *)ih + (uint8_t)(ch << 3));
+    uint8_t h = s8_h;
+    uint16_t xo = (uint16_t)(SVX_BASE + (uint8_t)(ch << 3));
+    if (h >= 3) mac16s((char *)w + xo, 0, x, vh3);
+    if (h >= 4) mac16s((char *)wlag[4] + xo, 4, hp->i4, vh[0]);
+    hp->i4 = s8_i3;
+    if (ch == mlast) vh3 = vh[2]; /* v(t - 2), the next set's v(t - 3) */
+}
+
 ISR(ADC_vect)
 {
     uint16_t now = TCNT1;
@@ -453,33 +529,32 @@ ISR(ADC_vect)
     mw_sums *w = wcur;
     if (missed) {
         w->missed += missed;
-        resync = 1;
+        resync |= RESYNC;
         return;
     }
-    if (resync) {
-        if (done != 0) {
-            w->missed++; /* counted as lost: the sample cannot be placed in a set */
+    if (resync) { /* rare, or a map with eight taps */
+        if (resync & RESYNC) {
+            if (done != 0) {
+                w->missed++; /* counted as lost: the sample cannot be placed in a set */
+                return;
+            }
+            resync = (uint8_t)(resync & ~RESYNC);
+            hist = 0;
+            expect = 0;
+        }
+        if (resync && done > POS_DUMMY) { /* TAPS8: a current sample */
+            current_sample8(w, done, raw); /* the last thing this ISR does */
             return;
         }
-        resync = 0;
-        hist = 0;
-        expect = 0;
     }
-    if (done != expect) { /* cannot happen without a miss; be safe */
-        w->missed++;
-        resync = 1;
-        return;
-    }
-    expect = (uint8_t)(done + 1u == m ? 0 : done + 1u);
-
+    if (!in_step(w, done)) return;
     if (done == POS_DUMMY) { /* the 0 V conversion: nothing to add; its time serves */
         fund_sample(w);
         return;
     }
     uint8_t ch = done ? (uint8_t)(done - 1u) : 0u; /* channel: 0 voltage, 1.. currents */
     _Static_assert(MW_SET_POS(0) == POS_DUMMY + 1u, "the ISR's channel = position - 1");
-    int16_t x = (int16_t)raw - 512;
-    if (raw == 0 || raw >= 1023) w->clip |= (uint16_t)(1u << ch);
+    int16_t x = centred(w, ch, raw);
     if (done == 0)
         voltage_sample(w, idx, x);
     else

@@ -27,14 +27,28 @@ void mw_line_str(mw_line *l, const char *s)
         mw_line_char(l, *s++);
 }
 
+/* In 32-bit arithmetic where the value fits (almost every field): on the AVR a 64-bit
+ * division by 10 per digit cost several thousand cycles, and a window's line has ~100
+ * digits (with 1 V + 5 I a large part of the main loop's work in the line hold). Wider
+ * values are cut into 9-digit parts by one 64-bit division each. */
 void mw_line_u64(mw_line *l, uint64_t v)
 {
     char tmp[20];
     uint8_t n = 0;
+    while (v > 0xFFFFFFFFu) {
+        uint64_t q = v / 1000000000u;
+        uint32_t r = (uint32_t)(v - q * 1000000000u);
+        for (uint8_t i = 0; i < 9; i++) {
+            tmp[n++] = (char)('0' + (r % 10u));
+            r /= 10u;
+        }
+        v = q;
+    }
+    uint32_t w = (uint32_t)v;
     do {
-        tmp[n++] = (char)('0' + (v % 10u));
-        v /= 10u;
-    } while (v);
+        tmp[n++] = (char)('0' + (w % 10u));
+        w /= 10u;
+    } while (w);
     while (n)
         mw_line_char(l, tmp[--n]);
 }

@@ -5,8 +5,9 @@
  * first and last rising crossing (no filter, no start-up transient, and no bias from a
  * window that holds a non-integer number of cycles); the plain window means without mains.
  * Real power: the voltage at the instant of each current sample (shifted by the channel's
- * phase calibration) is reconstructed from the six voltage samples around it, v(s-2) ..
- * v(s+3) (four, v(s-1) .. v(s+2), in sets of more than MW_SET6_MAX_CONV conversions), with
+ * phase calibration) is reconstructed from the eight voltage samples around it, v(s-3) ..
+ * v(s+4), in sets of at most MW_SET8_MAX_CONV conversions (1 V + up to 5 I), the six v(s-2)
+ * .. v(s+3) in sets of at most MW_SET6_MAX_CONV, four, v(s-1) .. v(s+2), beyond, with
  * a filter made exact at the measured mains frequency and at harmonics (mw_interp); applied to the ISR's lagged correlations after the fact (docs/firmware.md,
  * "Metrology", compares the methods). Units: volts, amps, watts, hertz. */
 #ifndef MW_METROLOGY_H
@@ -47,15 +48,18 @@ int16_t mw_metrology_vmean(const mw_sums *s);
 
 /* The interpolation filter: weights w[j] of the voltage samples v(s + MW_LAG_LO + j) that
  * give the voltage at fraction a of the set interval past v(s), theta = 2 pi f x (set
- * interval). ntaps = 6 (lags -2..3, sets of at most MW_SET6_MAX_CONV conversions): exact
+ * interval). ntaps = 8 (lags -3..4, sets of at most MW_SET8_MAX_CONV conversions): exact at
+ * f, 3 f, 5 f and 7 f where 7 theta < 2.2 rad (up to 65 Hz), so the 3rd, 5th and 7th
+ * harmonics are rebuilt without error; else as with six. ntaps = 6 (lags -2..3, sets of at
+ * most MW_SET6_MAX_CONV conversions): exact
  * at the fundamental and at 4 f and 7 f where 7 theta < 2.2 rad, so that the error is
  * small across the 3rd, 5th and 7th together (docs/firmware.md, "Choosing the
  * interpolation"), else at f, 3 f and 5 f where 5 theta < 2.6 rad, else as with four. ntaps
- * = 4 (lags -1..2; w[0] = w[5] = 0): exact at the fundamental and at the 5th harmonic, or
+ * = 4 (lags -1..2; the outer weights 0): exact at the fundamental and at the 5th harmonic, or
  * the 3rd where 5 theta >= 2.2 rad (too near the voltage samples' Nyquist frequency); the
  * two-tap sinusoidal interpolation beyond. Prepared once per window (the system depends on
  * theta only: LU-factorised), then solved for each channel's a. */
-#define MW_INTERP_MAXH 3 /* exact harmonics */
+#define MW_INTERP_MAXH 4 /* exact harmonics */
 typedef struct {
     float theta, c1, s1; /* theta, cos and sin of it */
     uint8_t ok, nt, nh;  /* usable, taps, exact harmonics */

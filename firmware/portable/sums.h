@@ -11,7 +11,7 @@
  * these neighbouring voltage samples (metrology.h), after the fact, at the frequency it
  * measured. A product with a later voltage sample belongs to the window of its current
  * sample, so a closing window keeps receiving them during the first MW_LAG_HI sets of the
- * next one (two in sets without the outer lags). sum(v(s + j)) over the same sets is kept for each lag, for the DC offsets. At
+ * next one (fewer in longer sets, which sum fewer lags). sum(v(s + j)) over the same sets is kept for each lag, for the DC offsets. At
  * each rising voltage crossing the ISR also snapshots sum(v) and sum(i), so the DC offsets
  * can be taken over a whole number of mains cycles of the window's own samples. */
 #ifndef MW_SUMS_H
@@ -28,24 +28,29 @@
 #define MW_SET_CONV(nchan_i) ((nchan_i) + 2)
 #define MW_SET_POS(k) ((k) + 2)
 
-/* The lags of the voltage samples correlated with each current sample: v(s-2) .. v(s+3),
- * six taps around the current sample's instant (between v(s) and v(s+1)). The outer two,
- * v(s-2) and v(s+3), only in sets of at most MW_SET6_MAX_CONV conversions (1 V + up to 7
- * I): there they let the filter be exact at the 7th harmonic too (the voltage samples
- * are close enough for it: 7 theta < 2.6 rad at 60 Hz); in longer sets the 7th is above
- * or near the voltage samples' Nyquist frequency and no filter can rebuild it, so the ISR
- * saves the two products (16 channels: the ISR budget) and the filter uses v(s-1) ..
- * v(s+2) (MW_NTAPS). */
-#define MW_LAG_LO (-2)
-#define MW_LAG_HI 3
+/* The lags of the voltage samples correlated with each current sample: v(s-3) .. v(s+4),
+ * eight taps around the current sample's instant (between v(s) and v(s+1)). All eight
+ * only in sets of at most MW_SET8_MAX_CONV conversions (1 V + up to 5 I): there the filter
+ * is exact at the 3rd, 5th and 7th harmonics together (7 theta < 2.2 rad at 65 Hz); the
+ * middle six, v(s-2) .. v(s+3), in sets of at most MW_SET6_MAX_CONV conversions (1 V + up to
+ * 7 I: the 7th is near the voltage samples' Nyquist frequency, 7 theta < 2.6 rad at 60 Hz);
+ * in longer sets the 7th is above or near it and no filter can rebuild it, so the ISR
+ * saves the outer products (16 channels: the ISR budget) and the filter uses v(s-1) ..
+ * v(s+2) (MW_NTAPS). The middle six lags' sums are in mw_chsums (32 bytes: the ISR finds
+ * a channel's block by a shift), the outer two, lags -3 and 4, in mw_sums.svx. */
+#define MW_LAG_LO (-3)
+#define MW_LAG_HI 4
 #define MW_NLAG (MW_LAG_HI - MW_LAG_LO + 1)
+#define MW_LAG6_LO (-2) /* the lag of mw_chsums.svi[0] */
+#define MW_NLAG6 6
+#define MW_SET8_MAX_CONV 7
 #define MW_SET6_MAX_CONV 9
-#define MW_NTAPS(m) ((m) <= MW_SET6_MAX_CONV ? 6 : 4)
+#define MW_NTAPS(m) ((m) <= MW_SET8_MAX_CONV ? 8 : (m) <= MW_SET6_MAX_CONV ? 6 : 4)
 
 /* One current channel's sums (one block, so the ISR addresses them from one pointer). */
 typedef struct {
     int32_t si, sii;
-    int32_t svi[MW_NLAG]; /* sum i(s) * v(s + MW_LAG_LO + j); the outer two 0 in long sets */
+    int32_t svi[MW_NLAG6]; /* sum i(s) * v(s + MW_LAG6_LO + j); the outer two 0 in long sets */
 } mw_chsums;
 
 /* One kind of crossing (rising or falling), for a least-squares line through all of them:
@@ -64,7 +69,7 @@ typedef struct {
     uint32_t conv0;  /* conversion counter at the window's first voltage sample */
     uint32_t conv1;  /* ... at the first voltage sample of the next window */
     int32_t sv, svv;       /* sum v(s), sum v(s)^2 */
-    int32_t svl[MW_NLAG]; /* sum v(s + MW_LAG_LO + j) over the sets of ch[].svi[j] */
+    int32_t svl[MW_NLAG6]; /* sum v(s + MW_LAG6_LO + j) over the sets of ch[].svi[j] */
     /* crossings of the voltage through one threshold per window (the previous window's
      * mean, with hysteresis): rising ones (count, set index of the first and last) and,
      * for the frequency, rising and falling ones as xe[0] and xe[1] */
@@ -80,6 +85,13 @@ typedef struct {
      * the reference latched when the window opened, and the halves' sums */
     mw_fund_ref fref;
     int32_t fz[4];
+    /* lags -3 and 4, in sets of at most MW_SET8_MAX_CONV conversions: sum v(s - 3) and sum
+     * v(s + 4) over the sets of their products, and sum i(s) * v(s - 3) and sum i(s) *
+     * v(s + 4) of each current channel (8 bytes a channel: the ISR's offset is a shift).
+     * Last, so that the fields the 16-channel ISR uses keep their offsets (within reach
+     * of a displacement from the pointer). */
+    int32_t svlx[2];
+    int32_t svx[MW_MAX_I][2];
 } mw_sums;
 
 #endif

@@ -410,8 +410,8 @@ static void frequency_step(void **s)
  * conversion but one in 16 a current sample) and 1 V + 5 I, pulse loads, 2 s. Each ISR
  * must end within one conversion (1,664 cycles) or the next is missed; the bounds are
  * those docs/performance.md states (worst 1,350 cycles: measured 1,046-1,210 before the
- * fundamental's reference was latched with each window, 1,095 / 1,268 after; mean CPU
- * 36 % at 16 channels, issue 20's budget). */
+ * fundamental's reference was latched with each window, 1,095 / 1,268 after, 1,111-1,161
+ * / 1,267 with eight taps; mean CPU 36 % at 16 channels, issue 20's budget). */
 #define ADC_VECT_NUM 29 /* ATmega2560 ADC conversion complete */
 
 static void isr_budget(void **s)
@@ -443,13 +443,15 @@ static void isr_budget(void **s)
     }
     for (int i = 0; i < 2; i++)
         assert_true(worst[i] <= 1350);
-    /* issue 20: not above 36 % with 16 channels (measured 35.3 %, 34.5 % before the
-     * fundamental's sums, fund.h); 1 V + 5 I pays for the two outer lags of its six-tap
-     * filter and for the fundamental's sums in one conversion in 7 instead of 17 (measured
-     * 40.6 %: 38.6 % before them, 32.9 % with four taps), with the 16-channel main loop's
-     * work to spare */
+    /* issue 20's budget: not above 36 % with 16 channels (measured 35.4 %, the same code
+     * as before the eight taps; 34.5 % before the fundamental's sums, fund.h). 1 V + 5 I
+     * pays for the eight taps' four outer products, the call that keeps them out of the
+     * 16-channel code (sampler.c, current_sample8) and the fundamental's sums in one
+     * conversion in 7 (measured 54 %: 40.6 % with six taps, 32.9 % with four): the issue
+     * sets no CPU bound for it, only that the main loop keeps up, which test_timing's
+     * line_hold checks (4 Hz, 5 channels, its 39 ms hold) */
     assert_true(cpu_of[1] <= 0.36);
-    assert_true(cpu_of[0] <= 0.42);
+    assert_true(cpu_of[0] <= 0.57);
 }
 
 int main(void)

@@ -24,6 +24,18 @@ static void integers_match_printf(void **s)
     mw_line_u64(&l, UINT64_MAX);
     buf[l.len] = 0;
     assert_string_equal(buf, "18446744073709551615");
+    /* around the 32-bit and 9-digit cuts (line.c), against the C library */
+    static const uint64_t u[] = {4294967295u, 4294967296u, 1000000000u, 999999999u,
+                                 4000000000000000000u, 4000000000000000001u, 1000000000000000000u,
+                                 10000000000u, 123456789012345678u};
+    for (unsigned i = 0; i < sizeof u / sizeof u[0]; i++) {
+        char want[32];
+        mw_line_init(&l, buf, sizeof buf);
+        mw_line_u64(&l, u[i]);
+        buf[l.len] = 0;
+        snprintf(want, sizeof want, "%llu", (unsigned long long)u[i]);
+        assert_string_equal(buf, want);
+    }
 }
 
 static void hex_and_fixed(void **s)
