@@ -750,13 +750,6 @@ void mw_clock_get_state(const mw_clock *c, mw_clock_state *st)
 
 /* ---- the mapping as points (mw_clock_knots) ------------------------------------------- */
 
-int64_t mw_clock_round_sql(double r)
-{
-    /* SQLite's roundFunc with 0 digits (3.40): (sqlite_int64)(r + 0.5), mirrored below 0 */
-    if (!(r > -9.2e18 && r < 9.2e18)) return r < 0 ? INT64_MIN : INT64_MAX;
-    return r >= 0 ? (int64_t)(r + 0.5) : -(int64_t)(-r + 0.5);
-}
-
 /* what mw_clock_map rounds: host time minus the origin at x */
 static double v_at(const mw_clock *c, int64_t x)
 {
@@ -789,22 +782,4 @@ int mw_clock_knots(const mw_clock *c, mw_clock_knot *out, int cap)
         }
     }
     return nk + 1;
-}
-
-int64_t mw_clock_knots_map(const mw_clock_knot *k, int n, int64_t meter_us)
-{
-    int lo = 0, hi = n; /* the last point with x_us <= meter_us, or the first */
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (k[mid].x_us <= meter_us)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    int64_t dx;
-    double d = __builtin_sub_overflow(meter_us, k[lo].x_us, &dx)
-                   ? (double)meter_us - (double)k[lo].x_us /* SQLite's REAL fallback */
-                   : (double)dx;
-    int64_t t, r = mw_clock_round_sql(d * k[lo].slope_ns_per_us);
-    return __builtin_add_overflow(k[lo].t_ns, r, &t) ? (r < 0 ? INT64_MIN : INT64_MAX) : t;
 }
