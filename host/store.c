@@ -15,12 +15,10 @@
  * (mw_store_knots_add, a few rows a segment) instead of rewriting the segment's rows, which
  * cost a third of the bytes a recording wrote; the readers (run_rows.c, the view samples,
  * merge_hosts.c) map the rows' meter times through them (STORE_KNOT_JOIN, STORE_KNOT_T:
- * store_internal.h), the rows' own times where a segment has none. mw_store_restamp()
- * (version 6's end, kept for tests and tools) runs one UPDATE of the segment's rows alone
- * in a transaction, mapping each window's meter times through the caller's clock model
- * once (an SQL function).
+ * store_internal.h), the rows' own times where a segment has none (version 6's recorder
+ * rewrote them at the end instead; such rows are read as they are).
  * With several meters (version 5: table meters, channels.meter) segments are numbered per
- * meter, so mw_store_restamp_meter() keeps to the rows of one meter (windows.meter).
+ * meter, so a segment's knots belong to one meter (clock_knots.meter).
  *
  * Version 6 stores one row per window of a meter (table windows: 16 channel slots, rowid in
  * arrival order, no index while recording; the view samples gives version 5's rows back).
@@ -147,7 +145,7 @@ static const char *const store_sql[ST_COUNT] = {
  * windows' rowid is the order of arrival, and it has no index while the run is recorded:
  * each commit appends to one leaf (docs/run-store.md, docs/performance.md); its index on
  * t1_ns is made when the store that made it closes (STORE_WINDOWS_INDEX), after the end's
- * restamp. store_view_sql follows it. */
+ * clock knots. store_view_sql follows it. */
 static const char store_schema[] = "CREATE TABLE meta (\n"
                                    "    key TEXT PRIMARY KEY,\n"
                                    "    value TEXT\n"
@@ -1319,80 +1317,6 @@ int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot 
         if (knots_add_one(s, sqlite3_column_int(st, 0), segment, k, n, uncertainty_ns)) break;
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : rc == SQLITE_ROW ? -1 : db_err(s, "storing the clock's knots");
-}
-
-/* The restamp's mapping, called from its UPDATE as mw_restamp_map(seq, which, meter_us):
- * which 0 for t0, 1 for t1; rows come in primary-key order, so a window's channels reuse the
- * window's two mapped times (the map is called twice per window, not per row). */
-typedef struct {
-    int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns);
-    void *ctx;
-    int64_t seq[2], us[2], t[2];
-    int have[2];
-    int64_t bad_seq; /* the window whose time could not be mapped, -1 */
-} restamp_fn;
-
-static void restamp_sql_map(sqlite3_context *c, int argc, sqlite3_value **v)
-{
-    (void)argc;
-    restamp_fn *f = sqlite3_user_data(c);
-    int64_t seq = sqlite3_value_int64(v[0]), us = sqlite3_value_int64(v[2]);
-    int w = sqlite3_value_int(v[1]) ? 1 : 0;
-    if (!f->have[w] || f->seq[w] != seq || f->us[w] != us) {
-        if (us < 0 || f->map(f->ctx, (uint64_t)us, &f->t[w])) {
-            f->bad_seq = seq;
-            sqlite3_result_error(c, "meter time cannot be mapped", -1);
-            return;
-        }
-        f->seq[w] = seq;
-        f->us[w] = us;
-        f->have[w] = 1;
-    }
-    sqlite3_result_int64(c, f->t[w]);
-}
-
-/* One UPDATE of the whole segment, alone in its own transaction (what was written before is
- * committed first): all or nothing without a savepoint, and without the statement journal
- * that one UPDATE per window inside a savepoint wrote to a temporary file, a copy of every
- * page each window touched (5 KB per stored sample, docs/performance.md). */
-int mw_store_restamp(mw_store *s, int segment,
-                     int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
-                     int64_t uncertainty_ns)
-{
-    return mw_store_restamp_meter(s, 0, segment, map, ctx, uncertainty_ns);
-}
-
-int mw_store_restamp_meter(mw_store *s, int meter, int segment,
-                           int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
-                           int64_t uncertainty_ns)
-{
-    if (s->readonly) return set_err(s, "%s: opened read-only", s->path);
-    if (mw_store_commit(s)) return -1;
-    restamp_fn f = {.map = map, .ctx = ctx, .bad_seq = -1};
-    if (sqlite3_create_function(s->db, "mw_restamp_map", 3,
-                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, &f,
-                                restamp_sql_map, NULL, NULL) != SQLITE_OK)
-        return db_err(s, "restamp");
-    sqlite3_stmt *up = NULL;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "UPDATE windows SET t0_ns = mw_restamp_map(seq, 0, meter_t0_us), "
-                                "t1_ns = mw_restamp_map(seq, 1, meter_t1_us), uncertainty_ns = ?1 "
-                                "WHERE segment = ?2 AND (?3 = 0 OR meter = ?3)",
-                                -1, &up, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(up, 1, uncertainty_ns);
-        sqlite3_bind_int(up, 2, segment);
-        sqlite3_bind_int(up, 3, meter);
-        rc = sqlite3_step(up);
-    }
-    if (f.bad_seq >= 0)
-        set_err(s, "%s: restamp: segment %d window %" PRId64 ": meter time cannot be mapped",
-                s->path, segment, f.bad_seq);
-    else if (rc != SQLITE_DONE)
-        db_err(s, "restamp: updating the windows");
-    sqlite3_finalize(up);
-    sqlite3_create_function(s->db, "mw_restamp_map", 3, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-    return rc == SQLITE_DONE && f.bad_seq < 0 ? 0 : -1;
 }
 
 int mw_store_commit(mw_store *s)

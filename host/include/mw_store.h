@@ -144,24 +144,10 @@ int mw_store_clock_sync_add(mw_store *s, int rank, const char *host, int64_t pid
 /* Schema 7: a segment's final clock mapping (mw_meter_segment_knots), kept in table
  * clock_knots instead of rewriting its windows' times: readers (the read API, the view
  * samples) map each window's meter times through it, and give the window uncertainty_ns.
- * meter is the windows' meter number; 0: every meter whose windows this writer stored (as
- * mw_store_restamp_meter's 0). n >= 1 points sorted by x_us. */
+ * meter is the windows' meter number; 0: every meter whose windows this writer stored.
+ * n >= 1 points sorted by x_us. */
 int mw_store_knots_add(mw_store *s, int meter, int segment, const mw_clock_knot *k, int n,
                        int64_t uncertainty_ns);
-
-/* Re-stamp every sample of a segment from its meter time with map (ctx, meter_us -> ns,
- * returning 0 or -1) and set their uncertainty: what the recorder did with a segment's
- * final fit up to schema 6 (schema 7 keeps the fit instead: mw_store_knots_add; a segment
- * with knots is read through them, whatever its rows hold). One UPDATE per window (segment, seq) through the primary key;
- * all or nothing (a map failure leaves every time stamp as it was). */
-int mw_store_restamp(mw_store *s, int segment,
-                     int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
-                     int64_t uncertainty_ns);
-/* The same for the windows of one meter's channels only (segments are numbered per meter;
- * meter 0 = every channel, as mw_store_restamp). */
-int mw_store_restamp_meter(mw_store *s, int meter, int segment,
-                           int (*map)(void *ctx, uint64_t meter_us, int64_t *t_ns), void *ctx,
-                           int64_t uncertainty_ns);
 
 /* Every write joins the open transaction (the first write after a commit begins one).
  * mw_store_maybe_commit() commits it if the last commit is 1 s old or more

@@ -1,6 +1,6 @@
 /* The run store (host/store.c): creating, refusing and forcing a run directory; the schema
- * and its version; every table round trip with extreme integers; restamping through the
- * primary key; commits becoming visible to a second, read-only connection only when made;
+ * and its version; every table round trip with extreme integers; a segment mapped by its
+ * clock knots; commits becoming visible to a second, read-only connection only when made;
  * and durability: a child process killed (SIGKILL, _exit) in the middle of a transaction
  * leaves a database that passes integrity_check and holds exactly the committed rows; a
  * store holding a trigger, a view or an unknown table or index is refused (errno EINVAL)
@@ -510,34 +510,16 @@ static void gaps_and_phases(void **state)
     mw_store_close(s);
 }
 
-/* A known clock model: host = 5e17 + 1.0001 * meter (in ns), i.e. a crystal 100 ppm slow. */
-static int map_known(void *ctx, uint64_t meter_us, int64_t *t_ns)
-{
-    int *calls = ctx;
-    (*calls)++;
-    *t_ns = 500000000000000000LL + (int64_t)meter_us * 1000 + (int64_t)meter_us / 10;
-    return 0;
-}
-
-/* Fails at meter time 1 s: the end of window 3 (0.75..1 s). */
-static int map_fails(void *ctx, uint64_t meter_us, int64_t *t_ns)
-{
-    if (meter_us == 1000000) return -1;
-    *t_ns = 1;
-    return 0;
-}
-
-static void restamp(void **state)
+/* Segment 1 mapped by one clock knot of a known clock: host = 5e17 + 1.0001 * meter (in
+ * ns), a crystal 100 ppm slow; segment 0 has none and keeps its rows' own times. */
+static void knots_map_one_segment(void **state)
 {
     mw_store *s = create(rundir, 0);
     add_samples(s, 3, 0, 0, 6);
     add_samples(s, 3, 1, 0, 6);
-    int calls = 0;
-    assert_int_equal(mw_store_restamp(s, 1, map_known, &calls, 777), 0);
-    assert_int_equal(calls, 12); /* two per window, not per row */
-    assert_int_equal(mw_store_restamp(s, 0, map_fails, NULL, 1), -1);
-    assert_non_null(strstr(mw_store_error(s), "segment 0 window 3"));
-    /* one row per window (version 6): 3 channels, 6 windows, 2 segments */
+    mw_clock_knot k = {.x_us = 0, .t_ns = 500000000000000000LL, .slope_ns_per_us = 1000.1};
+    assert_int_equal(mw_store_knots_add(s, 0, 1, &k, 1, 777), 0);
+    /* one row per window (version 6 on): 3 channels, 6 windows, 2 segments */
     assert_int_equal(query_int(s, "SELECT count(*) FROM windows"), 12);
     mw_store_close(s);
 
@@ -553,7 +535,7 @@ static void restamp(void **state)
             for (int c = 1; c <= 3; c++) {
                 assert_int_equal(sqlite3_step(st), SQLITE_ROW);
                 int64_t t0 = sqlite3_column_int64(st, 2), t1 = sqlite3_column_int64(st, 3);
-                if (seg == 0) { /* untouched: the failed restamp changed nothing */
+                if (seg == 0) { /* no knots: the times as written */
                     assert_true(t0 == 1700000000000000000LL + 250000000LL * q);
                     assert_true(t1 == 1700000000000000000LL + 250000000LL * (q + 1));
                     assert_int_equal(sqlite3_column_int64(st, 4), 50000);
@@ -820,7 +802,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(channels, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(gaps_and_phases, setup, teardown),
-        cmocka_unit_test_setup_teardown(restamp, setup, teardown),
+        cmocka_unit_test_setup_teardown(knots_map_one_segment, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_visibility, setup, teardown),
         cmocka_unit_test_setup_teardown(read_only_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(second_writer, setup, teardown),

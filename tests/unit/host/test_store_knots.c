@@ -7,14 +7,12 @@
  * and 3 more minutes: a first segment long enough for 11 knots of the final fit, a second
  * of one. Every window goes into a store with its live stamps, as the recorder writes them;
  * at the end each segment's knots go in. The truth to compare with is the code the store
- * replaces: mw_meter_map_segment (the final fit itself), and the rows as
- * mw_store_restamp_meter rewrites them with it (the end of schema 6). Checked:
+ * replaces: mw_meter_map_segment (the final fit itself), with which schema 6's recorder
+ * rewrote the rows at the end. Checked:
  *  - every window's t0/t1 from the read API are within 1 ns of mw_meter_map_segment, and
  *    its uncertainty is the segment's; and the mapping did something (live stamps differ
  *    from the final ones by more than 10 us somewhere);
  *  - the view samples (what users' SQL reads) gives exactly the read API's times;
- *  - after the old restamp has rewritten the rows, the rewritten times are within 1 ns of
- *    what the readers map;
  *  - mw_clock_knots_map (C) and the store's SQL agree to the ns on meter times around and
  *    beyond the knots, before the first and after the last;
  *  - the by-time order is by the mapped t1; a window is found by its mapped times, also
@@ -168,14 +166,6 @@ static mw_store *record(mw_meter **mp, int keep, int64_t unc[2], mw_clock_knot k
     return st;
 }
 
-/* the restamp of schema 6, through the final fit */
-static mw_meter *old_m;
-static int old_seg;
-static int old_map(void *ctx, uint64_t meter_us, int64_t *t_ns)
-{
-    return mw_meter_map_segment(old_m, old_seg, meter_us, t_ns, NULL);
-}
-
 static int64_t absdiff(int64_t a, int64_t b)
 {
     return a > b ? a - b : b - a;
@@ -308,38 +298,6 @@ static void readers_map_through_the_knots(void **state)
     assert_int_equal(mw_run_window_find(r, 2, last.t0_ns, last.t1_ns + 1, &f), 0);
     mw_store_close(r);
 
-    /* the end of schema 6: the rows rewritten with the final fit; readers still map, and
-     * the rewritten times are within 1 ns of what they map */
-    old_m = m;
-    for (old_seg = 0; old_seg < 2; old_seg++)
-        assert_int_equal(mw_store_restamp_meter(w, 0, old_seg, old_map, NULL, unc[old_seg]), 0);
-    assert_int_equal(mw_store_commit(w), 0);
-    r = mw_store_open(run, err, sizeof err);
-    c = mw_run_windows(r, -1, MW_RUN_BY_WINDOW);
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT t0_ns, t1_ns, uncertainty_ns FROM windows ORDER "
-                                        "BY segment, seq, channel0",
-                                        -1, &q, NULL),
-                     SQLITE_OK);
-    n = 0;
-    worst = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        for (int ch = 0; ch < 2; ch++) { /* a row holds both channels */
-            assert_int_equal(mw_run_window_next(c, &x), 1);
-            if (absdiff(x.t0_ns, sqlite3_column_int64(q, 0)) > worst)
-                worst = absdiff(x.t0_ns, sqlite3_column_int64(q, 0));
-            if (absdiff(x.t1_ns, sqlite3_column_int64(q, 1)) > worst)
-                worst = absdiff(x.t1_ns, sqlite3_column_int64(q, 1));
-            assert_int_equal(x.uncertainty_ns, sqlite3_column_int64(q, 2));
-            n++;
-        }
-    }
-    assert_int_equal(mw_run_window_next(c, &x), 0);
-    assert_int_equal(n, 2 * (SEG0_WINDOWS + SEG1_WINDOWS));
-    assert_true(worst <= 1);
-    sqlite3_finalize(q);
-    mw_run_close(c);
-    mw_store_close(r);
     sqlite3_close(db);
     mw_meter_close(m);
     mw_store_close(w);

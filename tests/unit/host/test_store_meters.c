@@ -126,13 +126,9 @@ static void two_meters(void **state)
     done(s);
 }
 
-static int plus_million(void *ctx, uint64_t meter_us, int64_t *t_ns)
-{
-    *t_ns = 1000000 + (int64_t)meter_us;
-    return 0;
-}
-
-static void restamp_one_meter(void **state)
+/* meter 2's segment 0 mapped by one clock knot (1 ms + 1 ns per us of meter time): meter
+ * 1's windows keep their own times */
+static void knots_of_one_meter(void **state)
 {
     mw_store *s = fresh();
     assert_int_equal(mw_store_meter_add(s, 1, "a", NULL, NULL, 0, 0), 0);
@@ -143,7 +139,8 @@ static void restamp_one_meter(void **state)
     for (int seq = 0; seq < 3; seq++)
         for (int ch = 1; ch <= 3; ch++)
             sample(s, ch, seq, 7);
-    assert_int_equal(mw_store_restamp_meter(s, 2, 0, plus_million, NULL, 55), 0);
+    mw_clock_knot k = {.x_us = 0, .t_ns = 1000000, .slope_ns_per_us = 1.0};
+    assert_int_equal(mw_store_knots_add(s, 2, 0, &k, 1, 55), 0);
     s = reopen(s);
     mw_run_cursor *c = mw_run_windows(s, -1, MW_RUN_BY_WINDOW);
     mw_store_sample w;
@@ -246,7 +243,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_meters),
-        cmocka_unit_test(restamp_one_meter),
+        cmocka_unit_test(knots_of_one_meter),
         cmocka_unit_test(version4_usb),
         cmocka_unit_test(version4_sim),
     };
