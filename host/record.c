@@ -313,13 +313,21 @@ static int pump_one(mw_record *r, int timeout_ms, mw_record_news *news)
     }
     if (n == 0 && !mw_meter_port(r->m)) n = -1; /* no port (fed): gone once drained */
     if (n < 0) lost(r);
-    /* a failed commit (disk full, read-only) loses the data since the last one */
-    if (mw_store_maybe_commit(r->st) != 0) {
+    r->news = NULL;
+    return news->write_failed ? -1 : 0;
+}
+
+/* The store's commit when due (once a second), after every meter of the turn has been read
+ * and stamped: with several meters one commit for all, none between two meters' reads. A
+ * failed commit (disk full, read-only) loses the data since the last one. */
+static int commit_due(mw_record *r, mw_record_news *news)
+{
+    if (mw_store_maybe_commit(r->st) == 0) return 0;
+    if (!news->commit_failed) {
         snprintf(news->commit_err, sizeof news->commit_err, "%s", mw_store_error(r->st));
         news->commit_failed = 1;
     }
-    r->news = NULL;
-    return news->write_failed || news->commit_failed ? -1 : 0;
+    return -1;
 }
 
 /* Several meters: wait up to timeout_ms (50 ms while a port is gone, to reopen it; less when
@@ -394,7 +402,10 @@ static void news_merge(mw_record_news *into, const mw_record_news *n)
 
 int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
 {
-    if (!r->nmore) return pump_one(r, timeout_ms, news);
+    if (!r->nmore) {
+        int rc = pump_one(r, timeout_ms, news);
+        return commit_due(r, news) != 0 ? -1 : rc;
+    }
     int child_woke;
     unsigned ready = wait_ports(r, timeout_ms, &child_woke);
     int64_t t = now(CLOCK_MONOTONIC);
@@ -412,13 +423,9 @@ int mw_record_pump(mw_record *r, int timeout_ms, mw_record_news *news)
         if (pump_one(s, 0, &n) != 0) rc = -1;
         news_merge(news, &n);
     }
-    /* the wait was cut short for the commit: made here when no meter was read, or the next
-     * waits (cut to it again) would spin until one is */
-    if (mw_store_maybe_commit(r->st) != 0 && !news->commit_failed) {
-        snprintf(news->commit_err, sizeof news->commit_err, "%s", mw_store_error(r->st));
-        news->commit_failed = 1;
-        rc = -1;
-    }
+    /* also when no meter was read: the wait was cut short for it, and the next waits (cut
+     * to it again) would spin until it is made */
+    if (commit_due(r, news) != 0) rc = -1;
     if (child_woke) r->woke_empty = 1; /* watch_command looks now */
     return rc;
 }
@@ -432,7 +439,8 @@ void mw_record_set_meter(mw_record *r, int meter, int first_channel, const char 
 
 int mw_record_add_meter(mw_record *r, mw_record *other)
 {
-    if (r->nmore >= MW_RECORD_MAX_METERS - 1 || other == r || other->nmore) return -1;
+    if (r->nmore >= MW_RECORD_MAX_METERS - 1 || other == r || other->nmore || other->st != r->st)
+        return -1;
     r->more[r->nmore++] = other;
     r->multi = other->multi = 1;
     return 0;

@@ -67,10 +67,11 @@ void mw_record_set_meter(mw_record *r, int meter, int first_channel, const char 
 /* Record other's meter too, in r's turns: every turn waits in one poll() for any meter's
  * port, then reads each; mw_record_run waits for every meter's first window and for the
  * window holding the command's end (of every meter still connected); mw_record_finish
- * keeps the final clock fits of and ends every meter, each by its own clock model and for its own channels only;
- * a meter lost for good is in the outcome by name. other stays the caller's (freed after r's
- * last use) and is driven only through r from now on. At most MW_RECORD_MAX_METERS in all;
- * returns 0, or -1 when full. */
+ * keeps the final clock fits of and ends every meter, each by its own clock model and for
+ * its own channels only; a meter lost for good is in the outcome by name. Both write into
+ * one store (other was made with r's), committed once a turn after every meter is read.
+ * other stays the caller's (freed after r's last use) and is driven only through r from now
+ * on. At most MW_RECORD_MAX_METERS in all; returns 0, or -1 when full or for another store. */
 int mw_record_add_meter(mw_record *r, mw_record *other);
 
 typedef enum {

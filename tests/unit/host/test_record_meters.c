@@ -135,6 +135,17 @@ static void two_meters_each_its_own(void **state)
     assert_int_equal(mw_record_add_meter(extra[0], rb), -1);
     for (int i = 0; i < MW_RECORD_MAX_METERS; i++)
         mw_record_free(extra[i]);
+    /* a meter writing into another store: refused (one commit a turn is for one store) */
+    mw_record *one = mw_record_new(ma, st, "/nonexistent/x", 2, 0);
+    char run2[96];
+    snprintf(run2, sizeof run2, "%s/run2", tmpdir);
+    mw_store *st2 = mw_store_create(run2, 0, err, sizeof err);
+    assert_non_null(st2);
+    mw_record *other = mw_record_new(ma, st2, "/nonexistent/y", 2, 0);
+    assert_int_equal(mw_record_add_meter(one, other), -1);
+    mw_record_free(one);
+    mw_record_free(other);
+    mw_store_close(st2);
 
     mw_record_free(ra);
     mw_record_free(rb);
