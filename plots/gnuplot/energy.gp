@@ -47,7 +47,6 @@ if (have_split) {
          NaN with boxes lc rgb '#bdbdbd' fs solid 0.8 title sprintf('static, not drawn: %.0f of the run''s %.0f J', static_run_j, total_run_j)
 } else {
     set key inside top right box lc rgb '#c0c0c0' opaque title 'all nodes shown'
-    set label 1 'no idle baseline: no static/dynamic split' at graph 0.03, graph 0.86 left front boxed tc rgb '#a00000' # in the head room, beside the key: not over the bars
     plot datafile every ::0::(nrows - 1) using (column(total_col)):xtic(1) lc rgb '#bdbdbd' fs solid 0.8 border lc rgb '#404040' title 'total'
 }
 unset multiplot
